@@ -1,0 +1,155 @@
+// Public entry of mcp-core: createServer(), registration of tools, resources, resource templates and prompts,
+// change notifications, and connect() for transports. Owns the server-wide model shared by all connections; it
+// holds no per-connection state and performs no I/O of its own.
+
+import { Connection, type ConnectionOptions } from './connection.ts';
+import { stderrLogger, type Logger } from './dispatcher.ts';
+import type { ServerModel } from './features.ts';
+import { ChangeHub, Registry } from './registry.ts';
+import { compileSchema, type JsonSchema } from './schema.ts';
+import type {
+  Implementation,
+  PromptDefinition,
+  PromptHandler,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceTemplateDefinition,
+  ResourceTemplateHandler,
+  ToolDefinition,
+  ToolHandler,
+} from './types.ts';
+import { UriTemplate } from './uri-template.ts';
+
+export * from './types.ts';
+export { ProtocolError, ErrorCode } from './jsonrpc.ts';
+export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
+export type { Logger } from './dispatcher.ts';
+export { OutboundRequestError } from './dispatcher.ts';
+export type { Connection, ConnectionOptions } from './connection.ts';
+
+export interface ServerOptions {
+  /** Sent to clients in the initialize result. */
+  instructions?: string;
+  /** Advertise `logging` and let handlers send log messages (default true). */
+  logging?: boolean;
+  /** Items per page of every list method (default 100). */
+  pageSize?: number;
+  /** Concurrent requests per connection; beyond it a request is refused with -32603 (default 1024). */
+  maxInFlight?: number;
+  /** Default timeout of server→client requests (default 60 000 ms). */
+  requestTimeoutMs?: number;
+  /** `resources/subscribe` URIs per connection (default 1024). */
+  maxSubscriptions?: number;
+  /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
+  exposeToolErrors?: boolean;
+  /**
+   * Debug mode: an unexpected handler error still goes out as the generic -32603, then ends the connection and is
+   * handed to the transport's caller as is (for stdio, `closed` rejects with it).
+   */
+  rethrow?: boolean;
+  /** Where the core reports handler failures and dropped frames (default: stderr). */
+  logger?: Logger;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
+
+function isObjectSchema(schema: JsonSchema | undefined): schema is Record<string, unknown> {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema) && schema.type === 'object';
+}
+
+export class Server {
+  readonly #model: ServerModel;
+  readonly #options: ServerOptions;
+
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
+      throw new TypeError('createServer needs {name: string, version: string}');
+    }
+    this.#options = options;
+    const hub = new ChangeHub();
+    this.#model = {
+      info,
+      instructions: options.instructions,
+      tools: new Registry('tool', () => hub.publish({ type: 'tools' })),
+      resources: new Registry('resource', () => hub.publish({ type: 'resources' })),
+      templates: new Registry('resource template', () => hub.publish({ type: 'resources' })),
+      prompts: new Registry('prompt', () => hub.publish({ type: 'prompts' })),
+      hub,
+      settings: {
+        pageSize: options.pageSize ?? 100,
+        logging: options.logging ?? true,
+        exposeToolErrors: options.exposeToolErrors ?? false,
+        logger: options.logger ?? stderrLogger,
+      },
+    };
+  }
+
+  get rethrow(): boolean {
+    return this.#options.rethrow === true;
+  }
+
+  get logger(): Logger {
+    return this.#model.settings.logger;
+  }
+
+  /** Live connections (each listens for changes while it is open). */
+  get connectionCount(): number {
+    return this.#model.hub.size;
+  }
+
+  /** Registers a tool. Its input (and output) schema is compiled now, so a bad schema fails here, not per call. */
+  tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): this {
+    if (!TOOL_NAME.test(name)) throw new TypeError(`tool name '${name}' must match ${TOOL_NAME}`);
+    const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
+    if (!isObjectSchema(inputSchema)) throw new TypeError(`tool '${name}': inputSchema must be an object schema`);
+    const { outputSchema } = definition;
+    if (outputSchema !== undefined && !isObjectSchema(outputSchema)) {
+      throw new TypeError(`tool '${name}': outputSchema must be an object schema`);
+    }
+    this.#model.tools.add(name, {
+      name,
+      definition,
+      inputSchema,
+      validateInput: compileSchema(inputSchema),
+      validateOutput: outputSchema === undefined ? undefined : compileSchema(outputSchema),
+      handler: handler as ToolHandler<never>,
+    });
+    return this;
+  }
+
+  resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): this {
+    this.#model.resources.add(uri, { uri, definition, handler });
+    return this;
+  }
+
+  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): this {
+    this.#model.templates.add(uriTemplate, { template: new UriTemplate(uriTemplate), definition, handler });
+    return this;
+  }
+
+  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): this {
+    this.#model.prompts.add(name, { name, definition, handler });
+    return this;
+  }
+
+  /** Tells every initialized client that a list changed (registration does this by itself). */
+  notifyListChanged(list: 'tools' | 'prompts' | 'resources'): void {
+    this.#model.hub.publish({ type: list });
+  }
+
+  /** Tells the clients subscribed to `uri` that the resource changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.#model.hub.publish({ type: 'resource', uri });
+  }
+
+  /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */
+  connect(options: ConnectionOptions): Connection {
+    const { maxInFlight = 1024, requestTimeoutMs = 60_000, maxSubscriptions = 1024 } = this.#options;
+    return new Connection(this.#model, { maxInFlight, requestTimeoutMs, maxSubscriptions }, this.logger, options);
+  }
+}
+
+export function createServer(info: Implementation, options?: ServerOptions): Server {
+  return new Server(info, options);
+}

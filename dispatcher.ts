@@ -1,0 +1,395 @@
+// The JSON-RPC engine of one connection: the in-flight table of inbound requests (removed on every path),
+// cancellation through AbortSignal, progress bound to a request's token, batches, and outbound server→client
+// requests (id correlation, timeout, cancel). Knows no MCP method beyond the progress token and notification names
+// of the base protocol; never writes anything for a request after its answer, its cancellation or its abandonment.
+
+import {
+  ErrorCode,
+  ProtocolError,
+  classify,
+  errorResponse,
+  successResponse,
+  type JsonRpcErrorObject,
+  type JsonRpcFailure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from './jsonrpc.ts';
+
+export type ProgressToken = string | number;
+
+export interface Logger {
+  error(message: string, error?: unknown): void;
+  warn(message: string): void;
+}
+
+export const stderrLogger: Logger = {
+  error(message, error) {
+    process.stderr.write(`[mcp-core] ${message}${error === undefined ? '' : `: ${describe(error)}`}\n`);
+  },
+  warn(message) {
+    process.stderr.write(`[mcp-core] ${message}\n`);
+  },
+};
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+export interface OutboundOptions {
+  /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface DispatcherHooks {
+  /** Serves one admitted request. Returns its result (or a promise); throws a ProtocolError for a wire error. */
+  onRequest(request: InboundRequest): unknown;
+  /** Every well-formed notification; the owner decides what it means (cancellation included). */
+  onNotification(message: JsonRpcNotification): void;
+  /** Whether a JSON array may be served as a batch now; returns the refusal otherwise. */
+  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined;
+  /** An unexpected (non-protocol) handler error, after the generic -32603 went out. */
+  onUnexpectedError?(error: unknown, request: InboundRequest): void;
+}
+
+export interface DispatcherOptions {
+  send(message: JsonRpcMessage | JsonRpcResponse[]): void;
+  hooks: DispatcherHooks;
+  logger: Logger;
+  maxInFlight: number;
+  requestTimeoutMs: number;
+}
+
+/** Collects the answers of one batch and writes them as one array when the last request settles. */
+class Batch {
+  readonly responses: JsonRpcResponse[] = [];
+  open = 1; // the batch itself until all elements are read, then one per running request
+}
+
+type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
+
+const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** One inbound request while the server works on it: its signal, progress and related notifications. */
+export class InboundRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly progressToken: ProgressToken | undefined;
+  state: RequestState = 'running';
+  readonly #dispatcher: Dispatcher;
+  readonly batch: Batch | undefined;
+  #controller: AbortController | undefined;
+  #lastProgress = -Infinity;
+
+  constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined) {
+    this.#dispatcher = dispatcher;
+    this.id = message.id;
+    this.method = message.method;
+    this.params = message.params ?? EMPTY_PARAMS;
+    this.batch = batch;
+    const meta = this.params._meta;
+    const token = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
+    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /** Created on first use: most requests never look at it. */
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.state === 'cancelled' || this.state === 'abandoned') this.#controller.abort();
+    return this.#controller.signal;
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  abort(state: 'cancelled' | 'abandoned', reason?: unknown): void {
+    this.state = state;
+    this.#controller?.abort(reason);
+  }
+
+  /** Sends `notifications/progress` for this request's token; a no-op without a token or after the answer. */
+  progress(progress: number, total?: number, message?: string): void {
+    if (this.progressToken === undefined || this.state !== 'running') return;
+    if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
+    this.#lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.#dispatcher.notify('notifications/progress', params);
+  }
+
+  /** A notification related to this request; dropped once the request has its answer or was cancelled. */
+  notify(method: string, params: Record<string, unknown>): void {
+    if (this.state === 'running') this.#dispatcher.notify(method, params);
+  }
+
+  /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
+  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
+    if (this.state !== 'running') return Promise.reject(new Error(`Cannot send '${method}': the request has ended`));
+    const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
+    return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs });
+  }
+}
+
+interface PendingOutbound {
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+  cleanup(): void;
+}
+
+/** Why an outbound request did not get an answer; never written to the wire. */
+export class OutboundRequestError extends Error {
+  override readonly name = 'OutboundRequestError';
+}
+
+export class Dispatcher {
+  readonly #options: DispatcherOptions;
+  readonly #inFlight = new Map<RequestId, InboundRequest>();
+  readonly #pending = new Map<number, PendingOutbound>();
+  #nextOutboundId = 0;
+  #inputClosed = false;
+  #closed = false;
+  #drained: (() => void) | undefined;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+  }
+
+  get inFlightCount(): number {
+    return this.#inFlight.size;
+  }
+
+  get pendingOutboundCount(): number {
+    return this.#pending.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Handles one parsed JSON value: a single frame or a batch. */
+  receive(value: unknown): void {
+    if (this.#closed) return;
+    if (!Array.isArray(value)) {
+      this.#receiveOne(value, undefined);
+      return;
+    }
+    const refusal = value.length === 0
+      ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
+      : this.#options.hooks.checkBatch(value);
+    if (refusal !== undefined) {
+      this.#options.send(errorResponse(null, refusal));
+      return;
+    }
+    const batch = new Batch();
+    for (const item of value) this.#receiveOne(item, batch);
+    this.#settleBatch(batch);
+  }
+
+  #receiveOne(value: unknown, batch: Batch | undefined): void {
+    const frame = classify(value);
+    switch (frame.kind) {
+      case 'request':
+        this.#startRequest(frame.message, batch);
+        return;
+      case 'notification':
+        this.#options.hooks.onNotification(frame.message);
+        return;
+      case 'response':
+        this.#receiveResponse(frame.message);
+        return;
+      case 'invalid':
+        this.#answer(errorResponse(frame.id, frame.error), batch);
+    }
+  }
+
+  #answer(response: JsonRpcResponse, batch: Batch | undefined): void {
+    if (batch === undefined) this.#options.send(response);
+    else batch.responses.push(response);
+  }
+
+  #settleBatch(batch: Batch): void {
+    if (--batch.open === 0 && batch.responses.length > 0 && !this.#closed) this.#options.send(batch.responses);
+  }
+
+  #startRequest(message: JsonRpcRequest, batch: Batch | undefined): void {
+    if (this.#inFlight.has(message.id)) {
+      const text = `Invalid Request: request id ${JSON.stringify(message.id)} is already in flight`;
+      this.#answer(errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: text }), batch);
+      return;
+    }
+    if (this.#inFlight.size >= this.#options.maxInFlight) {
+      const text = `Internal error: too many requests in flight (limit ${this.#options.maxInFlight})`;
+      this.#answer(errorResponse(message.id, { code: ErrorCode.InternalError, message: text }), batch);
+      return;
+    }
+    const request = new InboundRequest(this, message, batch);
+    this.#inFlight.set(request.id, request);
+    if (batch !== undefined) batch.open++;
+    let result: unknown;
+    try {
+      result = this.#options.hooks.onRequest(request);
+    } catch (error) {
+      this.#fail(request, error);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then((value) => this.#succeed(request, value), (error: unknown) => this.#fail(request, error));
+    } else {
+      this.#succeed(request, result);
+    }
+  }
+
+  /** Removes a request from the table; true when it was still running (and so may be answered now). */
+  #settle(request: InboundRequest, state: RequestState): boolean {
+    if (request.state !== 'running') return false;
+    request.state = state;
+    if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
+    if (this.#inFlight.size === 0) this.#drained?.();
+    return true;
+  }
+
+  #succeed(request: InboundRequest, result: unknown): void {
+    if (!this.#settle(request, 'answered')) return;
+    this.#finish(request, successResponse(request.id, result));
+  }
+
+  #fail(request: InboundRequest, error: unknown): void {
+    if (!this.#settle(request, 'answered')) return;
+    if (error instanceof ProtocolError) {
+      this.#finish(request, errorResponse(request.id, error.toJSON()));
+      return;
+    }
+    this.#options.logger.error(`handler for '${request.method}' failed`, error);
+    this.#finish(request, errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
+    this.#options.hooks.onUnexpectedError?.(error, request);
+  }
+
+  #finish(request: InboundRequest, response: JsonRpcResponse): void {
+    if (request.batch === undefined) {
+      if (!this.#closed) this.#options.send(response);
+      return;
+    }
+    request.batch.responses.push(response);
+    this.#settleBatch(request.batch);
+  }
+
+  /** Withdraws an inbound request at the peer's word: its handler is aborted and nothing more is written for it. */
+  cancel(id: RequestId, reason?: unknown): void {
+    const request = this.#inFlight.get(id);
+    if (request === undefined) return;
+    this.#settle(request, 'cancelled');
+    request.abort('cancelled', reason);
+    if (request.batch !== undefined) this.#settleBatch(request.batch);
+  }
+
+  /** Answers text that never became a message (unparseable or oversized). */
+  answerUnreadable(response: JsonRpcFailure): void {
+    if (!this.#closed) this.#options.send(response);
+  }
+
+  notify(method: string, params: Record<string, unknown> | undefined): void {
+    if (this.#closed) return;
+    const message: JsonRpcNotification = params === undefined
+      ? { jsonrpc: '2.0', method }
+      : { jsonrpc: '2.0', method, params };
+    this.#options.send(message);
+  }
+
+  /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
+  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
+    if (this.#closed || this.#inputClosed) {
+      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the client can no longer answer`));
+    }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.#nextOutboundId++;
+    return new Promise((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
+      const withdraw = (error: unknown, reason: string): void => {
+        pending.cleanup();
+        this.notify('notifications/cancelled', { requestId: id, reason });
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => withdraw(new OutboundRequestError(`'${method}' timed out after ${timeoutMs} ms`), 'timeout'),
+        timeoutMs,
+      );
+      const onAbort = (): void => withdraw(signal?.reason, 'cancelled');
+      const pending: PendingOutbound = {
+        resolve,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          this.#pending.delete(id);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending.set(id, pending);
+      this.#options.send(params === undefined
+        ? { jsonrpc: '2.0', id, method }
+        : { jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  #receiveResponse(message: JsonRpcResponse): void {
+    const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
+    if (pending === undefined) {
+      if (message.id === null) this.#options.logger.warn(`peer sent an error without an id: ${JSON.stringify(message)}`);
+      return;
+    }
+    pending.cleanup();
+    if ('error' in message) {
+      pending.reject(new ProtocolError(message.error.code, message.error.message, message.error.data));
+    } else {
+      pending.resolve(message.result);
+    }
+  }
+
+  #rejectPending(reason: string): void {
+    for (const pending of [...this.#pending.values()]) {
+      pending.cleanup();
+      pending.reject(new OutboundRequestError(reason));
+    }
+  }
+
+  /**
+   * The peer stopped sending: no answer to an outbound request can arrive any more, so those fail now. In-flight
+   * requests get up to `windowMs` to finish, with output fully enabled; what is left is then abandoned silently.
+   */
+  async drain(windowMs: number): Promise<void> {
+    this.#inputClosed = true;
+    this.#rejectPending('the client closed its input before answering');
+    if (this.#inFlight.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+        timer = setTimeout(resolve, windowMs);
+      });
+      clearTimeout(timer);
+      this.#drained = undefined;
+    }
+    this.close();
+  }
+
+  /** Ends the connection at once: running handlers are aborted and nothing more is written. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const request of [...this.#inFlight.values()]) {
+      this.#settle(request, 'abandoned');
+      request.abort('abandoned', new OutboundRequestError('the connection closed'));
+    }
+    this.#rejectPending('the connection closed');
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}

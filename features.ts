@@ -1,0 +1,312 @@
+// The server features over the shared server model: tools, resources and templates, prompts and completion —
+// listing (paged, shaped per protocol version), argument validation, invoking handlers and shaping their results.
+// Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
+
+import { ErrorCode, ProtocolError, invalidParams } from './jsonrpc.ts';
+import type { Logger } from './dispatcher.ts';
+import { Registry, type ChangeHub } from './registry.ts';
+import { formatPath, type SchemaIssue, type Validator } from './schema.ts';
+import type { UriTemplate } from './uri-template.ts';
+import {
+  ToolError,
+  type CallToolResult,
+  type Completer,
+  type Content,
+  type Context,
+  type GetPromptResult,
+  type Implementation,
+  type PromptDefinition,
+  type PromptHandler,
+  type ReadResourceResult,
+  type ResourceDefinition,
+  type ResourceHandler,
+  type ResourceTemplateDefinition,
+  type ResourceTemplateHandler,
+  type ToolDefinition,
+  type ToolHandler,
+} from './types.ts';
+
+export interface ToolEntry {
+  name: string;
+  definition: ToolDefinition;
+  inputSchema: Record<string, unknown> | boolean;
+  validateInput: Validator;
+  validateOutput: Validator | undefined;
+  handler: ToolHandler<never>;
+}
+
+export interface ResourceEntry { uri: string; definition: ResourceDefinition; handler: ResourceHandler }
+export interface TemplateEntry {
+  template: UriTemplate;
+  definition: ResourceTemplateDefinition;
+  handler: ResourceTemplateHandler;
+}
+export interface PromptEntry { name: string; definition: PromptDefinition; handler: PromptHandler }
+
+export interface ServerSettings {
+  pageSize: number;
+  logging: boolean;
+  exposeToolErrors: boolean;
+  logger: Logger;
+}
+
+/** Everything connections share: identity, registries, the change hub and settings. */
+export interface ServerModel {
+  info: Implementation;
+  instructions: string | undefined;
+  tools: Registry<ToolEntry>;
+  resources: Registry<ResourceEntry>;
+  templates: Registry<TemplateEntry>;
+  prompts: Registry<PromptEntry>;
+  hub: ChangeHub;
+  settings: ServerSettings;
+}
+
+/** True when `version` is `since` or later; protocol versions are ISO dates, so text order is time order. */
+export function since(version: string, since: string): boolean {
+  return version >= since;
+}
+
+type Shaped = Record<string, unknown>;
+
+/** Copies `fields` of `source` that are set, keeping the wire free of `undefined`. */
+function pick(target: Shaped, source: object, fields: readonly string[]): Shaped {
+  for (const field of fields) {
+    const value = (source as Record<string, unknown>)[field];
+    if (value !== undefined) target[field] = value;
+  }
+  return target;
+}
+
+const ITEM_2025_06 = ['title', '_meta'] as const;
+const ITEM_2025_11 = ['icons'] as const;
+
+function shapeItem(target: Shaped, source: object, version: string): Shaped {
+  if (since(version, '2025-06-18')) pick(target, source, ITEM_2025_06);
+  if (since(version, '2025-11-25')) pick(target, source, ITEM_2025_11);
+  return target;
+}
+
+export function shapeImplementation(info: Implementation, version: string): Shaped {
+  const shaped: Shaped = { name: info.name, version: info.version };
+  if (since(version, '2025-06-18') && info.title !== undefined) shaped.title = info.title;
+  if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
+  return shaped;
+}
+
+function withCursor(result: Shaped, nextCursor: string | undefined): Shaped {
+  if (nextCursor !== undefined) result.nextCursor = nextCursor;
+  return result;
+}
+
+function shapeTool(tool: ToolEntry, version: string): Shaped {
+  const shaped: Shaped = { name: tool.name };
+  pick(shaped, tool.definition, ['description']);
+  shaped.inputSchema = tool.inputSchema;
+  if (since(version, '2025-03-26')) pick(shaped, tool.definition, ['annotations']);
+  if (since(version, '2025-06-18')) pick(shaped, tool.definition, ['outputSchema']);
+  return shapeItem(shaped, tool.definition, version);
+}
+
+export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
+  const page = model.tools.page(params.cursor, model.settings.pageSize);
+  return withCursor({ tools: page.items.map((tool) => shapeTool(tool, version)) }, page.nextCursor);
+}
+
+function describeIssues(issues: SchemaIssue[]): string {
+  return issues.slice(0, 3).map((issue) => `${formatPath('arguments', issue.path)} ${issue.message}`).join('; ');
+}
+
+function toolFailure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped> {
+  const version = ctx.protocolVersion;
+  if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
+  const tool = model.tools.get(params.name);
+  if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
+  const args = params.arguments ?? {};
+  if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
+  const issues = tool.validateInput(args);
+  if (issues.length > 0) {
+    const message = `Invalid arguments for tool '${tool.name}': ${describeIssues(issues)}`;
+    // From 2025-11-25 input-validation failures are tool execution errors the model can correct (SEP-1303).
+    if (since(version, '2025-11-25')) return shapeToolResult(toolFailure(message), version);
+    throw invalidParams(message.slice('Invalid '.length));
+  }
+  let result: CallToolResult;
+  try {
+    result = await (tool.handler as ToolHandler)(args, ctx);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (error instanceof ToolError) return shapeToolResult(toolFailure(error.message), version);
+    model.settings.logger.error(`tool '${tool.name}' failed`, error);
+    const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
+    return shapeToolResult(toolFailure(text), version);
+  }
+  return shapeToolResult(checkToolResult(model, tool, result), version);
+}
+
+/** A tool's result must fit its declared output schema; a misfit is the server's bug, reported without detail. */
+function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult): CallToolResult {
+  if (!isPlainObject(result)) {
+    model.settings.logger.error(`tool '${tool.name}' returned ${JSON.stringify(result)}, not a CallToolResult`);
+    return toolFailure('Tool execution failed');
+  }
+  if (tool.validateOutput === undefined || result.isError === true) return result;
+  const issues = result.structuredContent === undefined
+    ? [{ path: [], message: 'is required by the output schema' }]
+    : tool.validateOutput(result.structuredContent);
+  if (issues.length === 0) return result;
+  const detail = issues.map((issue) => `${formatPath('structuredContent', issue.path)} ${issue.message}`).join('; ');
+  model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
+  return toolFailure('Tool execution failed');
+}
+
+const AUDIO_SINCE = '2025-03-26';
+const STRUCTURED_SINCE = '2025-06-18';
+
+function shapeToolResult(result: CallToolResult, version: string): Shaped {
+  let content: Content[] = result.content ?? [];
+  if (content.length === 0 && result.structuredContent !== undefined) {
+    // Clients that do not read structuredContent still see the data as text.
+    content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+  }
+  if (!since(version, STRUCTURED_SINCE)) {
+    content = content.filter((item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)));
+  }
+  const shaped: Shaped = { content };
+  if (result.structuredContent !== undefined && since(version, STRUCTURED_SINCE)) {
+    shaped.structuredContent = result.structuredContent;
+  }
+  if (result.isError !== undefined) shaped.isError = result.isError;
+  if (result._meta !== undefined) shaped._meta = result._meta;
+  return shaped;
+}
+
+function shapeResource(target: Shaped, definition: ResourceDefinition, version: string): Shaped {
+  pick(target, definition, ['name', 'description', 'mimeType', 'annotations', 'size']);
+  return shapeItem(target, definition, version);
+}
+
+export function listResources(model: ServerModel, params: Shaped, version: string): Shaped {
+  const page = model.resources.page(params.cursor, model.settings.pageSize);
+  const resources = page.items.map((entry) => shapeResource({ uri: entry.uri }, entry.definition, version));
+  return withCursor({ resources }, page.nextCursor);
+}
+
+export function listResourceTemplates(model: ServerModel, params: Shaped, version: string): Shaped {
+  const page = model.templates.page(params.cursor, model.settings.pageSize);
+  const resourceTemplates = page.items.map((entry) =>
+    shapeResource({ uriTemplate: entry.template.template }, entry.definition, version));
+  return withCursor({ resourceTemplates }, page.nextCursor);
+}
+
+export function resourceNotFound(uri: string): ProtocolError {
+  return new ProtocolError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
+}
+
+export async function readResource(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped> {
+  const uri = params.uri;
+  if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
+  let result: ReadResourceResult | undefined;
+  const resource = model.resources.get(uri);
+  if (resource !== undefined) {
+    result = await resource.handler(uri, ctx);
+  } else {
+    for (const entry of model.templates.values()) {
+      const variables = entry.template.match(uri);
+      if (variables === undefined) continue;
+      result = await entry.handler(uri, variables, ctx);
+      break;
+    }
+  }
+  if (result === undefined) throw resourceNotFound(uri);
+  return result as unknown as Shaped;
+}
+
+function shapePrompt(entry: PromptEntry, version: string): Shaped {
+  const shaped: Shaped = { name: entry.name };
+  pick(shaped, entry.definition, ['description']);
+  const args = entry.definition.arguments;
+  if (args !== undefined && args.length > 0) {
+    shaped.arguments = args.map((arg) => {
+      const item = pick({ name: arg.name }, arg, ['description', 'required']);
+      return since(version, '2025-06-18') ? pick(item, arg, ['title']) : item;
+    });
+  }
+  return shapeItem(shaped, entry.definition, version);
+}
+
+export function listPrompts(model: ServerModel, params: Shaped, version: string): Shaped {
+  const page = model.prompts.page(params.cursor, model.settings.pageSize);
+  return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
+}
+
+export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context): Promise<GetPromptResult> {
+  if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
+  const prompt = model.prompts.get(params.name);
+  if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
+  const given = params.arguments ?? {};
+  if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
+  const args: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of Object.keys(given)) {
+    const value = given[key];
+    if (typeof value !== 'string') throw invalidParams(`params.arguments.${key} must be a string`);
+    args[key] = value;
+  }
+  for (const declared of prompt.definition.arguments ?? []) {
+    if (declared.required === true && args[declared.name] === undefined) {
+      throw invalidParams(`missing required argument '${declared.name}' for prompt '${prompt.name}'`);
+    }
+  }
+  return prompt.handler(args, ctx);
+}
+
+const MAX_COMPLETIONS = 100;
+
+function findCompleter(model: ServerModel, ref: Record<string, unknown>, argument: string): Completer | undefined {
+  if (ref.type === 'ref/prompt') {
+    if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
+    const prompt = model.prompts.get(ref.name);
+    if (prompt === undefined) throw invalidParams(`unknown prompt '${ref.name}'`);
+    return prompt.definition.complete?.[argument];
+  }
+  if (ref.type === 'ref/resource') {
+    if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
+    for (const entry of model.templates.values()) {
+      if (entry.template.template === ref.uri) return entry.definition.complete?.[argument];
+    }
+    if (model.resources.get(ref.uri) !== undefined) return undefined;
+    throw invalidParams(`unknown resource template '${ref.uri}'`);
+  }
+  throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"');
+}
+
+export async function complete(model: ServerModel, params: Shaped): Promise<Shaped> {
+  const { ref, argument } = params;
+  if (!isPlainObject(ref)) throw invalidParams('params.ref must be an object');
+  if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    throw invalidParams('params.argument must be {name: string, value: string}');
+  }
+  const context = params.context;
+  const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
+  const others: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of Object.keys(chosen)) {
+    if (typeof chosen[key] === 'string') others[key] = chosen[key];
+  }
+  const completer = findCompleter(model, ref, argument.name);
+  const values = completer === undefined ? [] : await completer(argument.value, others);
+  return {
+    completion: {
+      values: values.slice(0, MAX_COMPLETIONS),
+      total: values.length,
+      hasMore: values.length > MAX_COMPLETIONS,
+    },
+  };
+}

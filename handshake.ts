@@ -1,0 +1,282 @@
+// The 2025 (legacy) lifecycle of one connection: the initialize handshake and version negotiation, the gate
+// before it, the idempotent repeat, capabilities as advertised, log level, resource subscriptions, change
+// notifications and the legacy method table. Owns only this connection's lifecycle state; never writes a
+// field the negotiated version does not define, and never serves what it did not advertise.
+
+import type { Dispatcher, InboundRequest } from './dispatcher.ts';
+import { ErrorCode, ProtocolError, invalidParams, isRequestId, methodNotFound, type JsonRpcErrorObject, type JsonRpcNotification } from './jsonrpc.ts';
+import * as features from './features.ts';
+import type { ChangeEvent } from './registry.ts';
+import {
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  LOGGING_LEVELS,
+  MissingCapabilityError,
+  type ClientCapabilities,
+  type Context,
+  type Implementation,
+  type LoggingLevel,
+  type RequestOptions,
+} from './types.ts';
+
+export interface LegacyOptions {
+  maxSubscriptions: number;
+}
+
+type Phase = 'awaiting-initialize' | 'initialized';
+
+interface Advertised {
+  tools: boolean;
+  resources: boolean;
+  prompts: boolean;
+  logging: boolean;
+  completions: boolean;
+}
+
+type Shaped = Record<string, unknown>;
+type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
+
+/** Methods served after the handshake, each behind the capability that advertises it. */
+const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
+  'tools/list': { capability: 'tools', serve: (l, r) => features.listTools(l.model, r.params, l.version) },
+  'tools/call': { capability: 'tools', serve: (l, r) => features.callTool(l.model, r.params, l.context(r)) },
+  'resources/list': { capability: 'resources', serve: (l, r) => features.listResources(l.model, r.params, l.version) },
+  'resources/templates/list': {
+    capability: 'resources',
+    serve: (l, r) => features.listResourceTemplates(l.model, r.params, l.version),
+  },
+  'resources/read': { capability: 'resources', serve: (l, r) => features.readResource(l.model, r.params, l.context(r)) },
+  'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
+  'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
+  'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
+  'prompts/get': { capability: 'prompts', serve: (l, r) => features.getPrompt(l.model, r.params, l.context(r)) },
+  'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params) },
+  'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
+  ping: { capability: undefined, serve: () => ({}) },
+};
+
+const EMPTY_RESULT = Object.freeze({});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isImplementation(value: unknown): value is Implementation {
+  return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';
+}
+
+export function negotiateVersion(requested: string): string {
+  return (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY_VERSION;
+}
+
+export class LegacyLifecycle {
+  readonly model: features.ServerModel;
+  readonly #dispatcher: Dispatcher;
+  readonly #options: LegacyOptions;
+  #phase: Phase = 'awaiting-initialize';
+  version = LATEST_LEGACY_VERSION;
+  clientCapabilities: ClientCapabilities = {};
+  clientInfo: Implementation | undefined;
+  #advertised: Advertised | undefined;
+  #initializeResult: Shaped | undefined;
+  #logLevel = LOGGING_LEVELS.indexOf('info');
+  readonly #subscriptions = new Set<string>();
+
+  constructor(model: features.ServerModel, dispatcher: Dispatcher, options: LegacyOptions) {
+    this.model = model;
+    this.#dispatcher = dispatcher;
+    this.#options = options;
+  }
+
+  get subscriptionCount(): number {
+    return this.#subscriptions.size;
+  }
+
+  onRequest(request: InboundRequest): unknown {
+    const { method } = request;
+    if (method === 'initialize') return this.#initialize(request.params);
+    const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+    if (this.#phase === 'awaiting-initialize') {
+      if (method === 'ping') return EMPTY_RESULT;
+      if (entry === undefined) throw methodNotFound(method);
+      throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid Request: server not initialized; send initialize first');
+    }
+    if (entry === undefined || (entry.capability !== undefined && !this.#advertised![entry.capability])) {
+      throw methodNotFound(method);
+    }
+    return entry.serve(this, request);
+  }
+
+  onNotification(message: JsonRpcNotification): void {
+    // Before the handshake every notification is dropped, cancels included (pitfalls P16).
+    if (this.#phase === 'awaiting-initialize') return;
+    if (message.method === 'notifications/cancelled') {
+      const requestId = message.params?.requestId;
+      if (isRequestId(requestId)) this.#dispatcher.cancel(requestId, message.params?.reason);
+    }
+  }
+
+  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
+    if (this.#phase !== 'initialized' || this.version !== '2025-03-26') {
+      return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' };
+    }
+    if (items.some((item) => isPlainObject(item) && item.method === 'initialize')) {
+      return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' };
+    }
+    return undefined;
+  }
+
+  /** The handshake commits only when the whole request is valid; a repeat answers the first result again. */
+  #initialize(params: Record<string, unknown>): Shaped {
+    if (this.#initializeResult !== undefined) return this.#initializeResult;
+    const { protocolVersion, capabilities, clientInfo } = params;
+    if (typeof protocolVersion !== 'string') throw invalidParams('params.protocolVersion must be a string');
+    if (!isPlainObject(capabilities)) throw invalidParams('params.capabilities must be an object');
+    if (!isImplementation(clientInfo)) throw invalidParams('params.clientInfo must be {name: string, version: string}');
+    const version = negotiateVersion(protocolVersion);
+    const { model } = this;
+    const advertised: Advertised = {
+      tools: model.tools.size > 0,
+      resources: model.resources.size > 0 || model.templates.size > 0,
+      prompts: model.prompts.size > 0,
+      logging: model.settings.logging,
+      completions: [...model.prompts.values(), ...model.templates.values()].some((e) => e.definition.complete !== undefined),
+    };
+    const result: Shaped = {
+      protocolVersion: version,
+      capabilities: this.#capabilities(advertised, version),
+      serverInfo: features.shapeImplementation(model.info, version),
+    };
+    if (model.instructions !== undefined) result.instructions = model.instructions;
+    this.version = version;
+    this.clientCapabilities = capabilities;
+    this.clientInfo = clientInfo;
+    this.#advertised = advertised;
+    this.#initializeResult = result;
+    this.#phase = 'initialized';
+    return result;
+  }
+
+  #capabilities(advertised: Advertised, version: string): Shaped {
+    const capabilities: Shaped = {};
+    if (advertised.logging) capabilities.logging = {};
+    // completion/complete predates its capability, which 2025-03-26 introduced.
+    if (advertised.completions && features.since(version, '2025-03-26')) capabilities.completions = {};
+    if (advertised.prompts) capabilities.prompts = { listChanged: true };
+    if (advertised.resources) capabilities.resources = { subscribe: true, listChanged: true };
+    if (advertised.tools) capabilities.tools = { listChanged: true };
+    return capabilities;
+  }
+
+  setLevel(params: Record<string, unknown>): object {
+    const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);
+    if (level < 0) throw invalidParams(`params.level must be one of ${LOGGING_LEVELS.join(', ')}`);
+    this.#logLevel = level;
+    return EMPTY_RESULT;
+  }
+
+  subscribe(params: Record<string, unknown>): object {
+    if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
+    if (!this.#subscriptions.has(params.uri) && this.#subscriptions.size >= this.#options.maxSubscriptions) {
+      throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+    }
+    this.#subscriptions.add(params.uri);
+    return EMPTY_RESULT;
+  }
+
+  unsubscribe(params: Record<string, unknown>): object {
+    if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
+    this.#subscriptions.delete(params.uri);
+    return EMPTY_RESULT;
+  }
+
+  /** Forwards a server change to this client when it is initialized and the change concerns it. */
+  onChange(event: ChangeEvent): void {
+    const advertised = this.#advertised;
+    if (advertised === undefined) return;
+    if (event.type === 'resource') {
+      if (this.#subscriptions.has(event.uri)) {
+        this.#dispatcher.notify('notifications/resources/updated', { uri: event.uri });
+      }
+    } else if (advertised[event.type]) {
+      this.#dispatcher.notify(`notifications/${event.type}/list_changed`, undefined);
+    }
+  }
+
+  passesLogLevel(level: LoggingLevel): boolean {
+    return this.#advertised?.logging === true && LOGGING_LEVELS.indexOf(level) >= this.#logLevel;
+  }
+
+  context(request: InboundRequest): Context {
+    return new LegacyContext(this, request);
+  }
+}
+
+/** The handler context on a legacy connection: real server→client requests, connection-level log threshold. */
+class LegacyContext implements Context {
+  readonly #lifecycle: LegacyLifecycle;
+  readonly #request: InboundRequest;
+
+  constructor(lifecycle: LegacyLifecycle, request: InboundRequest) {
+    this.#lifecycle = lifecycle;
+    this.#request = request;
+  }
+
+  get requestId() {
+    return this.#request.id;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  get protocolVersion(): string {
+    return this.#lifecycle.version;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.#lifecycle.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.#lifecycle.clientInfo;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    // `message` joined progress notifications in 2025-03-26.
+    this.#request.progress(progress, total, features.since(this.#lifecycle.version, '2025-03-26') ? message : undefined);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (!this.#lifecycle.passesLogLevel(level)) return;
+    const params: Shaped = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.#request.notify('notifications/message', params);
+  }
+
+  #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
+    if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {
+      return Promise.reject(new MissingCapabilityError(String(capability), method));
+    }
+    return this.#request.request(method, params, options);
+  }
+
+  elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {
+    if (!features.since(this.#lifecycle.version, '2025-06-18')) {
+      return Promise.reject(new MissingCapabilityError('elicitation', 'elicitation/create'));
+    }
+    return this.#send('elicitation', 'elicitation/create', params, options) as Promise<Shaped>;
+  }
+
+  sample(params: Shaped, options?: RequestOptions): Promise<Shaped> {
+    return this.#send('sampling', 'sampling/createMessage', params, options) as Promise<Shaped>;
+  }
+
+  listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
+    return this.#send('roots', 'roots/list', undefined, options) as Promise<{ roots: { uri: string; name?: string }[] }>;
+  }
+
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.#send(undefined, 'ping', undefined, options);
+  }
+}

@@ -1,0 +1,148 @@
+// JSON-RPC 2.0 framing: frame types, classification of a parsed value into request / notification / response /
+// invalid, the exact error answers for bad frames, ProtocolError and the error codes the core emits.
+// Owns no state and performs no I/O; it must never throw on any input value.
+
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcSuccess {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: unknown;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** The codes the core puts on the wire (protocol.md §9). Nothing else is ever emitted by the core itself. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFound: -32002,
+} as const;
+
+/** An error meant for the wire: thrown by the core or on purpose by a handler, it is sent as is. */
+export class ProtocolError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.data = data;
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export type Frame =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
+
+export function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(id: RequestId | null, message: string): Frame {
+  return { kind: 'invalid', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } };
+}
+
+/**
+ * Classifies one parsed JSON value (not an array). Key presence decides the kind before any type check, so a
+ * request with a malformed id is answered rather than mistaken for a notification (pitfalls P8).
+ */
+export function classify(value: unknown): Frame {
+  if (!isPlainObject(value)) return invalid(null, 'a message must be a JSON object');
+  const hasId = 'id' in value;
+  const id = hasId && isRequestId(value.id) ? value.id : null;
+  if ('method' in value) {
+    if (hasId && id === null) return invalid(null, 'id must be a string or an integer');
+    if (value.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
+    if (typeof value.method !== 'string' || value.method === '') {
+      return invalid(id, 'method must be a non-empty string');
+    }
+    if (value.params !== undefined && !isPlainObject(value.params)) return invalid(id, 'params must be an object');
+    return hasId
+      ? { kind: 'request', message: value as unknown as JsonRpcRequest }
+      : { kind: 'notification', message: value as unknown as JsonRpcNotification };
+  }
+  if ('result' in value || 'error' in value) {
+    if (value.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
+    if ('error' in value) {
+      const error = value.error;
+      if (!isPlainObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+        return invalid(id, 'error must be an object with an integer code and a string message');
+      }
+      if (value.id !== null && id === null) return invalid(null, 'id must be a string, an integer or null');
+    } else if (id === null) {
+      return invalid(null, 'id must be a string or an integer');
+    }
+    return { kind: 'response', message: value as unknown as JsonRpcResponse };
+  }
+  return invalid(id, 'a message needs a method, a result or an error');
+}
+
+/** Parses one frame's text. Returns `undefined` when the text is not JSON. */
+export function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcFailure {
+  return { jsonrpc: '2.0', id, error };
+}
+
+export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
+
+export function invalidParams(message: string, data?: unknown): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);
+}
+
+export function methodNotFound(method: string): ProtocolError {
+  return new ProtocolError(ErrorCode.MethodNotFound, 'Method not found', method);
+}

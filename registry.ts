@@ -1,0 +1,103 @@
+// The server's registries (tools, resources, resource templates, prompts) in deterministic registration order,
+// opaque pagination cursors, and the change hub that carries list-changed and resource-updated events to every
+// live connection. Owns no per-connection state; a listener is removed by the connection that added it.
+
+import { invalidParams } from './jsonrpc.ts';
+
+export type ChangeEvent =
+  | { type: 'tools' | 'prompts' | 'resources' }
+  | { type: 'resource'; uri: string };
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+/** Fans change events out to the live connections; listeners are the core's own connection code. */
+export class ChangeHub {
+  readonly #listeners = new Set<ChangeListener>();
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  /** Returns the function that removes the listener again. */
+  listen(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  publish(event: ChangeEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | undefined;
+}
+
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,24}$/;
+const OFFSET_SHAPE = /^o(0|[1-9][0-9]{0,8})$/;
+
+export function encodeCursor(offset: number): string {
+  return Buffer.from(`o${offset}`).toString('base64url');
+}
+
+/** Reads a cursor this server minted; anything else is `-32602`. */
+export function decodeCursor(cursor: unknown, length: number): number {
+  if (cursor === undefined) return 0;
+  if (typeof cursor === 'string' && CURSOR_SHAPE.test(cursor)) {
+    const match = OFFSET_SHAPE.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+    const offset = match === null ? NaN : Number(match[1]);
+    if (offset <= length) return offset;
+  }
+  throw invalidParams('params.cursor is not a cursor this server issued');
+}
+
+/** Named items in registration order, paged by opaque cursors. */
+export class Registry<T> {
+  readonly #items = new Map<string, T>();
+  #ordered: T[] | undefined;
+  readonly #onChange: () => void;
+  readonly #kind: string;
+
+  constructor(kind: string, onChange: () => void) {
+    this.#kind = kind;
+    this.#onChange = onChange;
+  }
+
+  get size(): number {
+    return this.#items.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  add(key: string, item: T): void {
+    if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
+    this.#items.set(key, item);
+    this.#ordered = undefined;
+    this.#onChange();
+  }
+
+  remove(key: string): boolean {
+    if (!this.#items.delete(key)) return false;
+    this.#ordered = undefined;
+    this.#onChange();
+    return true;
+  }
+
+  values(): T[] {
+    this.#ordered ??= [...this.#items.values()];
+    return this.#ordered;
+  }
+
+  page(cursor: unknown, pageSize: number): Page<T> {
+    const all = this.values();
+    const start = decodeCursor(cursor, all.length);
+    const end = Math.min(start + pageSize, all.length);
+    return {
+      items: start === 0 && end === all.length ? all : all.slice(start, end),
+      nextCursor: end < all.length ? encodeCursor(end) : undefined,
+    };
+  }
+}

@@ -1,0 +1,145 @@
+// The stdio transport: newline-delimited JSON over a Readable/Writable pair (default process.stdin/stdout), with a
+// line cap, bounded output under backpressure, and the EOF drain. Only moves frames between the streams and one
+// connection; it writes nothing but protocol frames to its output, ever.
+
+import type { Readable, Writable } from 'node:stream';
+import type { Connection, Server } from './core.ts';
+import type { JsonRpcMessage, JsonRpcResponse } from './jsonrpc.ts';
+import { LineSplitter, type LineSink } from './ndjson.ts';
+
+export interface StdioOptions {
+  input?: Readable;
+  output?: Writable;
+  /** A longer line is discarded and answered with a parse error (default 4 MiB). */
+  maxLineBytes?: number;
+  /** How long requests still running at end of input may take to finish (default 2 000 ms). */
+  drainWindowMs?: number;
+  /**
+   * Output held for a slow reader. Past it, notifications (progress, logs, change events) are dropped; answers
+   * are always kept, and reading pauses whenever the output stream asks to wait (default 16 MiB).
+   */
+  maxQueuedBytes?: number;
+}
+
+export interface StdioServer {
+  readonly connection: Connection;
+  /** Settles when the connection has ended and its output is flushed; rejects only in the server's rethrow mode. */
+  readonly closed: Promise<void>;
+  /** Stops reading and ends as on end of input: running requests get the drain window. */
+  close(): Promise<void>;
+}
+
+type Phase = 'reading' | 'draining' | 'closed';
+
+export function serveStdio(server: Server, options: StdioOptions = {}): StdioServer {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const maxQueuedBytes = options.maxQueuedBytes ?? 16 * 1024 * 1024;
+  const drainWindowMs = options.drainWindowMs ?? 2000;
+  const splitter = new LineSplitter(options.maxLineBytes ?? 4 * 1024 * 1024);
+  const logger = server.logger;
+  let phase: Phase = 'reading';
+  let outputBroken = false;
+  let droppedNotifications = 0;
+  let settle: { resolve(): void; reject(error: unknown): void };
+  const closed = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+
+  const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
+    if (outputBroken) return;
+    if (output.writableLength > maxQueuedBytes && !Array.isArray(message) && !('id' in message)) {
+      if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
+      return;
+    }
+    if (!output.write(`${JSON.stringify(message)}\n`) && phase === 'reading') {
+      input.pause();
+      output.once('drain', resumeReading);
+    }
+  };
+
+  const resumeReading = (): void => {
+    if (droppedNotifications > 0) logger.warn(`dropped ${droppedNotifications} notification(s) while output was backed up`);
+    droppedNotifications = 0;
+    if (phase === 'reading') input.resume();
+  };
+
+  const connection = server.connect({
+    send,
+    onHandlerError: server.rethrow ? (error) => void finish(error) : undefined,
+  });
+
+  const sink: LineSink = {
+    line: (text) => connection.receiveText(text),
+    oversized: () => connection.receiveOversized(),
+  };
+  const onData = (chunk: Buffer | string): void => {
+    splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
+  };
+  const onEnd = (): void => void end();
+  const onOutputError = (error: NodeJS.ErrnoException): void => {
+    // The reader went away (EPIPE and the like): nothing can be delivered any more.
+    outputBroken = true;
+    if (error.code !== 'EPIPE') logger.error('output stream failed', error);
+    connection.close();
+    void finish(undefined);
+  };
+
+  function stopReading(): void {
+    input.off('data', onData);
+    input.off('end', onEnd);
+    input.off('error', onEnd);
+    input.pause();
+    output.off('drain', resumeReading);
+  }
+
+  async function end(): Promise<void> {
+    if (phase !== 'reading') return;
+    phase = 'draining';
+    splitter.end(sink);
+    stopReading();
+    await connection.drain(drainWindowMs);
+    await finish(undefined);
+  }
+
+  async function finish(handlerError: unknown): Promise<void> {
+    if (phase === 'closed') return;
+    phase = 'closed';
+    stopReading();
+    connection.close();
+    if (!outputBroken) await flush(output);
+    output.off('error', onOutputError);
+    output.on('error', ignore);
+    if (handlerError === undefined) settle.resolve();
+    else settle.reject(handlerError);
+  }
+
+  output.on('error', onOutputError);
+  input.on('data', onData);
+  input.on('end', onEnd);
+  input.on('error', onEnd);
+  input.resume();
+
+  return {
+    connection,
+    closed,
+    close: async () => {
+      await end();
+      await closed.catch(ignore);
+    },
+  };
+}
+
+function ignore(): void {}
+
+/** Waits until everything written has left the stream; ends it unless it is the process's own stdout. */
+function flush(output: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    if (output === process.stdout) {
+      if (output.writableLength === 0) resolve();
+      else output.once('drain', () => resolve());
+      return;
+    }
+    output.end(() => resolve());
+  });
+}

@@ -1,0 +1,182 @@
+// The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
+// author registers and the context a handler receives. Types and constants only; no behaviour lives here.
+
+import type { JsonSchema } from './schema.ts';
+import type { RequestId } from './jsonrpc.ts';
+
+export type { JsonSchema } from './schema.ts';
+export type { RequestId } from './jsonrpc.ts';
+
+/** Legacy (initialize-handshake) protocol versions, oldest first. */
+export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export const LATEST_LEGACY_VERSION = '2025-11-25';
+
+export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+/** RFC 5424 severities in increasing order. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = [
+  'debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency',
+];
+
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+export type Meta = Record<string, unknown>;
+
+export interface Annotations {
+  audience?: ('user' | 'assistant')[];
+  priority?: number;
+  lastModified?: string;
+}
+
+export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Meta }
+export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Meta }
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+export type Content =
+  | { type: 'text'; text: string; annotations?: Annotations; _meta?: Meta }
+  | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
+  | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: Meta }
+  | {
+    type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string;
+    annotations?: Annotations; _meta?: Meta;
+  };
+
+export interface CallToolResult {
+  content?: Content[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Meta;
+}
+
+export interface ReadResourceResult { contents: ResourceContents[]; _meta?: Meta }
+
+export interface PromptMessage { role: 'user' | 'assistant'; content: Content }
+export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta }
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDefinition {
+  title?: string;
+  description?: string;
+  /** An object schema; `{type: "object", properties: {}}` when omitted. Listed verbatim. */
+  inputSchema?: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+export interface ResourceDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** Suggests completions for a partial value; `context` holds the other arguments already chosen. */
+export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>;
+
+export interface ResourceTemplateDefinition extends ResourceDefinition {
+  /** Completion for template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
+
+export interface PromptDefinition {
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Meta;
+  /** Completion for prompt arguments, by argument name. */
+  complete?: Record<string, Completer>;
+}
+
+export interface ClientCapabilities {
+  experimental?: Record<string, unknown>;
+  roots?: { listChanged?: boolean };
+  sampling?: Record<string, unknown>;
+  elicitation?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Defaults to the server's `requestTimeoutMs` (60 s). */
+  timeoutMs?: number;
+}
+
+/** What every handler receives besides its arguments. */
+export interface Context {
+  readonly requestId: RequestId;
+  /** Aborted when the client cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  /** Reports progress when the request carried a progress token; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends `notifications/message` when the level passes the client's threshold. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Server→client requests; each fails at once when the client did not declare the capability it needs. */
+  elicit(params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
+  sample(params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
+  listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
+  ping(options?: RequestOptions): Promise<void>;
+}
+
+export type ToolHandler<Args = Record<string, unknown>> =
+  (args: Args, ctx: Context) => CallToolResult | Promise<CallToolResult>;
+
+export type ResourceHandler = (uri: string, ctx: Context) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/** Returns `undefined` when no resource exists for these variables. */
+export type ResourceTemplateHandler = (
+  uri: string,
+  variables: Record<string, string | string[]>,
+  ctx: Context,
+) => ReadResourceResult | undefined | Promise<ReadResourceResult | undefined>;
+
+export type PromptHandler = (args: Record<string, string>, ctx: Context) => GetPromptResult | Promise<GetPromptResult>;
+
+/** Thrown by a tool to report a failure whose message the model should see (an in-band `isError` result). */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+}
+
+/** A server→client request the client cannot serve because it did not declare this capability. */
+export class MissingCapabilityError extends Error {
+  override readonly name = 'MissingCapabilityError';
+  readonly capability: string;
+
+  constructor(capability: string, method: string) {
+    super(`Cannot send '${method}': the client did not declare the '${capability}' capability`);
+    this.capability = capability;
+  }
+}
