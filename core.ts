@@ -43,8 +43,8 @@ export interface ServerOptions {
   /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
   exposeToolErrors?: boolean;
   /**
-   * Debug mode: an unexpected handler error still goes out as the generic -32603, then ends the connection and is
-   * handed to the transport's caller as is (for stdio, `closed` rejects with it).
+   * Debug mode: an unexpected handler error (a tool's too) goes out as the generic -32603, then ends the connection
+   * and is handed to the transport's caller as is (for stdio, `closed` rejects with it).
    */
   rethrow?: boolean;
   /** Where the core reports handler failures and dropped frames (default: stderr). */
@@ -80,13 +80,14 @@ export class Server {
         pageSize: options.pageSize ?? 100,
         logging: options.logging ?? true,
         exposeToolErrors: options.exposeToolErrors ?? false,
+        rethrow: options.rethrow ?? false,
         logger: options.logger ?? stderrLogger,
       },
     };
   }
 
   get rethrow(): boolean {
-    return this.#options.rethrow === true;
+    return this.#model.settings.rethrow;
   }
 
   get logger(): Logger {

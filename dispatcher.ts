@@ -71,6 +71,12 @@ class Batch {
 
 type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
 
+function endReason(state: RequestState): DOMException {
+  const why = state === 'cancelled' ? 'the client cancelled the request'
+    : state === 'abandoned' ? 'the connection closed' : 'the request was answered';
+  return new DOMException(`Request ended: ${why}`, 'AbortError');
+}
+
 const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** One inbound request while the server works on it: its signal, progress and related notifications. */
@@ -96,20 +102,17 @@ export class InboundRequest {
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 
-  /** Created on first use: most requests never look at it. */
+  /** Created on first use: most requests never look at it. Aborted once the request is over, however it ended. */
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
-    if (this.state === 'cancelled' || this.state === 'abandoned') this.#controller.abort();
+    if (this.state !== 'running') this.#controller.abort(endReason(this.state));
     return this.#controller.signal;
   }
 
-  get running(): boolean {
-    return this.state === 'running';
-  }
-
-  abort(state: 'cancelled' | 'abandoned', reason?: unknown): void {
+  /** Marks the request over and aborts its signal, which also withdraws its outstanding server→client requests. */
+  end(state: Exclude<RequestState, 'running'>): void {
     this.state = state;
-    this.#controller?.abort(reason);
+    this.#controller?.abort(endReason(state));
   }
 
   /** Sends `notifications/progress` for this request's token; a no-op without a token or after the answer. */
@@ -130,7 +133,7 @@ export class InboundRequest {
 
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
   request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
-    if (this.state !== 'running') return Promise.reject(new Error(`Cannot send '${method}': the request has ended`));
+    if (this.state !== 'running') return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
     return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs });
   }
@@ -145,6 +148,15 @@ interface PendingOutbound {
 /** Why an outbound request did not get an answer; never written to the wire. */
 export class OutboundRequestError extends Error {
   override readonly name = 'OutboundRequestError';
+  /** The client's JSON-RPC error code when the client answered with an error. */
+  readonly code: number | undefined;
+  readonly data: unknown;
+
+  constructor(message: string, code?: number, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
 }
 
 export class Dispatcher {
@@ -246,9 +258,9 @@ export class Dispatcher {
   }
 
   /** Removes a request from the table; true when it was still running (and so may be answered now). */
-  #settle(request: InboundRequest, state: RequestState): boolean {
+  #settle(request: InboundRequest, state: Exclude<RequestState, 'running'>): boolean {
     if (request.state !== 'running') return false;
-    request.state = state;
+    request.end(state);
     if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
     if (this.#inFlight.size === 0) this.#drained?.();
     return true;
@@ -280,11 +292,10 @@ export class Dispatcher {
   }
 
   /** Withdraws an inbound request at the peer's word: its handler is aborted and nothing more is written for it. */
-  cancel(id: RequestId, reason?: unknown): void {
+  cancel(id: RequestId): void {
     const request = this.#inFlight.get(id);
     if (request === undefined) return;
     this.#settle(request, 'cancelled');
-    request.abort('cancelled', reason);
     if (request.batch !== undefined) this.#settleBatch(request.batch);
   }
 
@@ -346,7 +357,8 @@ export class Dispatcher {
     }
     pending.cleanup();
     if ('error' in message) {
-      pending.reject(new ProtocolError(message.error.code, message.error.message, message.error.data));
+      // Not a ProtocolError: a client's refusal must not pass for the server's own answer to the client.
+      pending.reject(new OutboundRequestError(message.error.message, message.error.code, message.error.data));
     } else {
       pending.resolve(message.result);
     }
@@ -384,7 +396,6 @@ export class Dispatcher {
     this.#closed = true;
     for (const request of [...this.#inFlight.values()]) {
       this.#settle(request, 'abandoned');
-      request.abort('abandoned', new OutboundRequestError('the connection closed'));
     }
     this.#rejectPending('the connection closed');
   }

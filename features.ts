@@ -47,6 +47,7 @@ export interface ServerSettings {
   pageSize: number;
   logging: boolean;
   exposeToolErrors: boolean;
+  rethrow: boolean;
   logger: Logger;
 }
 
@@ -130,7 +131,7 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const tool = model.tools.get(params.name);
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
-  const args = params.arguments ?? {};
+  const args = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
   const issues = tool.validateInput(args);
   if (issues.length > 0) {
@@ -143,8 +144,10 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
   try {
     result = await (tool.handler as ToolHandler)(args, ctx);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
+    // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
+    if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
     if (error instanceof ToolError) return shapeToolResult(toolFailure(error.message), version);
+    if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
     model.settings.logger.error(`tool '${tool.name}' failed`, error);
     const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
     return shapeToolResult(toolFailure(text), version);
@@ -171,16 +174,19 @@ function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolRe
 const AUDIO_SINCE = '2025-03-26';
 const STRUCTURED_SINCE = '2025-06-18';
 
+/** Drops content kinds the negotiated version does not know (audio before 2025-03-26, links before 2025-06-18). */
+function shapeContent(content: Content[], version: string): Content[] {
+  if (since(version, STRUCTURED_SINCE)) return content;
+  return content.filter((item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)));
+}
+
 function shapeToolResult(result: CallToolResult, version: string): Shaped {
   let content: Content[] = result.content ?? [];
   if (content.length === 0 && result.structuredContent !== undefined) {
     // Clients that do not read structuredContent still see the data as text.
     content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
   }
-  if (!since(version, STRUCTURED_SINCE)) {
-    content = content.filter((item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)));
-  }
-  const shaped: Shaped = { content };
+  const shaped: Shaped = { content: shapeContent(content, version) };
   if (result.structuredContent !== undefined && since(version, STRUCTURED_SINCE)) {
     shaped.structuredContent = result.structuredContent;
   }
@@ -252,7 +258,7 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const prompt = model.prompts.get(params.name);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
-  const given = params.arguments ?? {};
+  const given = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
   const args: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const key of Object.keys(given)) {
@@ -265,7 +271,10 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
       throw invalidParams(`missing required argument '${declared.name}' for prompt '${prompt.name}'`);
     }
   }
-  return prompt.handler(args, ctx);
+  const result = await prompt.handler(args, ctx);
+  const version = ctx.protocolVersion;
+  if (since(version, STRUCTURED_SINCE)) return result;
+  return { ...result, messages: result.messages.filter((m) => shapeContent([m.content], version).length === 1) };
 }
 
 const MAX_COMPLETIONS = 100;

@@ -112,7 +112,7 @@ export class LegacyLifecycle {
     if (this.#phase === 'awaiting-initialize') return;
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
-      if (isRequestId(requestId)) this.#dispatcher.cancel(requestId, message.params?.reason);
+      if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
     }
   }
 

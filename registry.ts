@@ -47,7 +47,8 @@ export function decodeCursor(cursor: unknown, length: number): number {
   if (typeof cursor === 'string' && CURSOR_SHAPE.test(cursor)) {
     const match = OFFSET_SHAPE.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
     const offset = match === null ? NaN : Number(match[1]);
-    if (offset <= length) return offset;
+    // Only the exact spelling minted here: base64 ignores the low bits of a final partial character.
+    if (offset <= length && encodeCursor(offset) === cursor) return offset;
   }
   throw invalidParams('params.cursor is not a cursor this server issued');
 }

@@ -1,33 +1,60 @@
 // JSON Schema validation (2020-12 semantics, tolerant of draft-07/04 forms): a schema is compiled once into closures.
 // Owns schema compilation, $ref/$anchor resolution inside one root schema, and the issue list (capped at 20).
-// Must never mutate the schema or the value, never fetch or follow refs outside the root, and never recurse
-// more than MAX_DEPTH levels into a value.
+// Must never mutate the schema or the value, never follow refs outside the root schema, and never recurse more
+// than MAX_DEPTH levels into a value.
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export interface SchemaIssue { path: (string | number)[]; message: string }
+/** Returns a shared frozen empty array when the value is valid, so callers must not mutate the result. */
 export type Validator = (value: unknown) => SchemaIssue[];
 
 type Obj = { [key: string]: unknown };
 interface State { path: (string | number)[]; issues: SchemaIssue[] }
-/** With st === null the check only answers valid/invalid and stops at the first failure (used inside anyOf etc.). */
+/** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
 type Check = (v: unknown, st: State | null, depth: number) => boolean;
+/** memo holds one slot per compiled schema object; refs records each $ref's target for the cycle check. */
 interface Ctx {
-  root: JsonSchema;
-  rootId: string;
-  anchors: Map<string, Obj>;
-  memo: Map<Obj, { check: Check | undefined }>;
-  refs: Map<Obj, JsonSchema>;
+  root: JsonSchema; rootId: string; anchors: Map<string, Obj>;
+  memo: Map<Obj, { check: Check | undefined }>; refs: Map<Obj, JsonSchema>;
 }
 
 const MAX_ISSUES = 20;
 const MAX_DEPTH = 512;
 const NO_ISSUES = Object.freeze([]) as unknown as SchemaIssue[];
-const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const IDENT = /^[A-Za-z_$][\w$]*$/;
-const SINGLE_KWS = ['additionalProperties', 'propertyNames', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else'];
-const LIST_KWS = ['prefixItems', 'items', 'allOf', 'anyOf', 'oneOf'];
-const MAP_KWS = ['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas', 'dependencies'];
+const TYPE_TESTS: { [type: string]: (v: unknown) => boolean } = {
+  string: (v) => typeof v === 'string',
+  number: (v) => typeof v === 'number',
+  integer: (v) => Number.isInteger(v),
+  boolean: (v) => typeof v === 'boolean',
+  null: (v) => v === null,
+  array: (v) => Array.isArray(v),
+  object: (v) => isObj(v),
+};
+const COMPARE: { [op: string]: (a: number, b: number) => boolean } = {
+  '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b,
+};
+// [keyword, operator, draft-04 boolean keyword that turns the bound exclusive]
+const BOUNDS = [['minimum', '>=', 'exclusiveMinimum'], ['maximum', '<=', 'exclusiveMaximum'],
+  ['exclusiveMinimum', '>', ''], ['exclusiveMaximum', '<', '']];
+// [keyword, value type, unit, plural unit]
+const SIZES = [['minLength', 'string', 'character'], ['maxLength', 'string', 'character'],
+  ['minItems', 'array', 'item'], ['maxItems', 'array', 'item'],
+  ['minProperties', 'object', 'property', 'properties'], ['maxProperties', 'object', 'property', 'properties']];
+// Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas.
+const MAP_KWS = new Set(['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas',
+  'dependencies']);
+const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
+const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'propertyNames', 'items', 'prefixItems',
+  'additionalItems', 'contains', 'if', 'then', 'else'];
 
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isSchema = (v: unknown): v is JsonSchema => typeof v === 'boolean' || isObj(v);
+const isComposite = (v: unknown): boolean => typeof v === 'object' && v !== null;
+const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const plural = (n: number, unit: string, units = `${unit}s`): string => `${n} ${n === 1 ? unit : units}`;
+/** Asked after a failure: test mode needs no more work, and collect mode stops once the cap is reached. */
+const stop = (st: State | null): boolean => st === null || st.issues.length >= MAX_ISSUES;
 const PASS: Check = () => true;
 const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
@@ -40,7 +67,7 @@ export function compileSchema(schema: JsonSchema): Validator {
   const colors = new Map<Obj, number>();
   for (const s of ctx.memo.keys()) assertDescends(ctx, s, colors);
   return (value) => {
-    // Valid values take the fast path; only invalid ones are walked again to collect issues with paths.
+    // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
     if (root(value, null, 0)) return NO_ISSUES;
     const st: State = { path: [], issues: [] };
     root(value, st, 0);
@@ -59,14 +86,6 @@ export function formatPath(root: string, path: (string | number)[]): string {
   return out;
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isSchema(v: unknown): v is JsonSchema {
-  return typeof v === 'boolean' || isObj(v);
-}
-
 function bad(loc: string, message: string): never {
   throw new TypeError(`invalid schema at ${loc}: ${message}`);
 }
@@ -78,11 +97,6 @@ function report(st: State | null, message: string, key?: string | number): false
     st.issues.push({ path, message });
   }
   return false;
-}
-
-/** After a failure: test mode needs no more work, and collect mode stops once the cap is reached. */
-function stop(st: State | null): boolean {
-  return st === null || st.issues.length >= MAX_ISSUES;
 }
 
 function descend(check: Check, v: unknown, st: State | null, depth: number, key: string | number): boolean {
@@ -101,10 +115,8 @@ function every(checks: Check[]): Check {
   return (v, st, d) => {
     let ok = true;
     for (let i = 0; i < checks.length; i++) {
-      if (!checks[i](v, st, d)) {
-        ok = false;
-        if (stop(st)) return false;
-      }
+      ok = checks[i](v, st, d) && ok;
+      if (!ok && stop(st)) return false;
     }
     return ok;
   };
@@ -120,15 +132,18 @@ function collectAnchors(ctx: Ctx, s: unknown, seen: Set<Obj>): void {
     if (ctx.anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
     ctx.anchors.set(anchor, s);
   }
-  for (const kw of SINGLE_KWS) collectAnchors(ctx, s[kw], seen);
-  for (const kw of LIST_KWS) {
-    const list = s[kw];
-    if (Array.isArray(list)) for (const sub of list) collectAnchors(ctx, sub, seen);
+  for (const sub of subschemas(s, SCHEMA_KWS)) collectAnchors(ctx, sub, seen);
+}
+
+function subschemas(s: Obj, keywords: string[]): unknown[] {
+  const out: unknown[] = [];
+  for (const kw of keywords) {
+    const x = s[kw];
+    if (Array.isArray(x)) out.push(...x);
+    else if (MAP_KWS.has(kw) && isObj(x)) out.push(...Object.values(x));
+    else out.push(x);
   }
-  for (const kw of MAP_KWS) {
-    const map = s[kw];
-    if (isObj(map)) for (const k of Object.keys(map)) collectAnchors(ctx, map[k], seen);
-  }
+  return out;
 }
 
 function resolveRef(ctx: Ctx, ref: string, loc: string): JsonSchema {
@@ -163,16 +178,9 @@ function assertDescends(ctx: Ctx, s: Obj, colors: Map<Obj, number>): void {
   if (color === 2) return;
   if (color === 1) throw new TypeError('invalid schema: a $ref cycle never descends into the value');
   colors.set(s, 1);
-  const next: unknown[] = [ctx.refs.get(s), s.not];
+  const next = subschemas(s, IN_PLACE_KWS);
+  next.push(ctx.refs.get(s));
   if (s.then !== undefined || s.else !== undefined) next.push(s.if, s.then, s.else);
-  for (const kw of ['allOf', 'anyOf', 'oneOf']) {
-    const list = s[kw];
-    if (Array.isArray(list)) next.push(...list);
-  }
-  for (const kw of ['dependentSchemas', 'dependencies']) {
-    const map = s[kw];
-    if (isObj(map)) next.push(...Object.values(map));
-  }
   for (const n of next) if (isObj(n)) assertDescends(ctx, n, colors);
   colors.set(s, 2);
 }
@@ -182,14 +190,12 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   if (s === false) return REJECT;
   if (!isObj(s)) bad(loc, 'a schema must be an object or a boolean');
   const known = ctx.memo.get(s);
-  // A schema still being compiled is reached again through a recursive $ref: defer to its finished check.
+  // Reached again through a recursive $ref while still compiling: defer to the check once it exists.
   if (known !== undefined) return known.check ?? ((v, st, d) => (known.check as Check)(v, st, d));
   const slot: { check: Check | undefined } = { check: undefined };
   ctx.memo.set(s, slot);
   const checks: Check[] = [];
-  compileTypeAndValues(s, loc, checks);
-  compileNumber(s, loc, checks);
-  compileString(s, loc, checks);
+  compileValues(s, loc, checks);
   compileArray(ctx, s, loc, checks);
   compileObject(ctx, s, loc, checks);
   compileApplicators(ctx, s, loc, checks);
@@ -197,87 +203,51 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   return slot.check;
 }
 
-function compileTypeAndValues(s: Obj, loc: string, checks: Check[]): void {
+function compileValues(s: Obj, loc: string, checks: Check[]): void {
   if (s.type !== undefined) {
     const types: unknown[] = Array.isArray(s.type) ? s.type : [s.type];
-    if (types.length === 0 || !types.every((t) => typeof t === 'string' && TYPES.has(t))) {
-      bad(loc, `type must be one of ${[...TYPES].join(', ')} or a non-empty array of them`);
+    if (types.length === 0 || !types.every((t) => typeof t === 'string' && Object.hasOwn(TYPE_TESTS, t))) {
+      bad(loc, `type must be one of ${Object.keys(TYPE_TESTS).join(', ')} or a non-empty array of them`);
     }
-    const names = types as string[];
-    const message = `must be ${names.join(' or ')}`;
+    const tests = types.map((t) => TYPE_TESTS[t as string]);
+    const message = `must be ${types.join(' or ')}`;
     checks.push((v, st) => {
-      for (let i = 0; i < names.length; i++) if (hasType(v, names[i])) return true;
+      for (let i = 0; i < tests.length; i++) if (tests[i](v)) return true;
       return report(st, message);
     });
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
-    const scalars = new Set<unknown>();
-    const composites: unknown[] = [];
-    for (const x of s.enum) {
-      if (typeof x === 'object' && x !== null) composites.push(x);
-      else scalars.add(x);
-    }
-    checks.push((v, st) =>
-      (typeof v === 'object' && v !== null ? composites.some((c) => jsonEqual(v, c)) : scalars.has(v)) ||
+    const scalars = new Set<unknown>(s.enum.filter((x) => !isComposite(x)));
+    const composites = s.enum.filter(isComposite);
+    checks.push((v, st) => (isComposite(v) ? composites.some((c) => jsonEqual(v, c)) : scalars.has(v)) ||
       report(st, 'must be one of the allowed values'));
   }
   if (Object.hasOwn(s, 'const')) {
     const c = s.const;
     checks.push((v, st) => v === c || jsonEqual(v, c) || report(st, 'must be equal to the constant'));
   }
-}
-
-function hasType(v: unknown, type: string): boolean {
-  switch (type) {
-    case 'string': return typeof v === 'string';
-    case 'number': return typeof v === 'number';
-    case 'integer': return Number.isInteger(v);
-    case 'boolean': return typeof v === 'boolean';
-    case 'null': return v === null;
-    case 'array': return Array.isArray(v);
-    default: return isObj(v);
+  for (const [kw, op, draft4] of BOUNDS) {
+    if (typeof s[kw] === 'boolean') continue;
+    const limit = numberKw(s, kw, loc, false);
+    if (limit === undefined) continue;
+    const exact = draft4 !== '' && s[draft4] === true ? op.slice(0, 1) : op;
+    const compare = COMPARE[exact];
+    const message = `must be ${exact} ${limit}`;
+    checks.push((v, st) => typeof v !== 'number' || compare(v, limit) || report(st, message));
   }
-}
-
-function compileNumber(s: Obj, loc: string, checks: Check[]): void {
-  // Draft-04 writes exclusiveMinimum/exclusiveMaximum as booleans that make minimum/maximum exclusive.
-  const min = num(s, 'minimum', loc);
-  const max = num(s, 'maximum', loc);
-  const exMin = s.exclusiveMinimum === true ? min : s.exclusiveMinimum === false ? undefined : num(s, 'exclusiveMinimum', loc);
-  const exMax = s.exclusiveMaximum === true ? max : s.exclusiveMaximum === false ? undefined : num(s, 'exclusiveMaximum', loc);
-  if (min !== undefined && s.exclusiveMinimum !== true) {
-    checks.push((v, st) => typeof v !== 'number' || v >= min || report(st, `must be >= ${min}`));
-  }
-  if (max !== undefined && s.exclusiveMaximum !== true) {
-    checks.push((v, st) => typeof v !== 'number' || v <= max || report(st, `must be <= ${max}`));
-  }
-  if (exMin !== undefined) checks.push((v, st) => typeof v !== 'number' || v > exMin || report(st, `must be > ${exMin}`));
-  if (exMax !== undefined) checks.push((v, st) => typeof v !== 'number' || v < exMax || report(st, `must be < ${exMax}`));
-  const step = num(s, 'multipleOf', loc);
+  const step = numberKw(s, 'multipleOf', loc, false);
   if (step !== undefined) {
     if (step <= 0) bad(loc, 'multipleOf must be greater than 0');
     checks.push((v, st) => typeof v !== 'number' || isMultiple(v, step) || report(st, `must be a multiple of ${step}`));
   }
-}
-
-/** Float division is inexact (0.3 / 0.1 = 2.9999999999999996), so accept quotients within 1e-9 of an integer. */
-function isMultiple(v: number, step: number): boolean {
-  const q = v / step;
-  return Number.isInteger(q) || Math.abs(q - Math.round(q)) < 1e-9;
-}
-
-function compileString(s: Obj, loc: string, checks: Check[]): void {
-  // UTF-16 length bounds the code point count from above, so the exact count is needed only near the limit.
-  const minLen = count(s, 'minLength', loc);
-  const maxLen = count(s, 'maxLength', loc);
-  if (minLen !== undefined) {
-    checks.push((v, st) => typeof v !== 'string' || (v.length >= minLen && codePoints(v) >= minLen) ||
-      report(st, `must have at least ${plural(minLen, 'character')}`));
-  }
-  if (maxLen !== undefined) {
-    checks.push((v, st) => typeof v !== 'string' || v.length <= maxLen || codePoints(v) <= maxLen ||
-      report(st, `must have at most ${plural(maxLen, 'character')}`));
+  for (const [kw, type, unit, units] of SIZES) {
+    const limit = numberKw(s, kw, loc, true);
+    if (limit === undefined) continue;
+    const atLeast = kw.startsWith('min');
+    const message = `must have ${atLeast ? 'at least' : 'at most'} ${plural(limit, unit, units)}`;
+    const is = TYPE_TESTS[type];
+    checks.push((v, st) => !is(v) || (atLeast ? sizeOf(v) >= limit : sizeOf(v) <= limit) || report(st, message));
   }
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string') bad(loc, 'pattern must be a string');
@@ -287,17 +257,19 @@ function compileString(s: Obj, loc: string, checks: Check[]): void {
   }
 }
 
-function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = s.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
+/** Float division is inexact (0.3 / 0.1 = 2.9999999999999996), so accept quotients within 1e-9 of an integer. */
+function isMultiple(v: number, step: number): boolean {
+  const q = v / step;
+  return Number.isInteger(q) || Math.abs(q - Math.round(q)) < 1e-9;
+}
+
+/** Strings are measured in Unicode code points, as JSON Schema specifies, not in UTF-16 units. */
+function sizeOf(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  if (typeof v !== 'string') return Object.keys(v as Obj).length;
+  let n = 0;
+  for (let i = 0; i < v.length; i++, n++) {
+    if ((v.charCodeAt(i) & 0xfc00) === 0xd800 && (v.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
   }
   return n;
 }
@@ -315,21 +287,11 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
       let ok = true;
       const n = rest === undefined ? Math.min(v.length, prefix.length) : v.length;
       for (let i = 0; i < n; i++) {
-        if (!descend(i < prefix.length ? prefix[i] : restCheck, v[i], st, d, i)) {
-          ok = false;
-          if (stop(st)) return false;
-        }
+        ok = descend(i < prefix.length ? prefix[i] : restCheck, v[i], st, d, i) && ok;
+        if (!ok && stop(st)) return false;
       }
       return ok;
     });
-  }
-  const minItems = count(s, 'minItems', loc);
-  const maxItems = count(s, 'maxItems', loc);
-  if (minItems !== undefined) {
-    checks.push((v, st) => !Array.isArray(v) || v.length >= minItems || report(st, `must have at least ${plural(minItems, 'item')}`));
-  }
-  if (maxItems !== undefined) {
-    checks.push((v, st) => !Array.isArray(v) || v.length <= maxItems || report(st, `must have at most ${plural(maxItems, 'item')}`));
   }
   if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') bad(loc, 'uniqueItems must be a boolean');
   if (s.uniqueItems === true) {
@@ -337,8 +299,8 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.contains !== undefined) {
     const contains = compileNode(ctx, s.contains, `${loc}/contains`);
-    const least = count(s, 'minContains', loc) ?? 1;
-    const most = count(s, 'maxContains', loc);
+    const least = numberKw(s, 'minContains', loc, true) ?? 1;
+    const most = numberKw(s, 'maxContains', loc, true);
     checks.push((v, st, d) => {
       if (!Array.isArray(v)) return true;
       let n = 0;
@@ -353,12 +315,12 @@ function hasDuplicate(items: unknown[]): boolean {
   const scalars = new Set<unknown>();
   const composites: unknown[] = [];
   for (const x of items) {
-    if (typeof x !== 'object' || x === null) {
-      if (scalars.has(x)) return true;
-      scalars.add(x);
-    } else {
+    if (isComposite(x)) {
       if (composites.some((c) => jsonEqual(x, c))) return true;
       composites.push(x);
+    } else {
+      if (scalars.has(x)) return true;
+      scalars.add(x);
     }
   }
   return false;
@@ -372,10 +334,8 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
       let ok = true;
       for (let i = 0; i < props.keys.length; i++) {
         const k = props.keys[i];
-        if (Object.hasOwn(v, k) && !descend(props.checks[i], v[k], st, d, k)) {
-          ok = false;
-          if (stop(st)) return false;
-        }
+        ok = (!Object.hasOwn(v, k) || descend(props.checks[i], v[k], st, d, k)) && ok;
+        if (!ok && stop(st)) return false;
       }
       return ok;
     });
@@ -386,110 +346,66 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const declared = new Set(props?.keys);
   const extra = s.additionalProperties === undefined ? undefined
     : compileNode(ctx, s.additionalProperties, `${loc}/additionalProperties`);
-  if (patterns !== undefined || extra !== undefined) {
+  const names = s.propertyNames === undefined ? undefined : compileNode(ctx, s.propertyNames, `${loc}/propertyNames`);
+  if (patterns !== undefined || extra !== undefined || names !== undefined) {
+    // One pass over the value's own keys serves propertyNames, patternProperties and additionalProperties.
     checks.push((v, st, d) => {
       if (!isObj(v)) return true;
       let ok = true;
       for (const k of Object.keys(v)) {
+        if (names !== undefined && !names(k, null, d)) ok = report(st, 'is not a valid property name', k);
         let matched = declared.has(k);
         for (let i = 0; i < regexes.length; i++) {
           if (!regexes[i].test(k)) continue;
           matched = true;
-          if (!descend(patternChecks[i], v[k], st, d, k)) {
-            ok = false;
-            if (stop(st)) return false;
-          }
+          ok = descend(patternChecks[i], v[k], st, d, k) && ok;
         }
-        if (matched || extra === undefined) continue;
-        if (extra === REJECT ? report(st, 'must not have additional property', k) : !descend(extra, v[k], st, d, k)) {
-          ok = false;
-          if (stop(st)) return false;
-        }
+        if (!matched && extra === REJECT) ok = report(st, 'must not have additional property', k);
+        else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k) && ok;
+        if (!ok && stop(st)) return false;
       }
       return ok;
     });
   }
-  if (s.propertyNames !== undefined) {
-    const names = compileNode(ctx, s.propertyNames, `${loc}/propertyNames`);
-    checks.push((v, st, d) => {
-      if (!isObj(v)) return true;
-      let ok = true;
-      for (const k of Object.keys(v)) {
-        if (!names(k, null, d)) {
-          ok = report(st, 'is not a valid property name', k);
-          if (stop(st)) return false;
-        }
-      }
-      return ok;
-    });
-  }
-  const required = s.required === undefined ? [] : strings(s.required, 'required', loc);
-  if (required.length > 0) checks.push((v, st) => !isObj(v) || requireAll(v, required, st, 'is required'));
-  const minProps = count(s, 'minProperties', loc);
-  const maxProps = count(s, 'maxProperties', loc);
-  if (minProps !== undefined) {
-    checks.push((v, st) => !isObj(v) || Object.keys(v).length >= minProps ||
-      report(st, `must have at least ${plural(minProps, 'property', 'properties')}`));
-  }
-  if (maxProps !== undefined) {
-    checks.push((v, st) => !isObj(v) || Object.keys(v).length <= maxProps ||
-      report(st, `must have at most ${plural(maxProps, 'property', 'properties')}`));
-  }
-  compileDependencies(ctx, s, loc, checks);
-}
-
-function compileDependencies(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
-  // Draft-07 "dependencies" mixes both forms: an array means dependentRequired, a schema dependentSchemas.
-  const requiredBy: [string, string[]][] = [];
-  const schemaBy: [string, Check][] = [];
+  // Each dependency becomes a check applied only when its key is present. Draft-07 "dependencies" mixes both
+  // forms: an array of names means dependentRequired, a schema means dependentSchemas.
+  const deps: [string | undefined, Check][] = [];
+  if (s.required !== undefined) deps.push([undefined, requireAll(strings(s.required, 'required', loc), 'is required')]);
   for (const kw of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
     const map = s[kw];
     if (map === undefined) continue;
     if (!isObj(map)) bad(loc, `${kw} must be an object`);
     for (const k of Object.keys(map)) {
       const dep = map[k];
-      if (kw !== 'dependentSchemas' && Array.isArray(dep)) requiredBy.push([k, strings(dep, kw, loc)]);
-      else if (kw !== 'dependentRequired') schemaBy.push([k, compileNode(ctx, dep, `${loc}/${kw}/${escapeToken(k)}`)]);
+      if (kw !== 'dependentSchemas' && Array.isArray(dep)) {
+        deps.push([k, requireAll(strings(dep, kw, loc), `is required when ${JSON.stringify(k)} is present`)]);
+      } else if (kw !== 'dependentRequired') deps.push([k, compileNode(ctx, dep, `${loc}/${kw}/${escapeToken(k)}`)]);
       else bad(loc, 'dependentRequired values must be arrays of strings');
     }
   }
-  if (requiredBy.length > 0) {
-    checks.push((v, st) => {
-      if (!isObj(v)) return true;
-      let ok = true;
-      for (const [k, names] of requiredBy) {
-        if (Object.hasOwn(v, k) && !requireAll(v, names, st, `is required when ${JSON.stringify(k)} is present`)) {
-          ok = false;
-          if (stop(st)) return false;
-        }
-      }
-      return ok;
-    });
-  }
-  if (schemaBy.length > 0) {
+  if (deps.length > 0) {
     checks.push((v, st, d) => {
       if (!isObj(v)) return true;
       let ok = true;
-      for (const [k, check] of schemaBy) {
-        if (Object.hasOwn(v, k) && !check(v, st, d)) {
-          ok = false;
-          if (stop(st)) return false;
-        }
+      for (const [k, check] of deps) {
+        ok = ((k !== undefined && !Object.hasOwn(v, k)) || check(v, st, d)) && ok;
+        if (!ok && stop(st)) return false;
       }
       return ok;
     });
   }
 }
 
-function requireAll(v: Obj, names: string[], st: State | null, message: string): boolean {
-  let ok = true;
-  for (const name of names) {
-    if (!Object.hasOwn(v, name)) {
+function requireAll(names: string[], message: string): Check {
+  return (v, st) => {
+    let ok = true;
+    for (const name of names) {
+      if (Object.hasOwn(v as Obj, name)) continue;
       ok = report(st, message, name);
       if (stop(st)) return false;
     }
-  }
-  return ok;
+    return ok;
+  };
 }
 
 function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
@@ -501,19 +417,16 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
   }
   const all = compileList(ctx, s, 'allOf', loc);
   if (all !== undefined) checks.push(every(all));
-  const any = compileList(ctx, s, 'anyOf', loc);
-  if (any !== undefined) {
-    checks.push((v, st, d) => {
-      for (let i = 0; i < any.length; i++) if (any[i](v, null, d)) return true;
-      return report(st, 'must match at least one schema in anyOf');
-    });
-  }
-  const one = compileList(ctx, s, 'oneOf', loc);
-  if (one !== undefined) {
+  for (const kw of ['anyOf', 'oneOf']) {
+    const subs = compileList(ctx, s, kw, loc);
+    if (subs === undefined) continue;
+    // anyOf can stop at the first match; oneOf must look for a second one.
+    const enough = kw === 'anyOf' ? 1 : 2;
+    const message = `must match ${kw === 'anyOf' ? 'at least' : 'exactly'} one schema in ${kw}`;
     checks.push((v, st, d) => {
       let n = 0;
-      for (let i = 0; i < one.length && n < 2; i++) if (one[i](v, null, d)) n++;
-      return n === 1 || report(st, 'must match exactly one schema in oneOf');
+      for (let i = 0; i < subs.length && n < enough; i++) if (subs[i](v, null, d)) n++;
+      return n === 1 || report(st, message);
     });
   }
   if (s.not !== undefined) {
@@ -528,9 +441,7 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
   }
 }
 
-interface CheckMap { keys: string[]; checks: Check[] }
-
-function compileMap(ctx: Ctx, s: Obj, kw: string, loc: string): CheckMap | undefined {
+function compileMap(ctx: Ctx, s: Obj, kw: string, loc: string): { keys: string[]; checks: Check[] } | undefined {
   const map = s[kw];
   if (map === undefined) return undefined;
   if (!isObj(map)) bad(loc, `${kw} must be an object`);
@@ -545,17 +456,11 @@ function compileList(ctx: Ctx, s: Obj, kw: string, loc: string): Check[] | undef
   return list.map((sub, i) => compileNode(ctx, sub, `${loc}/${kw}/${i}`));
 }
 
-function num(s: Obj, kw: string, loc: string): number | undefined {
+function numberKw(s: Obj, kw: string, loc: string, count: boolean): number | undefined {
   const x = s[kw];
   if (x === undefined) return undefined;
   if (typeof x !== 'number' || !Number.isFinite(x)) bad(loc, `${kw} must be a number`);
-  return x;
-}
-
-function count(s: Obj, kw: string, loc: string): number | undefined {
-  const x = s[kw];
-  if (x === undefined) return undefined;
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0) bad(loc, `${kw} must be a non-negative integer`);
+  if (count && (!Number.isInteger(x) || x < 0)) bad(loc, `${kw} must be a non-negative integer`);
   return x;
 }
 
@@ -572,14 +477,6 @@ function regex(pattern: string, kw: string, loc: string): RegExp {
   }
 }
 
-function escapeToken(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** JSON equality without recursion, so arbitrarily deep values cannot exhaust the stack. */
 function jsonEqual(a: unknown, b: unknown): boolean {
   const pending: unknown[] = [a, b];
@@ -587,12 +484,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
     const y = pending.pop();
     const x = pending.pop();
     if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if (Array.isArray(x) || Array.isArray(y)) {
-      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
-      continue;
-    }
+    if (!isComposite(x) || !isComposite(y) || Array.isArray(x) !== Array.isArray(y)) return false;
     const xo = x as Obj;
     const yo = y as Obj;
     const keys = Object.keys(xo);

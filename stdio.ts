@@ -41,6 +41,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   let phase: Phase = 'reading';
   let outputBroken = false;
   let droppedNotifications = 0;
+  let waitingForDrain = false;
   let settle: { resolve(): void; reject(error: unknown): void };
   const closed = new Promise<void>((resolve, reject) => {
     settle = { resolve, reject };
@@ -52,13 +53,15 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
     }
-    if (!output.write(`${JSON.stringify(message)}\n`) && phase === 'reading') {
+    if (!output.write(`${JSON.stringify(message)}\n`) && phase === 'reading' && !waitingForDrain) {
+      waitingForDrain = true; // one listener however many writes are refused
       input.pause();
       output.once('drain', resumeReading);
     }
   };
 
   const resumeReading = (): void => {
+    waitingForDrain = false;
     if (droppedNotifications > 0) logger.warn(`dropped ${droppedNotifications} notification(s) while output was backed up`);
     droppedNotifications = 0;
     if (phase === 'reading') input.resume();
@@ -81,6 +84,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     // The reader went away (EPIPE and the like): nothing can be delivered any more.
     outputBroken = true;
     if (error.code !== 'EPIPE') logger.error('output stream failed', error);
+    connection.close();
+    void finish(undefined);
+  };
+  const onOutputClose = (): void => {
+    // Destroyed without an error (no EPIPE will come): nothing can be delivered any more either.
+    if (phase === 'closed') return;
+    outputBroken = true;
     connection.close();
     void finish(undefined);
   };
@@ -109,12 +119,14 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     connection.close();
     if (!outputBroken) await flush(output);
     output.off('error', onOutputError);
+    output.off('close', onOutputClose);
     output.on('error', ignore);
     if (handlerError === undefined) settle.resolve();
     else settle.reject(handlerError);
   }
 
   output.on('error', onOutputError);
+  output.on('close', onOutputClose);
   input.on('data', onData);
   input.on('end', onEnd);
   input.on('error', onEnd);

@@ -1,0 +1,268 @@
+// Package and layout (issue 2): package.json and tsconfig as promised, zero runtime dependencies, root modules that
+// import only node: built-ins and their siblings, and the built dist/ (made by `npm run build`, which `npm test`
+// runs first) imported and serving a request on the machine's Node 20, through file URLs and through the exports map.
+
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const MODULES = readdirSync(ROOT).filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).sort();
+
+/**
+ * The machine's Node (20), not the dev Node 22 that npm scripts put first on PATH through node_modules/.bin:
+ * npm's own Node when run from npm, else the first `node` on PATH outside node_modules, else the usual places.
+ */
+function machineNode(): string {
+  const onPath = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'node'));
+  const candidates = [process.env.npm_node_execpath, ...onPath, '/usr/local/bin/node', '/usr/bin/node'];
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === '' || !existsSync(candidate)) continue;
+    if (realpathSync(candidate).split(sep).includes('node_modules')) continue;
+    return candidate;
+  }
+  throw new Error(`no Node outside node_modules among ${candidates.join(', ')}`);
+}
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-core-package-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs `node script` with the given stdin lines, closes stdin, and returns the parsed stdout frames and exit. */
+async function serveOnce(t: TestContext, node: string, script: string, lines: object[], cwd: string) {
+  const child = spawn(node, [script], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // only when a test failed
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = once(child, 'exit');
+  child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  const [code, signal] = await exit;
+  assert.ok(stdout === '' || stdout.endsWith('\n'));
+  const frames = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  return { code, signal, frames, stderr };
+}
+
+const SESSION = [
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1.0.0' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'node_version', arguments: {} } },
+];
+
+const SERVER_BODY = `
+const server = createServer({ name: 'built-package', version: '1.2.3' });
+server.tool('node_version', { inputSchema: { type: 'object', properties: {} } },
+  () => ({ content: [{ type: 'text', text: process.version }] }));
+serveStdio(server);
+`;
+
+function assertServed(run: Awaited<ReturnType<typeof serveOnce>>): void {
+  assert.deepEqual({ code: run.code, signal: run.signal }, { code: 0, signal: null }, run.stderr);
+  assert.equal(run.frames.length, 2, JSON.stringify(run.frames));
+  const [init, call] = run.frames;
+  assert.equal(init.id, 1);
+  assert.equal(init.result.protocolVersion, '2025-06-18');
+  assert.deepEqual(init.result.serverInfo, { name: 'built-package', version: '1.2.3' });
+  assert.equal(call.id, 2);
+  assert.match(call.result.content[0].text, /^v20\./, 'the server ran on Node 20');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// package.json, tsconfig, files
+
+test('package.json: ESM, no runtime dependencies of any kind, engines node >= 20, MIT', () => {
+  assert.equal(pkg.type, 'module');
+  assert.deepEqual(pkg.dependencies, {});
+  assert.equal(pkg.peerDependencies, undefined);
+  assert.equal(pkg.optionalDependencies, undefined);
+  assert.equal(pkg.bundleDependencies ?? pkg.bundledDependencies, undefined);
+  assert.match(pkg.engines.node, /^>=\s*20(\.0)?(\.0)?$/);
+  assert.equal(pkg.license, 'MIT');
+});
+
+test('package.json: exports "." and "./stdio", each with its types first', () => {
+  assert.deepEqual(pkg.exports['.'], { types: './dist/core.d.ts', default: './dist/core.js' });
+  assert.deepEqual(pkg.exports['./stdio'], { types: './dist/stdio.d.ts', default: './dist/stdio.js' });
+  for (const [subpath, entry] of Object.entries<Record<string, string>>(pkg.exports)) {
+    assert.equal(Object.keys(entry)[0], 'types', `${subpath}: TypeScript reads the first matching condition`);
+  }
+  assert.deepEqual(Object.keys(pkg.exports).filter((key) => !['.', './stdio', './http'].includes(key)), []);
+});
+
+test('package.json: dev tools are devDependencies, with a Node >= 22.19 for type stripping', () => {
+  for (const tool of ['typescript', 'c8', '@types/node', 'node']) assert.ok(pkg.devDependencies[tool], tool);
+  const [major, minor] = String(pkg.devDependencies.node).replace(/^[\^~>=\s]+/, '').split('.').map(Number);
+  assert.ok(major > 22 || (major === 22 && minor >= 19), `node ${pkg.devDependencies.node}`);
+  assert.match(pkg.scripts.build, /\btsc\b/);
+  assert.match(pkg.scripts.test, /npm run build/, 'the tests run on a fresh build');
+});
+
+test('tsconfig.json: strict, erasable syntax only, verbatim module syntax, .ts imports rewritten for dist/', () => {
+  const { compilerOptions } = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
+  assert.equal(compilerOptions.strict, true);
+  assert.equal(compilerOptions.erasableSyntaxOnly, true);
+  assert.equal(compilerOptions.verbatimModuleSyntax, true);
+  assert.equal(compilerOptions.rewriteRelativeImportExtensions, true);
+  assert.equal(compilerOptions.declaration, true);
+  assert.equal(compilerOptions.outDir, 'dist');
+});
+
+test('LICENSE is MIT and the README opens with the demo command and the test command that .ci/run runs', () => {
+  assert.match(readFileSync(join(ROOT, 'LICENSE'), 'utf8'), /MIT License/);
+  const head = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').slice(0, 8).join('\n');
+  const demo = head.search(/npm[^\n]*\bstart\b/);
+  const tests = head.search(/npm[^\n]*\btest\b/);
+  assert.ok(demo !== -1 && tests !== -1 && demo < tests, head);
+  assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^npm test$/m);
+});
+
+test('the packed package holds only dist/*.js, dist/*.d.ts, README.md, LICENSE and package.json', () => {
+  const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(packed.status, 0, packed.stderr);
+  const files: string[] = JSON.parse(packed.stdout)[0].files.map((file: { path: string }) => file.path);
+  const unexpected = files.filter((file) => !/^dist\/[^/]+\.(js|d\.ts)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+  assert.deepEqual(unexpected, []);
+  for (const file of ['dist/core.js', 'dist/core.d.ts', 'dist/stdio.js', 'dist/stdio.d.ts', 'README.md', 'LICENSE']) {
+    assert.ok(files.includes(file), file);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Module layout
+
+test('every root module imports only node: built-ins and ./*.ts siblings', () => {
+  assert.ok(MODULES.includes('core.ts') && MODULES.includes('stdio.ts'));
+  const builtins = new Set(builtinModules);
+  for (const file of MODULES) {
+    const source = readFileSync(join(ROOT, file), 'utf8');
+    const { importedFiles } = ts.preProcessFile(source, true, true); // imports, re-exports, import(), require()
+    for (const { fileName: specifier } of importedFiles) {
+      if (specifier.startsWith('node:')) {
+        assert.ok(builtins.has(specifier.slice('node:'.length)), `${file}: ${specifier} is not a Node built-in`);
+        continue;
+      }
+      assert.match(specifier, /^\.\/[^/]+\.ts$/, `${file} imports '${specifier}'`);
+      assert.ok(MODULES.includes(specifier.slice(2)), `${file}: ${specifier} is not a root module`);
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The build
+
+test('npm run build emitted a current dist/*.js and .d.ts for every root module', () => {
+  for (const file of MODULES) {
+    const base = file.slice(0, -'.ts'.length);
+    for (const built of [`${base}.js`, `${base}.d.ts`]) {
+      const path = join(DIST, built);
+      assert.ok(existsSync(path), `dist/${built} is missing: run npm run build`);
+      assert.ok(statSync(path).mtimeMs >= statSync(join(ROOT, file)).mtimeMs, `dist/${built} is older than ${file}: run npm run build`);
+    }
+  }
+  for (const entry of Object.values<Record<string, string>>(pkg.exports)) {
+    for (const target of Object.values(entry)) assert.ok(existsSync(join(ROOT, target)), target);
+  }
+});
+
+test('the built JavaScript imports ./*.js siblings (the .ts extensions were rewritten)', () => {
+  for (const file of readdirSync(DIST).filter((name) => name.endsWith('.js'))) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(DIST, file), 'utf8'), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (specifier.startsWith('node:')) continue;
+      assert.match(specifier, /^\.\/[^/]+\.js$/, `dist/${file} imports '${specifier}'`);
+      assert.ok(existsSync(join(DIST, specifier)), `dist/${file} imports the missing ${specifier}`);
+    }
+  }
+});
+
+test('the machine\'s Node is 20 and is not the dev Node running these tests', () => {
+  const node = machineNode();
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  assert.match(version, /^v20\./, `${node} is ${version}`);
+  assert.match(process.version, /^v2[2-9]\./, 'the tests themselves run on the dev Node');
+});
+
+test('the built package imported by file URL serves initialize and tools/call on the machine\'s Node 20', { timeout: 30_000 }, async (t) => {
+  const dir = tempDir(t);
+  const script = join(dir, 'server.mjs');
+  writeFileSync(script, [
+    `import { createServer } from ${JSON.stringify(pathToFileURL(join(DIST, 'core.js')).href)};`,
+    `import { serveStdio } from ${JSON.stringify(pathToFileURL(join(DIST, 'stdio.js')).href)};`,
+    SERVER_BODY,
+  ].join('\n'));
+  assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
+});
+
+test('the exports map resolves "mcp-core" and "mcp-core/stdio" on Node 20, and internals stay private', { timeout: 30_000 }, async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'mcp-core'), 'dir');
+  const script = join(dir, 'server.mjs');
+  writeFileSync(script, [
+    `import { createServer } from 'mcp-core';`,
+    `import { serveStdio } from 'mcp-core/stdio';`,
+    // Only the documented entry points are reachable; a deep import is refused by the exports map.
+    `await import('mcp-core/dist/ndjson.js').then(() => process.exit(3), (error) => {`,
+    `  if (error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') process.exit(4);`,
+    `});`,
+    SERVER_BODY,
+  ].join('\n'));
+  assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
+});
+
+test('the exports map\'s types serve a strict TypeScript consumer', { timeout: 60_000 }, (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'mcp-core'), 'dir');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(dir, 'consumer.ts'), `
+import { createServer, ProtocolError, type Context } from 'mcp-core';
+import { serveStdio, type StdioServer } from 'mcp-core/stdio';
+
+const server = createServer({ name: 'consumer', version: '1.0.0' }, { pageSize: 10 });
+server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
+  (args: { a: number }, ctx: Context) => {
+    ctx.progress(1);
+    if (args.a < 0) throw new ProtocolError(-32602, 'negative');
+    return { content: [{ type: 'text', text: String(args.a + 1) }] };
+  });
+const stdio: StdioServer = serveStdio(server, { maxLineBytes: 1024 });
+const closed: Promise<void> = stdio.closed;
+void closed;
+// The declarations are real types, not any: misuse is an error.
+// @ts-expect-error name and version are required
+createServer({});
+// @ts-expect-error maxLineBytes is a number
+serveStdio(server, { maxLineBytes: 'big' });
+`);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'es2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules', '@types')],
+    },
+    files: ['consumer.ts'],
+  }));
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+});

@@ -1,0 +1,145 @@
+// Units of registry.ts: opaque cursor encoding and decoding, registry order and paging, and the change hub.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ProtocolError } from '../core.ts';
+import { ChangeHub, Registry, decodeCursor, encodeCursor, type ChangeEvent } from '../registry.ts';
+
+function assertInvalidCursor(cursor: unknown, length: number): void {
+  assert.throws(() => decodeCursor(cursor, length), (error: unknown) => {
+    assert.ok(error instanceof ProtocolError, `${JSON.stringify(cursor)}: not a ProtocolError`);
+    assert.equal(error.code, -32602);
+    assert.equal(error.message, 'Invalid params: params.cursor is not a cursor this server issued');
+    return true;
+  }, JSON.stringify(cursor));
+}
+
+test('an absent cursor is the first page', () => {
+  assert.equal(decodeCursor(undefined, 0), 0);
+  assert.equal(decodeCursor(undefined, 10), 0);
+});
+
+test('every encoded offset decodes back to itself', () => {
+  for (const offset of [0, 1, 2, 9, 10, 99, 100, 12345, 999_999_999]) {
+    const cursor = encodeCursor(offset);
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/, 'URL-safe, no padding');
+    assert.equal(decodeCursor(cursor, offset), offset);
+    assert.equal(decodeCursor(cursor, offset + 1), offset);
+  }
+});
+
+test('cursors are opaque: they are not the offset written out', () => {
+  for (const offset of [0, 1, 42]) {
+    assert.notEqual(encodeCursor(offset), String(offset));
+    assertInvalidCursor(String(offset), 100);
+  }
+});
+
+test('a cursor beyond the end of the list is invalid; the end itself is an empty last page', () => {
+  assert.equal(decodeCursor(encodeCursor(5), 5), 5);
+  assertInvalidCursor(encodeCursor(6), 5);
+  assertInvalidCursor(encodeCursor(1), 0);
+});
+
+test('values that are not strings are invalid cursors, empty and null included', () => {
+  for (const cursor of [null, '', 0, 1, true, false, [], ['bzE'], {}, { offset: 1 }]) assertInvalidCursor(cursor, 10);
+});
+
+test('strings this server never minted are invalid cursors', () => {
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  const invalid = [
+    'random-string',
+    'not a cursor',
+    'bzE=', // padded spelling of "o1"
+    'bz+E',
+    'bz/E',
+    b64url('o-1'), // negative
+    b64url('o01'), // leading zero
+    b64url('o1.5'),
+    b64url('o1e3'),
+    b64url('o 1'),
+    b64url('o1\n'),
+    b64url('O1'),
+    b64url('x1'),
+    b64url('o'),
+    b64url('o1000000000'), // more digits than any offset the server mints
+    'A'.repeat(25), // longer than any minted cursor
+    `${encodeCursor(1)}x`,
+    encodeCursor(1).slice(0, -1),
+  ];
+  for (const cursor of invalid) assertInvalidCursor(cursor, 10);
+});
+
+test('a tampered spelling that decodes to the same bytes is still not a cursor this server issued', () => {
+  // base64 ignores the low bits of a final partial character: "bzI", "bzJ", "bzK" and "bzL" all decode to "o2".
+  const issued = encodeCursor(2);
+  assert.equal(issued, 'bzI');
+  assert.equal(decodeCursor(issued, 10), 2);
+  for (const spelling of ['bzJ', 'bzK', 'bzL']) {
+    assert.equal(Buffer.from(spelling, 'base64url').toString('latin1'), 'o2');
+    assertInvalidCursor(spelling, 10);
+  }
+});
+
+function registry(names: string[], onChange: () => void = () => {}): Registry<{ name: string }> {
+  const r = new Registry<{ name: string }>('item', onChange);
+  for (const name of names) r.add(name, { name });
+  return r;
+}
+
+test('pages follow registration order and end without a cursor', () => {
+  const r = registry(['c', 'a', 'b', 'e', 'd']);
+  const seen: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = r.page(cursor, 2);
+    seen.push(page.items.map((item) => item.name));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  assert.deepEqual(seen, [['c', 'a'], ['b', 'e'], ['d']]);
+});
+
+test('a page size that divides the list ends on a full page; a larger one gives everything at once', () => {
+  const r = registry(['a', 'b', 'c', 'd']);
+  const first = r.page(undefined, 2);
+  const second = r.page(first.nextCursor, 2);
+  assert.deepEqual(second.items.map((i) => i.name), ['c', 'd']);
+  assert.equal(second.nextCursor, undefined);
+  assert.deepEqual(r.page(undefined, 100), { items: r.values(), nextCursor: undefined });
+  assert.deepEqual(registry([]).page(undefined, 10), { items: [], nextCursor: undefined });
+});
+
+test('a registry rejects a duplicate name, reports each change, and keeps order across removals', () => {
+  let changes = 0;
+  const r = registry(['a', 'b', 'c'], () => changes++);
+  assert.equal(changes, 3);
+  assert.throws(() => r.add('b', { name: 'b' }), /item 'b' is already registered/);
+  assert.equal(changes, 3);
+  assert.equal(r.remove('b'), true);
+  assert.equal(r.remove('b'), false);
+  assert.equal(changes, 4);
+  r.add('b', { name: 'b' });
+  assert.deepEqual(r.values().map((i) => i.name), ['a', 'c', 'b']);
+  assert.equal(r.size, 3);
+  assert.equal(r.get('zzz'), undefined);
+  assert.equal(r.get('constructor'), undefined);
+});
+
+test('the change hub delivers to every listener until it is removed', () => {
+  const hub = new ChangeHub();
+  const a: ChangeEvent[] = [];
+  const b: ChangeEvent[] = [];
+  const stopA = hub.listen((event) => a.push(event));
+  const stopB = hub.listen((event) => b.push(event));
+  assert.equal(hub.size, 2);
+  hub.publish({ type: 'tools' });
+  stopA();
+  stopA(); // removing twice is harmless
+  assert.equal(hub.size, 1);
+  hub.publish({ type: 'resource', uri: 'mem://x' });
+  stopB();
+  assert.equal(hub.size, 0);
+  hub.publish({ type: 'prompts' });
+  assert.deepEqual(a, [{ type: 'tools' }]);
+  assert.deepEqual(b, [{ type: 'tools' }, { type: 'resource', uri: 'mem://x' }]);
+});

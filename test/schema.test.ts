@@ -1,0 +1,504 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
+
+function issues(schema: JsonSchema, value: unknown): SchemaIssue[] {
+  return compileSchema(schema)(value);
+}
+
+function ok(schema: JsonSchema, value: unknown): void {
+  assert.deepEqual(issues(schema, value), [], `expected ${JSON.stringify(value)} to be valid`);
+}
+
+function fails(schema: JsonSchema, value: unknown, expected: SchemaIssue[]): void {
+  assert.deepEqual(issues(schema, value), expected);
+}
+
+const CONFORMANCE = JSON.parse(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+  "$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},
+  "properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},
+  "phone":{"type":"string"},"email":{"type":"string"}},
+  "allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],
+  "if":{"properties":{"contactMethod":{"const":"phone"}}},"then":{"required":["phone"]},"else":{"required":["email"]},
+  "additionalProperties":false}`) as JsonSchema;
+
+test('conformance schema compiles unchanged and accepts a valid value', () => {
+  const before = structuredClone(CONFORMANCE);
+  const validate = compileSchema(CONFORMANCE);
+  assert.deepEqual(CONFORMANCE, before);
+  assert.deepEqual(validate({ name: 'a', contactMethod: 'email', email: 'x@y' }), []);
+  assert.deepEqual(validate({ contactMethod: 'phone', phone: '1', address: { street: 's', city: 'c' } }), []);
+  validate({ name: 5, extra: true });
+  assert.deepEqual(CONFORMANCE, before);
+});
+
+test('conformance schema reports nested, conditional and additional-property issues', () => {
+  const validate = compileSchema(CONFORMANCE);
+  assert.deepEqual(validate({ contactMethod: 'phone', email: 'x@y' }), [
+    { path: ['phone'], message: 'is required' },
+  ]);
+  assert.deepEqual(validate({ name: 5, address: { street: 1 }, contactMethod: 'email', email: 'e', nick: 'n' }), [
+    { path: ['name'], message: 'must be string' },
+    { path: ['address', 'street'], message: 'must be string' },
+    { path: ['nick'], message: 'must not have additional property' },
+  ]);
+  assert.deepEqual(validate({ contactMethod: 'fax' }), [
+    { path: ['contactMethod'], message: 'must be one of the allowed values' },
+    { path: [], message: 'must match at least one schema in anyOf' },
+    { path: ['email'], message: 'is required' },
+  ]);
+  assert.deepEqual(validate('x'), [{ path: [], message: 'must be object' }]);
+});
+
+test('a schema object is never mutated by compiling or validating', () => {
+  const schema: JsonSchema = {
+    $defs: { n: { type: 'integer', minimum: 0 } },
+    type: 'array', items: { $ref: '#/$defs/n' }, minItems: 1, uniqueItems: true,
+  };
+  const before = structuredClone(schema);
+  const validate = compileSchema(schema);
+  validate([1, 2, -1, 'x']);
+  validate([]);
+  assert.deepEqual(schema, before);
+});
+
+test('type accepts each JSON type and rejects the others', () => {
+  ok({ type: 'string' }, 'a');
+  ok({ type: 'number' }, 1.5);
+  ok({ type: 'integer' }, 3);
+  ok({ type: 'integer' }, 3.0);
+  ok({ type: 'boolean' }, false);
+  ok({ type: 'null' }, null);
+  ok({ type: 'array' }, []);
+  ok({ type: 'object' }, {});
+  fails({ type: 'string' }, 1, [{ path: [], message: 'must be string' }]);
+  fails({ type: 'integer' }, 1.5, [{ path: [], message: 'must be integer' }]);
+  fails({ type: 'object' }, [], [{ path: [], message: 'must be object' }]);
+  fails({ type: 'object' }, null, [{ path: [], message: 'must be object' }]);
+  fails({ type: 'array' }, {}, [{ path: [], message: 'must be array' }]);
+  fails({ type: 'null' }, undefined, [{ path: [], message: 'must be null' }]);
+});
+
+test('type union accepts any listed type and names all of them', () => {
+  ok({ type: ['string', 'null'] }, null);
+  ok({ type: ['string', 'null'] }, 's');
+  fails({ type: ['string', 'null'] }, 1, [{ path: [], message: 'must be string or null' }]);
+});
+
+test('boolean schemas accept everything or nothing', () => {
+  ok(true, { any: 'thing' });
+  fails(false, 1, [{ path: [], message: 'is not allowed' }]);
+  fails({ properties: { a: false } }, { a: 1 }, [{ path: ['a'], message: 'is not allowed' }]);
+});
+
+test('required property missing names the property path', () => {
+  const schema = { type: 'object', required: ['a', 'b'] };
+  ok(schema, { a: 1, b: 2 });
+  fails(schema, { a: 1 }, [{ path: ['b'], message: 'is required' }]);
+  fails(schema, {}, [{ path: ['a'], message: 'is required' }, { path: ['b'], message: 'is required' }]);
+});
+
+test('required does not see inherited properties', () => {
+  fails({ required: ['toString', 'constructor'] }, {}, [
+    { path: ['toString'], message: 'is required' },
+    { path: ['constructor'], message: 'is required' },
+  ]);
+});
+
+test('properties validate present values with their paths', () => {
+  const schema = { properties: { a: { type: 'string' }, b: { properties: { c: { type: 'number' } } } } };
+  ok(schema, { a: 'x', b: { c: 1 } });
+  ok(schema, {});
+  ok(schema, 'not an object');
+  fails(schema, { a: 1, b: { c: 'x' } }, [
+    { path: ['a'], message: 'must be string' },
+    { path: ['b', 'c'], message: 'must be number' },
+  ]);
+});
+
+test('additionalProperties false rejects undeclared keys by path', () => {
+  const schema = { properties: { a: {} }, patternProperties: { '^x-': {} }, additionalProperties: false };
+  ok(schema, { a: 1, 'x-y': 2 });
+  fails(schema, { a: 1, b: 2 }, [{ path: ['b'], message: 'must not have additional property' }]);
+});
+
+test('additionalProperties schema validates undeclared values', () => {
+  const schema = { properties: { a: {} }, additionalProperties: { type: 'number' } };
+  ok(schema, { a: 'x', b: 2 });
+  fails(schema, { a: 'x', b: 'y' }, [{ path: ['b'], message: 'must be number' }]);
+});
+
+test('patternProperties validates matching keys', () => {
+  const schema = { patternProperties: { '^n_': { type: 'number' } } };
+  ok(schema, { n_a: 1, other: 'x' });
+  fails(schema, { n_a: 'x' }, [{ path: ['n_a'], message: 'must be number' }]);
+});
+
+test('propertyNames checks every key', () => {
+  const schema = { propertyNames: { pattern: '^[a-z]+$' } };
+  ok(schema, { abc: 1 });
+  fails(schema, { abc: 1, 'B C': 2 }, [{ path: ['B C'], message: 'is not a valid property name' }]);
+});
+
+test('minProperties and maxProperties count own keys', () => {
+  ok({ minProperties: 1, maxProperties: 2 }, { a: 1 });
+  fails({ minProperties: 2 }, { a: 1 }, [{ path: [], message: 'must have at least 2 properties' }]);
+  fails({ maxProperties: 1 }, { a: 1, b: 2 }, [{ path: [], message: 'must have at most 1 property' }]);
+});
+
+test('dependentRequired requires names when the trigger is present', () => {
+  const schema = { dependentRequired: { card: ['billing'] } };
+  ok(schema, {});
+  ok(schema, { card: 1, billing: 2 });
+  fails(schema, { card: 1 }, [{ path: ['billing'], message: 'is required when "card" is present' }]);
+});
+
+test('dependentSchemas and draft-07 dependencies apply when the trigger is present', () => {
+  const schema = { dependentSchemas: { a: { required: ['b'] } }, dependencies: { c: ['d'], e: { maxProperties: 1 } } };
+  ok(schema, { a: 1, b: 2 });
+  ok(schema, { c: 1, d: 2 });
+  ok(schema, { e: 1 });
+  fails(schema, { a: 1 }, [{ path: ['b'], message: 'is required' }]);
+  fails(schema, { c: 1 }, [{ path: ['d'], message: 'is required when "c" is present' }]);
+  fails(schema, { e: 1, f: 2 }, [{ path: [], message: 'must have at most 1 property' }]);
+});
+
+test('enum accepts listed values including objects and rejects others', () => {
+  const schema = { enum: ['a', 1, null, { k: [1] }] };
+  ok(schema, 'a');
+  ok(schema, 1);
+  ok(schema, null);
+  ok(schema, { k: [1] });
+  fails(schema, 'b', [{ path: [], message: 'must be one of the allowed values' }]);
+  fails(schema, { k: [2] }, [{ path: [], message: 'must be one of the allowed values' }]);
+  fails(schema, '1', [{ path: [], message: 'must be one of the allowed values' }]);
+});
+
+test('const uses deep JSON equality', () => {
+  ok({ const: { a: [1, { b: null }] } }, { a: [1, { b: null }] });
+  ok({ const: null }, null);
+  fails({ const: { a: [1] } }, { a: [1], b: 2 }, [{ path: [], message: 'must be equal to the constant' }]);
+  fails({ const: [1, 2] }, [2, 1], [{ path: [], message: 'must be equal to the constant' }]);
+  fails({ const: [1] }, { 0: 1 }, [{ path: [], message: 'must be equal to the constant' }]);
+  fails({ const: null }, 0, [{ path: [], message: 'must be equal to the constant' }]);
+});
+
+test('items applies to every element with index paths', () => {
+  const schema = { items: { type: 'string' } };
+  ok(schema, ['a', 'b']);
+  fails(schema, ['a', 1, 'c', null], [
+    { path: [1], message: 'must be string' },
+    { path: [3], message: 'must be string' },
+  ]);
+});
+
+test('prefixItems validates positions and items applies after them', () => {
+  const schema = { prefixItems: [{ type: 'string' }, { type: 'number' }], items: { type: 'boolean' } };
+  ok(schema, ['a', 1, true, false]);
+  ok(schema, ['a']);
+  fails(schema, [1, 'a', 'b'], [
+    { path: [0], message: 'must be string' },
+    { path: [1], message: 'must be number' },
+    { path: [2], message: 'must be boolean' },
+  ]);
+  fails({ prefixItems: [{}], items: false }, [1, 2], [{ path: [1], message: 'is not allowed' }]);
+});
+
+test('draft-07 array items act as prefixItems with additionalItems after them', () => {
+  const schema = { items: [{ type: 'string' }], additionalItems: { type: 'number' } };
+  ok(schema, ['a', 1, 2]);
+  fails(schema, [1, 'x'], [{ path: [0], message: 'must be string' }, { path: [1], message: 'must be number' }]);
+  ok({ items: [{ type: 'string' }] }, ['a', 'anything', 3]);
+});
+
+test('minItems and maxItems bound the array length', () => {
+  ok({ minItems: 1, maxItems: 2 }, [1]);
+  fails({ minItems: 2 }, [1], [{ path: [], message: 'must have at least 2 items' }]);
+  fails({ maxItems: 1 }, [1, 2], [{ path: [], message: 'must have at most 1 item' }]);
+});
+
+test('uniqueItems compares elements by deep equality', () => {
+  ok({ uniqueItems: true }, [1, '1', { a: 1 }, { a: 2 }, [1]]);
+  ok({ uniqueItems: false }, [1, 1]);
+  fails({ uniqueItems: true }, [1, 2, 1], [{ path: [], message: 'must not have duplicate items' }]);
+  fails({ uniqueItems: true }, [{ a: [1] }, { a: [1] }], [{ path: [], message: 'must not have duplicate items' }]);
+});
+
+test('contains with minContains and maxContains counts matching items', () => {
+  ok({ contains: { type: 'string' } }, [1, 'a']);
+  fails({ contains: { type: 'string' } }, [1, 2], [{ path: [], message: 'must contain at least 1 matching item' }]);
+  ok({ contains: { type: 'string' }, minContains: 2, maxContains: 3 }, ['a', 'b', 1]);
+  fails({ contains: { type: 'string' }, minContains: 2 }, ['a'], [
+    { path: [], message: 'must contain at least 2 matching items' },
+  ]);
+  fails({ contains: { type: 'string' }, maxContains: 1 }, ['a', 'b'], [
+    { path: [], message: 'must contain at most 1 matching item' },
+  ]);
+  ok({ contains: { type: 'string' }, minContains: 0 }, []);
+});
+
+test('minimum, maximum and exclusive bounds compare numbers', () => {
+  ok({ minimum: 0, maximum: 10 }, 0);
+  ok({ minimum: 0, maximum: 10 }, 10);
+  fails({ minimum: 0 }, -1, [{ path: [], message: 'must be >= 0' }]);
+  fails({ maximum: 10 }, 11, [{ path: [], message: 'must be <= 10' }]);
+  ok({ exclusiveMinimum: 0, exclusiveMaximum: 1 }, 0.5);
+  fails({ exclusiveMinimum: 0 }, 0, [{ path: [], message: 'must be > 0' }]);
+  fails({ exclusiveMaximum: 1 }, 1, [{ path: [], message: 'must be < 1' }]);
+  ok({ minimum: 0 }, 'not a number');
+});
+
+test('draft-04 boolean exclusive bounds make minimum and maximum exclusive', () => {
+  fails({ minimum: 0, exclusiveMinimum: true }, 0, [{ path: [], message: 'must be > 0' }]);
+  fails({ maximum: 5, exclusiveMaximum: true }, 5, [{ path: [], message: 'must be < 5' }]);
+  ok({ minimum: 0, exclusiveMinimum: false }, 0);
+});
+
+test('multipleOf tolerates floating point error', () => {
+  ok({ multipleOf: 0.1 }, 0.3);
+  ok({ multipleOf: 0.01 }, 19.99);
+  ok({ multipleOf: 3 }, 9);
+  fails({ multipleOf: 3 }, 10, [{ path: [], message: 'must be a multiple of 3' }]);
+  fails({ multipleOf: 0.1 }, 0.35, [{ path: [], message: 'must be a multiple of 0.1' }]);
+});
+
+test('minLength and maxLength count code points, not UTF-16 units', () => {
+  ok({ minLength: 2, maxLength: 2 }, '😀😀');
+  fails({ maxLength: 1 }, 'ab', [{ path: [], message: 'must have at most 1 character' }]);
+  ok({ maxLength: 1 }, '😀');
+  fails({ minLength: 2 }, '😀', [{ path: [], message: 'must have at least 2 characters' }]);
+});
+
+test('pattern searches anywhere in the string with unicode semantics', () => {
+  ok({ pattern: 'b' }, 'abc');
+  ok({ pattern: '^\\p{Lu}' }, 'Émile');
+  fails({ pattern: '^a' }, 'ba', [{ path: [], message: 'must match pattern ^a' }]);
+  ok({ pattern: '^a' }, 5);
+});
+
+test('pattern is stateless across calls', () => {
+  const validate = compileSchema({ pattern: 'a' });
+  for (let i = 0; i < 3; i++) assert.deepEqual(validate('a'), []);
+});
+
+test('anyOf passes when one branch matches', () => {
+  const schema = { anyOf: [{ type: 'string' }, { type: 'number' }] };
+  ok(schema, 1);
+  fails(schema, true, [{ path: [], message: 'must match at least one schema in anyOf' }]);
+});
+
+test('oneOf requires exactly one matching branch', () => {
+  const schema = { oneOf: [{ type: 'number' }, { type: 'integer' }] };
+  ok(schema, 1.5);
+  fails(schema, 1, [{ path: [], message: 'must match exactly one schema in oneOf' }]);
+  fails(schema, 'x', [{ path: [], message: 'must match exactly one schema in oneOf' }]);
+});
+
+test('allOf reports issues from every branch', () => {
+  const schema = { allOf: [{ type: 'number' }, { minimum: 5 }] };
+  ok(schema, 6);
+  fails(schema, 4, [{ path: [], message: 'must be >= 5' }]);
+  fails({ allOf: [{ required: ['a'] }, { required: ['b'] }] }, {}, [
+    { path: ['a'], message: 'is required' },
+    { path: ['b'], message: 'is required' },
+  ]);
+});
+
+test('not inverts its schema', () => {
+  ok({ not: { type: 'string' } }, 1);
+  fails({ not: { type: 'string' } }, 's', [{ path: [], message: 'must not match the schema in not' }]);
+});
+
+test('if/then/else picks the branch by the condition', () => {
+  const schema = { if: { minimum: 10 }, then: { multipleOf: 10 }, else: { maximum: 5 } };
+  ok(schema, 20);
+  ok(schema, 3);
+  fails(schema, 15, [{ path: [], message: 'must be a multiple of 10' }]);
+  fails(schema, 7, [{ path: [], message: 'must be <= 5' }]);
+  ok({ if: { type: 'string' } }, 1);
+  ok({ if: { type: 'string' }, then: { minLength: 1 } }, 5);
+});
+
+test('$ref resolves $defs, definitions and JSON pointers with escapes', () => {
+  const schema = {
+    $defs: { s: { type: 'string' } },
+    definitions: { n: { type: 'number' } },
+    properties: {
+      a: { $ref: '#/$defs/s' },
+      b: { $ref: '#/definitions/n' },
+      c: { $ref: '#/properties/a~1b~0c%25' },
+      'a/b~c%': { type: 'boolean' },
+      d: { $ref: '#/$defs/list/prefixItems/1' },
+    },
+  };
+  const full = { ...schema, $defs: { ...schema.$defs, list: { prefixItems: [{}, { type: 'null' }] } } };
+  ok(full, { a: 's', b: 1, c: true, d: null });
+  fails(full, { a: 1, b: 's', c: 1, d: 0 }, [
+    { path: ['a'], message: 'must be string' },
+    { path: ['b'], message: 'must be number' },
+    { path: ['c'], message: 'must be boolean' },
+    { path: ['d'], message: 'must be null' },
+  ]);
+});
+
+test('$ref siblings apply alongside the referenced schema', () => {
+  const schema = { $defs: { s: { type: 'string' } }, $ref: '#/$defs/s', minLength: 2 };
+  ok(schema, 'ab');
+  fails(schema, 'a', [{ path: [], message: 'must have at least 2 characters' }]);
+});
+
+test('$ref to an $anchor and to a draft-07 fragment $id resolves', () => {
+  const schema = {
+    $defs: { a: { $anchor: 'addressDef', type: 'object', required: ['street'] }, b: { $id: '#num', type: 'number' } },
+    properties: { home: { $ref: '#addressDef' }, n: { $ref: '#num' } },
+  };
+  ok(schema, { home: { street: 'x' }, n: 1 });
+  fails(schema, { home: {}, n: 'x' }, [
+    { path: ['home', 'street'], message: 'is required' },
+    { path: ['n'], message: 'must be number' },
+  ]);
+});
+
+test('$ref using the root $id as base resolves into the root', () => {
+  const schema = { $id: 'https://example.com/s.json', $defs: { n: { type: 'number' } }, items: { $ref: 'https://example.com/s.json#/$defs/n' } };
+  fails(schema, ['x'], [{ path: [0], message: 'must be number' }]);
+});
+
+test('recursive $ref to the root validates nested trees', () => {
+  const tree = { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#' } } } };
+  ok(tree, { value: 1, children: [{ value: 2, children: [{ value: 3, children: [] }] }] });
+  fails(tree, { value: 1, children: [{ value: 2, children: [{ value: 'x' }] }] }, [
+    { path: ['children', 0, 'children', 0, 'value'], message: 'must be number' },
+  ]);
+});
+
+test('recursive $ref through $defs compiles once and validates', () => {
+  const schema = {
+    $ref: '#/$defs/node',
+    $defs: { node: { type: 'object', properties: { next: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/node' }] } }, required: ['next'] } },
+  };
+  ok(schema, { next: { next: { next: null } } });
+  fails(schema, { next: { next: {} } }, [{ path: ['next'], message: 'must match at least one schema in anyOf' }]);
+});
+
+test('a $ref cycle that never descends into the value is rejected at compile time', () => {
+  assert.throws(() => compileSchema({ $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }),
+    { name: 'TypeError', message: /cycle/ });
+  assert.throws(() => compileSchema({ anyOf: [{ type: 'string' }, { $ref: '#' }] }), TypeError);
+});
+
+test('deeply nested values are capped instead of overflowing the stack', () => {
+  const schema = { type: 'array', items: { $ref: '#' } };
+  let value: unknown = [];
+  for (let i = 0; i < 100_000; i++) value = [value];
+  const result = compileSchema(schema)(value);
+  assert.equal(result.length, 1);
+  assert.equal(result[0].message, 'is nested too deeply');
+  assert.equal(result[0].path.length, 512 + 1);
+  let shallow: unknown = [];
+  for (let i = 0; i < 500; i++) shallow = [shallow];
+  ok(schema, shallow);
+});
+
+test('deep equality on deeply nested values does not overflow the stack', () => {
+  let a: unknown = 1;
+  let b: unknown = 1;
+  for (let i = 0; i < 100_000; i++) {
+    a = [a];
+    b = [b];
+  }
+  fails({ uniqueItems: true }, [a, b], [{ path: [], message: 'must not have duplicate items' }]);
+});
+
+test('__proto__ as a property name is validated as an ordinary own property', () => {
+  const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}');
+  const validate = compileSchema(schema);
+  assert.deepEqual(validate(JSON.parse('{"__proto__": 5}')), [{ path: ['__proto__'], message: 'must be string' }]);
+  assert.deepEqual(validate(JSON.parse('{"__proto__": "x"}')), []);
+  assert.deepEqual(validate({}), [{ path: ['__proto__'], message: 'is required' }]);
+  assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+});
+
+test('the brief example: __proto__ value 5 against a string property reports its path', () => {
+  const schema = { type: 'object', properties: { ['__proto__']: { type: 'string' } } };
+  assert.ok(Object.hasOwn(schema.properties, '__proto__'));
+  fails(schema, JSON.parse('{"__proto__": 5}'), [{ path: ['__proto__'], message: 'must be string' }]);
+});
+
+test('constructor and __proto__ keys are additional properties like any other', () => {
+  const schema = { properties: { a: {} }, additionalProperties: false };
+  fails(schema, JSON.parse('{"constructor": 1, "__proto__": {"x": 1}}'), [
+    { path: ['constructor'], message: 'must not have additional property' },
+    { path: ['__proto__'], message: 'must not have additional property' },
+  ]);
+  ok({ properties: { constructor: { type: 'number' } } }, {});
+  ok({ dependentRequired: { constructor: ['x'] } }, {});
+  fails({ enum: [{}] }, JSON.parse('{"__proto__": 1}'), [{ path: [], message: 'must be one of the allowed values' }]);
+});
+
+test('unknown keywords and annotations are ignored', () => {
+  const schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'urn:x', $comment: 'c', title: 't',
+    description: 'd', default: 5, examples: [1], format: 'email', 'x-custom': { type: 'string' }, nonsense: 1,
+    readOnly: true, type: 'string',
+  };
+  ok(schema, 'not-an-email');
+  fails(schema, 1, [{ path: [], message: 'must be string' }]);
+});
+
+test('issues are capped at 20', () => {
+  const result = issues({ items: { type: 'string' } }, Array.from({ length: 50 }, (_, i) => i));
+  assert.equal(result.length, 20);
+  assert.deepEqual(result[19], { path: [19], message: 'must be string' });
+});
+
+test('valid values return a shared frozen empty array', () => {
+  const validate = compileSchema({ type: 'string' });
+  const result = validate('a');
+  assert.equal(result, validate('b'));
+  assert.ok(Object.isFrozen(result));
+});
+
+test('a validator can be reused: paths do not leak between calls', () => {
+  const validate = compileSchema({ properties: { a: { properties: { b: { type: 'string' } } } } });
+  assert.deepEqual(validate({ a: { b: 1 } }), [{ path: ['a', 'b'], message: 'must be string' }]);
+  assert.deepEqual(validate({ a: { b: 2 } }), [{ path: ['a', 'b'], message: 'must be string' }]);
+});
+
+test('unusable schemas throw a TypeError naming the problem', () => {
+  const cases: [unknown, RegExp][] = [
+    [{ $ref: '#/$defs/missing' }, /cannot be resolved/],
+    [{ $ref: '#nope' }, /cannot be resolved/],
+    [{ $ref: 'other.json#/x' }, /outside this schema/],
+    [{ $ref: '#/%zz' }, /percent-encoding/],
+    [{ $ref: 5 }, /\$ref must be a string/],
+    [{ pattern: '(' }, /not a valid regular expression/],
+    [{ patternProperties: { '[': {} } }, /not a valid regular expression/],
+    [{ type: 'text' }, /type must be one of/],
+    [{ type: [] }, /type must be one of/],
+    [{ minLength: -1 }, /minLength must be a non-negative integer/],
+    [{ minimum: '1' }, /minimum must be a number/],
+    [{ multipleOf: 0 }, /multipleOf must be greater than 0/],
+    [{ required: 'a' }, /required must be an array of strings/],
+    [{ properties: { a: 5 } }, /#\/properties\/a: a schema must be an object or a boolean/],
+    [{ properties: [] }, /properties must be an object/],
+    [{ enum: 'a' }, /enum must be an array/],
+    [{ anyOf: {} }, /anyOf must be an array/],
+    [{ uniqueItems: 'yes' }, /uniqueItems must be a boolean/],
+    [{ dependentRequired: { a: {} } }, /dependentRequired values/],
+    [{ $defs: { a: { $anchor: 'x' }, b: { $anchor: 'x' } } }, /duplicate anchor/],
+    [null, /must be an object or a boolean/],
+    ['string', /must be an object or a boolean/],
+  ];
+  for (const [schema, message] of cases) {
+    assert.throws(() => compileSchema(schema as JsonSchema), { name: 'TypeError', message }, JSON.stringify(schema));
+  }
+});
+
+test('formatPath joins identifiers with dots, indexes with brackets and quotes other keys', () => {
+  assert.equal(formatPath('arguments', ['address', 'street']), 'arguments.address.street');
+  assert.equal(formatPath('arguments', ['items', 0, 'name']), 'arguments.items[0].name');
+  assert.equal(formatPath('arguments', ['a b', '__proto__', '1x', '$ok']), 'arguments["a b"].__proto__["1x"].$ok');
+  assert.equal(formatPath('arguments', []), 'arguments');
+  assert.equal(formatPath('', ['a', 1]), 'a[1]');
+});
