@@ -110,6 +110,7 @@ export class Server {
     }
     this.#model.tools.add(name, {
       name,
+      era: definition.era,
       definition,
       inputSchema,
       validateInput: compileSchema(inputSchema),
@@ -120,17 +121,17 @@ export class Server {
   }
 
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): this {
-    this.#model.resources.add(uri, { uri, definition, handler });
+    this.#model.resources.add(uri, { uri, era: definition.era, definition, handler });
     return this;
   }
 
   resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): this {
-    this.#model.templates.add(uriTemplate, { template: new UriTemplate(uriTemplate), definition, handler });
+    this.#model.templates.add(uriTemplate, { template: new UriTemplate(uriTemplate), era: definition.era, definition, handler });
     return this;
   }
 
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): this {
-    this.#model.prompts.add(name, { name, definition, handler });
+    this.#model.prompts.add(name, { name, era: definition.era, definition, handler });
     return this;
   }
 

@@ -8,11 +8,13 @@ import { Registry, type ChangeHub } from './registry.ts';
 import { formatPath, type SchemaIssue, type Validator } from './schema.ts';
 import type { UriTemplate } from './uri-template.ts';
 import {
+  MODERN_VERSIONS,
   ToolError,
   type CallToolResult,
   type Completer,
   type Content,
   type Context,
+  type Era,
   type GetPromptResult,
   type Implementation,
   type PromptDefinition,
@@ -28,6 +30,7 @@ import {
 
 export interface ToolEntry {
   name: string;
+  era: Era | undefined;
   definition: ToolDefinition;
   inputSchema: Record<string, unknown> | boolean;
   validateInput: Validator;
@@ -35,13 +38,14 @@ export interface ToolEntry {
   handler: ToolHandler<never>;
 }
 
-export interface ResourceEntry { uri: string; definition: ResourceDefinition; handler: ResourceHandler }
+export interface ResourceEntry { uri: string; era: Era | undefined; definition: ResourceDefinition; handler: ResourceHandler }
 export interface TemplateEntry {
   template: UriTemplate;
+  era: Era | undefined;
   definition: ResourceTemplateDefinition;
   handler: ResourceTemplateHandler;
 }
-export interface PromptEntry { name: string; definition: PromptDefinition; handler: PromptHandler }
+export interface PromptEntry { name: string; era: Era | undefined; definition: PromptDefinition; handler: PromptHandler }
 
 export interface ServerSettings {
   pageSize: number;
@@ -61,6 +65,10 @@ export interface ServerModel {
   prompts: Registry<PromptEntry>;
   hub: ChangeHub;
   settings: ServerSettings;
+}
+
+export function eraOf(version: string): Era {
+  return (MODERN_VERSIONS as readonly string[]).includes(version) ? 'modern' : 'legacy';
 }
 
 /** True when `version` is `since` or later; protocol versions are ISO dates, so text order is time order. */
@@ -95,6 +103,18 @@ export function shapeImplementation(info: Implementation, version: string): Shap
   return shaped;
 }
 
+/** What an era serves, from what is registered for it. */
+export function servedFeatures(model: ServerModel, era: Era) {
+  const prompts = model.prompts.values(era);
+  const templates = model.templates.values(era);
+  return {
+    tools: model.tools.values(era).length > 0,
+    resources: model.resources.values(era).length > 0 || templates.length > 0,
+    prompts: prompts.length > 0,
+    completions: [...prompts, ...templates].some((entry) => entry.definition.complete !== undefined),
+  };
+}
+
 function withCursor(result: Shaped, nextCursor: string | undefined): Shaped {
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
   return result;
@@ -110,7 +130,7 @@ function shapeTool(tool: ToolEntry, version: string): Shaped {
 }
 
 export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.tools.page(params.cursor, model.settings.pageSize);
+  const page = model.tools.page(params.cursor, model.settings.pageSize, eraOf(version));
   return withCursor({ tools: page.items.map((tool) => shapeTool(tool, version)) }, page.nextCursor);
 }
 
@@ -129,7 +149,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped> {
   const version = ctx.protocolVersion;
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
-  const tool = model.tools.get(params.name);
+  const tool = model.tools.get(params.name, ctx.era);
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
@@ -201,13 +221,13 @@ function shapeResource(target: Shaped, definition: ResourceDefinition, version: 
 }
 
 export function listResources(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.resources.page(params.cursor, model.settings.pageSize);
+  const page = model.resources.page(params.cursor, model.settings.pageSize, eraOf(version));
   const resources = page.items.map((entry) => shapeResource({ uri: entry.uri }, entry.definition, version));
   return withCursor({ resources }, page.nextCursor);
 }
 
 export function listResourceTemplates(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.templates.page(params.cursor, model.settings.pageSize);
+  const page = model.templates.page(params.cursor, model.settings.pageSize, eraOf(version));
   const resourceTemplates = page.items.map((entry) =>
     shapeResource({ uriTemplate: entry.template.template }, entry.definition, version));
   return withCursor({ resourceTemplates }, page.nextCursor);
@@ -221,11 +241,11 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
   const uri = params.uri;
   if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
   let result: ReadResourceResult | undefined;
-  const resource = model.resources.get(uri);
+  const resource = model.resources.get(uri, ctx.era);
   if (resource !== undefined) {
     result = await resource.handler(uri, ctx);
   } else {
-    for (const entry of model.templates.values()) {
+    for (const entry of model.templates.values(ctx.era)) {
       const variables = entry.template.match(uri);
       if (variables === undefined) continue;
       result = await entry.handler(uri, variables, ctx);
@@ -250,13 +270,13 @@ function shapePrompt(entry: PromptEntry, version: string): Shaped {
 }
 
 export function listPrompts(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.prompts.page(params.cursor, model.settings.pageSize);
+  const page = model.prompts.page(params.cursor, model.settings.pageSize, eraOf(version));
   return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
 }
 
 export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context): Promise<GetPromptResult> {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
-  const prompt = model.prompts.get(params.name);
+  const prompt = model.prompts.get(params.name, ctx.era);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
   const given = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
@@ -279,25 +299,25 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
 
 const MAX_COMPLETIONS = 100;
 
-function findCompleter(model: ServerModel, ref: Record<string, unknown>, argument: string): Completer | undefined {
+function findCompleter(model: ServerModel, era: Era, ref: Record<string, unknown>, argument: string): Completer | undefined {
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
-    const prompt = model.prompts.get(ref.name);
+    const prompt = model.prompts.get(ref.name, era);
     if (prompt === undefined) throw invalidParams(`unknown prompt '${ref.name}'`);
     return prompt.definition.complete?.[argument];
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
-    for (const entry of model.templates.values()) {
+    for (const entry of model.templates.values(era)) {
       if (entry.template.template === ref.uri) return entry.definition.complete?.[argument];
     }
-    if (model.resources.get(ref.uri) !== undefined) return undefined;
+    if (model.resources.get(ref.uri, era) !== undefined) return undefined;
     throw invalidParams(`unknown resource template '${ref.uri}'`);
   }
   throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"');
 }
 
-export async function complete(model: ServerModel, params: Shaped): Promise<Shaped> {
+export async function complete(model: ServerModel, params: Shaped, era: Era): Promise<Shaped> {
   const { ref, argument } = params;
   if (!isPlainObject(ref)) throw invalidParams('params.ref must be an object');
   if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
@@ -309,7 +329,7 @@ export async function complete(model: ServerModel, params: Shaped): Promise<Shap
   for (const key of Object.keys(chosen)) {
     if (typeof chosen[key] === 'string') others[key] = chosen[key];
   }
-  const completer = findCompleter(model, ref, argument.name);
+  const completer = findCompleter(model, era, ref, argument.name);
   const values = completer === undefined ? [] : await completer(argument.value, others);
   return {
     completion: {

@@ -50,7 +50,7 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
   'prompts/get': { capability: 'prompts', serve: (l, r) => features.getPrompt(l.model, r.params, l.context(r)) },
-  'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params) },
+  'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
 };
@@ -135,13 +135,7 @@ export class LegacyLifecycle {
     if (!isImplementation(clientInfo)) throw invalidParams('params.clientInfo must be {name: string, version: string}');
     const version = negotiateVersion(protocolVersion);
     const { model } = this;
-    const advertised: Advertised = {
-      tools: model.tools.size > 0,
-      resources: model.resources.size > 0 || model.templates.size > 0,
-      prompts: model.prompts.size > 0,
-      logging: model.settings.logging,
-      completions: [...model.prompts.values(), ...model.templates.values()].some((e) => e.definition.complete !== undefined),
-    };
+    const advertised: Advertised = { ...features.servedFeatures(model, 'legacy'), logging: model.settings.logging };
     const result: Shaped = {
       protocolVersion: version,
       capabilities: this.#capabilities(advertised, version),
@@ -221,6 +215,8 @@ class LegacyContext implements Context {
     this.#lifecycle = lifecycle;
     this.#request = request;
   }
+
+  readonly era = 'legacy';
 
   get requestId() {
     return this.#request.id;

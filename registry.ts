@@ -3,6 +3,7 @@
 // live connection. Owns no per-connection state; a listener is removed by the connection that added it.
 
 import { invalidParams } from './jsonrpc.ts';
+import type { Era } from './types.ts';
 
 export type ChangeEvent =
   | { type: 'tools' | 'prompts' | 'resources' }
@@ -53,10 +54,10 @@ export function decodeCursor(cursor: unknown, length: number): number {
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-/** Named items in registration order, paged by opaque cursors. */
-export class Registry<T> {
+/** Named items in registration order, paged by opaque cursors; an item may be restricted to one era. */
+export class Registry<T extends { era: Era | undefined }> {
   readonly #items = new Map<string, T>();
-  #ordered: T[] | undefined;
+  #ordered: { legacy: T[]; modern: T[] } | undefined;
   readonly #onChange: () => void;
   readonly #kind: string;
 
@@ -65,12 +66,10 @@ export class Registry<T> {
     this.#onChange = onChange;
   }
 
-  get size(): number {
-    return this.#items.size;
-  }
-
-  get(key: string): T | undefined {
-    return this.#items.get(key);
+  /** The item under `key` if `era` serves it; an item of the other era is as unknown as a missing one. */
+  get(key: string, era: Era): T | undefined {
+    const item = this.#items.get(key);
+    return item === undefined || (item.era !== undefined && item.era !== era) ? undefined : item;
   }
 
   add(key: string, item: T): void {
@@ -87,13 +86,20 @@ export class Registry<T> {
     return true;
   }
 
-  values(): T[] {
-    this.#ordered ??= [...this.#items.values()];
-    return this.#ordered;
+  /** The items `era` serves, in registration order. */
+  values(era: Era): T[] {
+    if (this.#ordered === undefined) {
+      const all = [...this.#items.values()];
+      this.#ordered = {
+        legacy: all.filter((item) => item.era !== 'modern'),
+        modern: all.filter((item) => item.era !== 'legacy'),
+      };
+    }
+    return this.#ordered[era];
   }
 
-  page(cursor: unknown, pageSize: number): Page<T> {
-    const all = this.values();
+  page(cursor: unknown, pageSize: number, era: Era): Page<T> {
+    const all = this.values(era);
     const start = decodeCursor(cursor, all.length);
     const end = Math.min(start + pageSize, all.length);
     return {

@@ -1,22 +1,21 @@
 // JSON Schema validation (2020-12 semantics, tolerant of draft-07/04 forms): a schema is compiled once into closures.
-// Owns schema compilation, $ref/$anchor resolution inside one root schema, and the issue list (capped at 20).
-// Must never mutate the schema or the value, never follow refs outside the root schema, and never recurse more
-// than MAX_DEPTH levels into a value.
+// Owns schema compilation, keyword checks and the issue list (capped at 20); $ref resolution is schema-refs.ts's.
+// Must never mutate the schema or the value, and never recurse more than MAX_DEPTH levels into a value.
+
+import {
+  bad, createRefs, hasDuplicate, isObj, isSchema, jsonEqual, JsonSet, type Obj, type Refs,
+} from './schema-refs.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export interface SchemaIssue { path: (string | number)[]; message: string }
 /** Returns a shared frozen empty array when the value is valid, so callers must not mutate the result. */
 export type Validator = (value: unknown) => SchemaIssue[];
 
-type Obj = { [key: string]: unknown };
 interface State { path: (string | number)[]; issues: SchemaIssue[] }
 /** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
 type Check = (v: unknown, st: State | null, depth: number) => boolean;
-/** memo holds one slot per compiled schema object; refs records each $ref's target for the cycle check. */
-interface Ctx {
-  root: JsonSchema; rootId: string; anchors: Map<string, Obj>;
-  memo: Map<Obj, { check: Check | undefined }>; refs: Map<Obj, JsonSchema>;
-}
+/** memo holds one slot per compiled schema object. */
+interface Ctx { refs: Refs; memo: Map<Obj, { check: Check | undefined }> }
 
 const MAX_ISSUES = 20;
 const MAX_DEPTH = 512;
@@ -41,16 +40,7 @@ const BOUNDS = [['minimum', '>=', 'exclusiveMinimum'], ['maximum', '<=', 'exclus
 const SIZES = [['minLength', 'string', 'character'], ['maxLength', 'string', 'character'],
   ['minItems', 'array', 'item'], ['maxItems', 'array', 'item'],
   ['minProperties', 'object', 'property', 'properties'], ['maxProperties', 'object', 'property', 'properties']];
-// Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas.
-const MAP_KWS = new Set(['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas',
-  'dependencies']);
-const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
-const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'propertyNames', 'items', 'prefixItems',
-  'additionalItems', 'contains', 'if', 'then', 'else'];
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isSchema = (v: unknown): v is JsonSchema => typeof v === 'boolean' || isObj(v);
-const isComposite = (v: unknown): boolean => typeof v === 'object' && v !== null;
 const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const plural = (n: number, unit: string, units = `${unit}s`): string => `${n} ${n === 1 ? unit : units}`;
 /** Asked after a failure: test mode needs no more work, and collect mode stops once the cap is reached. */
@@ -60,12 +50,9 @@ const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
 export function compileSchema(schema: JsonSchema): Validator {
   if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
-  const id = isObj(schema) && typeof schema.$id === 'string' ? schema.$id : '';
-  const ctx: Ctx = { root: schema, rootId: id.split('#')[0], anchors: new Map(), memo: new Map(), refs: new Map() };
-  collectAnchors(ctx, schema, new Set());
+  const ctx: Ctx = { refs: createRefs(schema), memo: new Map() };
   const root = compileNode(ctx, schema, '#');
-  const colors = new Map<Obj, number>();
-  for (const s of ctx.memo.keys()) assertDescends(ctx, s, colors);
+  ctx.refs.assertDescends(ctx.memo.keys());
   return (value) => {
     // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
     if (root(value, null, 0)) return NO_ISSUES;
@@ -84,10 +71,6 @@ export function formatPath(root: string, path: (string | number)[]): string {
     else out += `[${JSON.stringify(seg)}]`;
   }
   return out;
-}
-
-function bad(loc: string, message: string): never {
-  throw new TypeError(`invalid schema at ${loc}: ${message}`);
 }
 
 function report(st: State | null, message: string, key?: string | number): false {
@@ -120,69 +103,6 @@ function every(checks: Check[]): Check {
     }
     return ok;
   };
-}
-
-function collectAnchors(ctx: Ctx, s: unknown, seen: Set<Obj>): void {
-  if (!isObj(s) || seen.has(s)) return;
-  seen.add(s);
-  // Draft-07 spells an anchor as an $id that is only a fragment.
-  const anchor = typeof s.$anchor === 'string' ? s.$anchor
-    : typeof s.$id === 'string' && s.$id.startsWith('#') ? s.$id.slice(1) : undefined;
-  if (anchor !== undefined) {
-    if (ctx.anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
-    ctx.anchors.set(anchor, s);
-  }
-  for (const sub of subschemas(s, SCHEMA_KWS)) collectAnchors(ctx, sub, seen);
-}
-
-function subschemas(s: Obj, keywords: string[]): unknown[] {
-  const out: unknown[] = [];
-  for (const kw of keywords) {
-    const x = s[kw];
-    if (Array.isArray(x)) out.push(...x);
-    else if (MAP_KWS.has(kw) && isObj(x)) out.push(...Object.values(x));
-    else out.push(x);
-  }
-  return out;
-}
-
-function resolveRef(ctx: Ctx, ref: string, loc: string): JsonSchema {
-  const hash = ref.indexOf('#');
-  const base = hash < 0 ? ref : ref.slice(0, hash);
-  if (base !== '' && base !== ctx.rootId) bad(loc, `$ref "${ref}" points outside this schema`);
-  let frag: string;
-  try {
-    frag = decodeURIComponent(hash < 0 ? '' : ref.slice(hash + 1));
-  } catch {
-    bad(loc, `$ref "${ref}" has invalid percent-encoding`);
-  }
-  const target = frag === '' ? ctx.root : frag.startsWith('/') ? pointer(ctx.root, frag) : ctx.anchors.get(frag);
-  if (!isSchema(target)) bad(loc, `$ref "${ref}" cannot be resolved`);
-  return target;
-}
-
-function pointer(root: unknown, ptr: string): unknown {
-  let cur = root;
-  for (const raw of ptr.slice(1).split('/')) {
-    const tok = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(tok)) cur = cur[Number(tok)];
-    else if (isObj(cur) && Object.hasOwn(cur, tok)) cur = cur[tok];
-    else return undefined;
-  }
-  return cur;
-}
-
-/** Rejects cycles of $ref/in-place applicators that never step into a child value: they would recurse forever. */
-function assertDescends(ctx: Ctx, s: Obj, colors: Map<Obj, number>): void {
-  const color = colors.get(s);
-  if (color === 2) return;
-  if (color === 1) throw new TypeError('invalid schema: a $ref cycle never descends into the value');
-  colors.set(s, 1);
-  const next = subschemas(s, IN_PLACE_KWS);
-  next.push(ctx.refs.get(s));
-  if (s.then !== undefined || s.else !== undefined) next.push(s.if, s.then, s.else);
-  for (const n of next) if (isObj(n)) assertDescends(ctx, n, colors);
-  colors.set(s, 2);
 }
 
 function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
@@ -218,14 +138,12 @@ function compileValues(s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
-    const scalars = new Set<unknown>(s.enum.filter((x) => !isComposite(x)));
-    const composites = s.enum.filter(isComposite);
-    checks.push((v, st) => (isComposite(v) ? composites.some((c) => jsonEqual(v, c)) : scalars.has(v)) ||
-      report(st, 'must be one of the allowed values'));
+    const allowed = new JsonSet(s.enum);
+    checks.push((v, st) => allowed.has(v) || report(st, 'must be one of the allowed values'));
   }
   if (Object.hasOwn(s, 'const')) {
     const c = s.const;
-    checks.push((v, st) => v === c || jsonEqual(v, c) || report(st, 'must be equal to the constant'));
+    checks.push((v, st) => jsonEqual(v, c) || report(st, 'must be equal to the constant'));
   }
   for (const [kw, op, draft4] of BOUNDS) {
     if (typeof s[kw] === 'boolean') continue;
@@ -309,21 +227,6 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
       return most === undefined || n <= most || report(st, `must contain at most ${plural(most, 'matching item')}`);
     });
   }
-}
-
-function hasDuplicate(items: unknown[]): boolean {
-  const scalars = new Set<unknown>();
-  const composites: unknown[] = [];
-  for (const x of items) {
-    if (isComposite(x)) {
-      if (composites.some((c) => jsonEqual(x, c))) return true;
-      composites.push(x);
-    } else {
-      if (scalars.has(x)) return true;
-      scalars.add(x);
-    }
-  }
-  return false;
 }
 
 function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
@@ -410,10 +313,8 @@ function requireAll(names: string[], message: string): Check {
 
 function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   if (s.$ref !== undefined) {
-    if (typeof s.$ref !== 'string') bad(loc, '$ref must be a string');
-    const target = resolveRef(ctx, s.$ref, loc);
-    ctx.refs.set(s, target);
-    checks.push(compileNode(ctx, target, s.$ref));
+    const target = ctx.refs.resolve(s, loc);
+    checks.push(compileNode(ctx, target, s.$ref as string));
   }
   const all = compileList(ctx, s, 'allOf', loc);
   if (all !== undefined) checks.push(every(all));
@@ -475,24 +376,4 @@ function regex(pattern: string, kw: string, loc: string): RegExp {
   } catch {
     bad(loc, `${kw} ${JSON.stringify(pattern)} is not a valid regular expression`);
   }
-}
-
-/** JSON equality without recursion, so arbitrarily deep values cannot exhaust the stack. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  const pending: unknown[] = [a, b];
-  while (pending.length > 0) {
-    const y = pending.pop();
-    const x = pending.pop();
-    if (x === y) continue;
-    if (!isComposite(x) || !isComposite(y) || Array.isArray(x) !== Array.isArray(y)) return false;
-    const xo = x as Obj;
-    const yo = y as Obj;
-    const keys = Object.keys(xo);
-    if (keys.length !== Object.keys(yo).length) return false;
-    for (const k of keys) {
-      if (!Object.hasOwn(yo, k)) return false;
-      pending.push(xo[k], yo[k]);
-    }
-  }
-  return true;
 }

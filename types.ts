@@ -10,6 +10,11 @@ export type { RequestId } from './jsonrpc.ts';
 /** Legacy (initialize-handshake) protocol versions, oldest first. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export const LATEST_LEGACY_VERSION = '2025-11-25';
+/** Modern (per-request envelope) protocol versions. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
+/** A protocol era: the 2025 initialize handshake, or 2026-07-28 per-request envelopes. */
+export type Era = 'legacy' | 'modern';
 
 export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
@@ -85,6 +90,8 @@ export interface ToolDefinition {
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Meta;
+  /** Serve this tool in one era only (listed and callable there alone). */
+  era?: Era;
 }
 
 export interface ResourceDefinition {
@@ -96,6 +103,8 @@ export interface ResourceDefinition {
   annotations?: Annotations;
   icons?: Icon[];
   _meta?: Meta;
+  /** Serve this resource in one era only. */
+  era?: Era;
 }
 
 /** Suggests completions for a partial value; `context` holds the other arguments already chosen. */
@@ -114,6 +123,8 @@ export interface PromptDefinition {
   arguments?: PromptArgument[];
   icons?: Icon[];
   _meta?: Meta;
+  /** Serve this prompt in one era only. */
+  era?: Era;
   /** Completion for prompt arguments, by argument name. */
   complete?: Record<string, Completer>;
 }
@@ -135,6 +146,7 @@ export interface RequestOptions {
 /** What every handler receives besides its arguments. */
 export interface Context {
   readonly requestId: RequestId;
+  readonly era: Era;
   /** Aborted when the client cancels the request or the connection ends. */
   readonly signal: AbortSignal;
   readonly protocolVersion: string;

@@ -1,5 +1,6 @@
 // Units of registry.ts: opaque cursor encoding and decoding, registry order and paging, and the change hub.
 
+import type { Era } from '../types.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProtocolError } from '../core.ts';
@@ -81,9 +82,11 @@ test('a tampered spelling that decodes to the same bytes is still not a cursor t
   }
 });
 
-function registry(names: string[], onChange: () => void = () => {}): Registry<{ name: string }> {
-  const r = new Registry<{ name: string }>('item', onChange);
-  for (const name of names) r.add(name, { name });
+type Item = { name: string; era: Era | undefined };
+
+function registry(names: string[], onChange: () => void = () => {}): Registry<Item> {
+  const r = new Registry<Item>('item', onChange);
+  for (const name of names) r.add(name, { name, era: undefined });
   return r;
 }
 
@@ -92,7 +95,7 @@ test('pages follow registration order and end without a cursor', () => {
   const seen: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = r.page(cursor, 2);
+    const page = r.page(cursor, 2, 'legacy');
     seen.push(page.items.map((item) => item.name));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -101,28 +104,43 @@ test('pages follow registration order and end without a cursor', () => {
 
 test('a page size that divides the list ends on a full page; a larger one gives everything at once', () => {
   const r = registry(['a', 'b', 'c', 'd']);
-  const first = r.page(undefined, 2);
-  const second = r.page(first.nextCursor, 2);
+  const first = r.page(undefined, 2, 'legacy');
+  const second = r.page(first.nextCursor, 2, 'legacy');
   assert.deepEqual(second.items.map((i) => i.name), ['c', 'd']);
   assert.equal(second.nextCursor, undefined);
-  assert.deepEqual(r.page(undefined, 100), { items: r.values(), nextCursor: undefined });
-  assert.deepEqual(registry([]).page(undefined, 10), { items: [], nextCursor: undefined });
+  assert.deepEqual(r.page(undefined, 100, 'modern'), { items: r.values('modern'), nextCursor: undefined });
+  assert.deepEqual(registry([]).page(undefined, 10, 'legacy'), { items: [], nextCursor: undefined });
 });
 
 test('a registry rejects a duplicate name, reports each change, and keeps order across removals', () => {
   let changes = 0;
   const r = registry(['a', 'b', 'c'], () => changes++);
   assert.equal(changes, 3);
-  assert.throws(() => r.add('b', { name: 'b' }), /item 'b' is already registered/);
+  assert.throws(() => r.add('b', { name: 'b', era: undefined }), /item 'b' is already registered/);
   assert.equal(changes, 3);
   assert.equal(r.remove('b'), true);
   assert.equal(r.remove('b'), false);
   assert.equal(changes, 4);
-  r.add('b', { name: 'b' });
-  assert.deepEqual(r.values().map((i) => i.name), ['a', 'c', 'b']);
-  assert.equal(r.size, 3);
-  assert.equal(r.get('zzz'), undefined);
-  assert.equal(r.get('constructor'), undefined);
+  r.add('b', { name: 'b', era: undefined });
+  assert.deepEqual(r.values('legacy').map((i) => i.name), ['a', 'c', 'b']);
+  assert.equal(r.get('zzz', 'legacy'), undefined);
+  assert.equal(r.get('constructor', 'legacy'), undefined);
+});
+
+test('an item restricted to one era is listed, paged and found in that era only', () => {
+  const r = new Registry<Item>('item', () => {});
+  r.add('both', { name: 'both', era: undefined });
+  r.add('old', { name: 'old', era: 'legacy' });
+  r.add('new', { name: 'new', era: 'modern' });
+  assert.deepEqual(r.values('legacy').map((i) => i.name), ['both', 'old']);
+  assert.deepEqual(r.values('modern').map((i) => i.name), ['both', 'new']);
+  assert.deepEqual(r.page(undefined, 1, 'modern').items.map((i) => i.name), ['both']);
+  assert.deepEqual(r.page(r.page(undefined, 1, 'modern').nextCursor, 1, 'modern').items.map((i) => i.name), ['new']);
+  assert.equal(r.get('new', 'legacy'), undefined);
+  assert.equal(r.get('old', 'modern'), undefined);
+  assert.equal(r.get('new', 'modern')?.name, 'new');
+  r.remove('old');
+  assert.deepEqual(r.values('legacy').map((i) => i.name), ['both']);
 });
 
 test('the change hub delivers to every listener until it is removed', () => {
