@@ -1,19 +1,25 @@
 // One client connection (a stdio process, later an HTTP session): frame text in, a dispatcher for JSON-RPC, the
-// lifecycle that serves it, and the subscription to server changes. Routes every request to its era's lifecycle
-// (today the 2025 handshake lifecycle). Owns the release of everything the connection holds on every exit path;
-// never reaches into another connection.
+// era router with both lifecycles behind it, listen streams, and the subscription to server changes. Owns the
+// release of everything the connection holds on every exit path; never reaches into another connection.
 
 import { Dispatcher, type DispatcherHooks, type InboundRequest, type Logger } from './dispatcher.ts';
+import { EraRouter, type EraState } from './era.ts';
 import { LegacyLifecycle } from './handshake.ts';
+import type { RequestStateSealer } from './input.ts';
+import { ModernLifecycle, type CachePolicy } from './modern.ts';
+import { ListenStreams, type ListenLimits } from './subscriptions.ts';
 import { ErrorCode, PARSE_ERROR, errorResponse, parseJson, type JsonRpcMessage, type JsonRpcResponse } from './jsonrpc.ts';
 import type { ServerModel } from './features.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 
-export interface ConnectionLimits {
+/** Server-wide settings every connection shares. */
+export interface ConnectionSettings extends ListenLimits {
   maxInFlight: number;
   requestTimeoutMs: number;
   maxSubscriptions: number;
+  cache: CachePolicy;
+  sealer: RequestStateSealer;
 }
 
 export interface ConnectionOptions {
@@ -21,18 +27,22 @@ export interface ConnectionOptions {
   send(message: JsonRpcMessage | JsonRpcResponse[]): void;
   /** Debug (re-throw) mode: receives exactly the first unexpected handler error; the connection then closes. */
   onHandlerError?(error: unknown): void;
+  /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
+  isBackedUp?(): boolean;
 }
 
 export class Connection {
   readonly #dispatcher: Dispatcher;
-  readonly #lifecycle: LegacyLifecycle;
+  readonly #legacy: LegacyLifecycle;
+  readonly #listens: ListenStreams;
+  readonly #router: EraRouter;
   readonly #stopListening: () => void;
 
-  constructor(model: ServerModel, limits: ConnectionLimits, logger: Logger, options: ConnectionOptions) {
+  constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     const hooks: DispatcherHooks = {
-      onRequest: (request: InboundRequest) => this.#lifecycle.onRequest(request),
-      onNotification: (message) => this.#lifecycle.onNotification(message),
-      checkBatch: (items) => this.#lifecycle.checkBatch(items),
+      onRequest: (request: InboundRequest) => this.#router.onRequest(request),
+      onNotification: (message) => this.#router.onNotification(message),
+      checkBatch: (items) => this.#router.checkBatch(items),
     };
     const { onHandlerError } = options;
     if (onHandlerError !== undefined) {
@@ -46,11 +56,22 @@ export class Connection {
       send: options.send,
       hooks,
       logger,
-      maxInFlight: limits.maxInFlight,
-      requestTimeoutMs: limits.requestTimeoutMs,
+      maxInFlight: settings.maxInFlight,
+      requestTimeoutMs: settings.requestTimeoutMs,
     });
-    this.#lifecycle = new LegacyLifecycle(model, this.#dispatcher, { maxSubscriptions: limits.maxSubscriptions });
-    this.#stopListening = model.hub.listen((event) => this.#lifecycle.onChange(event));
+    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, { maxSubscriptions: settings.maxSubscriptions });
+    this.#listens = new ListenStreams(model.hub, settings, options.isBackedUp ?? (() => false));
+    const modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
+    this.#router = new EraRouter(this.#legacy, modern, this.#dispatcher, logger);
+    this.#stopListening = model.hub.listen((event) => this.#legacy.onChange(event));
+  }
+
+  get era(): EraState {
+    return this.#router.state;
+  }
+
+  get listenCount(): number {
+    return this.#listens.size;
   }
 
   get inFlightCount(): number {
@@ -62,7 +83,7 @@ export class Connection {
   }
 
   get subscriptionCount(): number {
-    return this.#lifecycle.subscriptionCount;
+    return this.#legacy.subscriptionCount;
   }
 
   get closed(): boolean {
@@ -81,8 +102,17 @@ export class Connection {
     this.#dispatcher.answerUnreadable(OVERSIZED_FRAME);
   }
 
-  /** The peer will send nothing more: let running requests finish within the window, then close. */
+  /** The transport can take more output again. */
+  resume(): void {
+    this.#listens.resume();
+  }
+
+  /**
+   * The peer will send nothing more: listen streams end gracefully (buffered events, then their final results),
+   * running requests get the window to finish with output fully enabled, then the connection closes.
+   */
   async drain(windowMs: number): Promise<void> {
+    this.#listens.endAll();
     await this.#dispatcher.drain(windowMs);
     this.close();
   }

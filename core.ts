@@ -2,7 +2,8 @@
 // change notifications, and connect() for transports. Owns the server-wide model shared by all connections; it
 // holds no per-connection state and performs no I/O of its own.
 
-import { Connection, type ConnectionOptions } from './connection.ts';
+import { Connection, type ConnectionOptions, type ConnectionSettings } from './connection.ts';
+import { RequestStateSealer } from './input.ts';
 import { stderrLogger, type Logger } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
 import { ChangeHub, Registry } from './registry.ts';
@@ -25,6 +26,8 @@ export { ProtocolError, ErrorCode } from './jsonrpc.ts';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
 export type { Logger } from './dispatcher.ts';
 export { OutboundRequestError } from './dispatcher.ts';
+export { InputRequired, inputRequired, elicitInput, sampleInput, listRootsInput, type InputRequest } from './input.ts';
+export { missingCapability } from './modern.ts';
 export type { Connection, ConnectionOptions } from './connection.ts';
 
 export interface ServerOptions {
@@ -40,6 +43,17 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** `resources/subscribe` URIs per connection (default 1024). */
   maxSubscriptions?: number;
+  /** Open `subscriptions/listen` streams per connection (default 1024). */
+  maxListens?: number;
+  /** Events a listen stream holds for a backed-up client; one more ends the stream with an error (default 1024). */
+  maxBufferedEvents?: number;
+  /** Caching hints on cacheable 2026-07-28 results (default `ttlMs: 0`, `scope: "private"`). */
+  cache?: { ttlMs?: number; scope?: 'public' | 'private' };
+  /**
+   * How `requestState` of input-required answers is sealed: the HMAC secret (random per server by default; give
+   * every process of a deployment the same one) and how long a state stays valid (default 10 minutes).
+   */
+  requestState?: { secret?: string | Uint8Array; ttlMs?: number };
   /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
   exposeToolErrors?: boolean;
   /**
@@ -60,13 +74,21 @@ function isObjectSchema(schema: JsonSchema | undefined): schema is Record<string
 
 export class Server {
   readonly #model: ServerModel;
-  readonly #options: ServerOptions;
+  readonly #connectionSettings: ConnectionSettings;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
       throw new TypeError('createServer needs {name: string, version: string}');
     }
-    this.#options = options;
+    this.#connectionSettings = {
+      maxInFlight: options.maxInFlight ?? 1024,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      maxSubscriptions: options.maxSubscriptions ?? 1024,
+      maxStreams: options.maxListens ?? 1024,
+      maxBufferedEvents: options.maxBufferedEvents ?? 1024,
+      cache: { ttlMs: options.cache?.ttlMs ?? 0, scope: options.cache?.scope ?? 'private' },
+      sealer: new RequestStateSealer(options.requestState),
+    };
     const hub = new ChangeHub();
     this.#model = {
       info,
@@ -147,8 +169,7 @@ export class Server {
 
   /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */
   connect(options: ConnectionOptions): Connection {
-    const { maxInFlight = 1024, requestTimeoutMs = 60_000, maxSubscriptions = 1024 } = this.#options;
-    return new Connection(this.#model, { maxInFlight, requestTimeoutMs, maxSubscriptions }, this.logger, options);
+    return new Connection(this.#model, this.#connectionSettings, this.logger, options);
   }
 }
 

@@ -5,6 +5,7 @@
 import { ErrorCode, ProtocolError, invalidParams } from './jsonrpc.ts';
 import type { Logger } from './dispatcher.ts';
 import { Registry, type ChangeHub } from './registry.ts';
+import { InputRequired } from './input.ts';
 import { formatPath, type SchemaIssue, type Validator } from './schema.ts';
 import type { UriTemplate } from './uri-template.ts';
 import {
@@ -146,7 +147,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped> {
+export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {
   const version = ctx.protocolVersion;
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const tool = model.tools.get(params.name, ctx.era);
@@ -160,7 +161,7 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
     if (since(version, '2025-11-25')) return shapeToolResult(toolFailure(message), version);
     throw invalidParams(message.slice('Invalid '.length));
   }
-  let result: CallToolResult;
+  let result: CallToolResult | InputRequired;
   try {
     result = await (tool.handler as ToolHandler)(args, ctx);
   } catch (error) {
@@ -172,6 +173,7 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
     const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
     return shapeToolResult(toolFailure(text), version);
   }
+  if (result instanceof InputRequired) return result;
   return shapeToolResult(checkToolResult(model, tool, result), version);
 }
 
@@ -198,6 +200,11 @@ const STRUCTURED_SINCE = '2025-06-18';
 function shapeContent(content: Content[], version: string): Content[] {
   if (since(version, STRUCTURED_SINCE)) return content;
   return content.filter((item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)));
+}
+
+/** An in-band tool failure the model reads, shaped for `version`. */
+export function toolFailureResult(text: string, version: string): Shaped {
+  return shapeToolResult(toolFailure(text), version);
 }
 
 function shapeToolResult(result: CallToolResult, version: string): Shaped {
@@ -233,14 +240,16 @@ export function listResourceTemplates(model: ServerModel, params: Shaped, versio
   return withCursor({ resourceTemplates }, page.nextCursor);
 }
 
-export function resourceNotFound(uri: string): ProtocolError {
-  return new ProtocolError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
+/** -32002 in the 2025 era; 2026-07-28 forbids that code and uses -32602. */
+export function resourceNotFound(uri: string, era: Era): ProtocolError {
+  const code = era === 'legacy' ? ErrorCode.ResourceNotFound : ErrorCode.InvalidParams;
+  return new ProtocolError(code, 'Resource not found', { uri });
 }
 
-export async function readResource(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped> {
+export async function readResource(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {
   const uri = params.uri;
   if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
-  let result: ReadResourceResult | undefined;
+  let result: ReadResourceResult | InputRequired | undefined;
   const resource = model.resources.get(uri, ctx.era);
   if (resource !== undefined) {
     result = await resource.handler(uri, ctx);
@@ -252,7 +261,7 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
       break;
     }
   }
-  if (result === undefined) throw resourceNotFound(uri);
+  if (result === undefined) throw resourceNotFound(uri, ctx.era);
   return result as unknown as Shaped;
 }
 
@@ -274,7 +283,7 @@ export function listPrompts(model: ServerModel, params: Shaped, version: string)
   return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
 }
 
-export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context): Promise<GetPromptResult> {
+export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context): Promise<GetPromptResult | InputRequired> {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const prompt = model.prompts.get(params.name, ctx.era);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
@@ -293,7 +302,7 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
   }
   const result = await prompt.handler(args, ctx);
   const version = ctx.protocolVersion;
-  if (since(version, STRUCTURED_SINCE)) return result;
+  if (result instanceof InputRequired || since(version, STRUCTURED_SINCE)) return result;
   return { ...result, messages: result.messages.filter((m) => shapeContent([m.content], version).length === 1) };
 }
 

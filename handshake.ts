@@ -6,6 +6,7 @@
 import type { Dispatcher, InboundRequest } from './dispatcher.ts';
 import { ErrorCode, ProtocolError, invalidParams, isRequestId, methodNotFound, type JsonRpcErrorObject, type JsonRpcNotification } from './jsonrpc.ts';
 import * as features from './features.ts';
+import { InputRequired, type InputRequest } from './input.ts';
 import type { ChangeEvent } from './registry.ts';
 import {
   LATEST_LEGACY_VERSION,
@@ -39,17 +40,28 @@ type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
 /** Methods served after the handshake, each behind the capability that advertises it. */
 const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
   'tools/list': { capability: 'tools', serve: (l, r) => features.listTools(l.model, r.params, l.version) },
-  'tools/call': { capability: 'tools', serve: (l, r) => features.callTool(l.model, r.params, l.context(r)) },
+  'tools/call': {
+    capability: 'tools',
+    serve: (l, r) => l.withInput(r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
+      // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
+      if (!(error instanceof InputRoundError)) throw error;
+      l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
+      return features.toolFailureResult(error.message, l.version);
+    }),
+  },
   'resources/list': { capability: 'resources', serve: (l, r) => features.listResources(l.model, r.params, l.version) },
   'resources/templates/list': {
     capability: 'resources',
     serve: (l, r) => features.listResourceTemplates(l.model, r.params, l.version),
   },
-  'resources/read': { capability: 'resources', serve: (l, r) => features.readResource(l.model, r.params, l.context(r)) },
+  'resources/read': {
+    capability: 'resources',
+    serve: (l, r) => l.withInput(r, (ctx) => features.readResource(l.model, r.params, ctx)),
+  },
   'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
-  'prompts/get': { capability: 'prompts', serve: (l, r) => features.getPrompt(l.model, r.params, l.context(r)) },
+  'prompts/get': { capability: 'prompts', serve: (l, r) => l.withInput(r, (ctx) => features.getPrompt(l.model, r.params, ctx)) },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
@@ -201,13 +213,42 @@ export class LegacyLifecycle {
     return this.#advertised?.logging === true && LOGGING_LEVELS.indexOf(level) >= this.#logLevel;
   }
 
-  context(request: InboundRequest): Context {
-    return new LegacyContext(this, request);
+  /**
+   * Runs a handler that may answer `inputRequired(…)`: a 2025 client gets real server→client requests, and the
+   * handler runs again with the answers, at most MAX_INPUT_ROUNDS times.
+   */
+  async withInput(request: InboundRequest, serve: (ctx: LegacyContext) => Promise<unknown>): Promise<unknown> {
+    const ctx = new LegacyContext(this, request);
+    for (let round = 0; ; round++) {
+      const result = await serve(ctx);
+      if (!(result instanceof InputRequired)) return result;
+      if (round === MAX_INPUT_ROUNDS) {
+        throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
+      }
+      try {
+        ctx.inputResponses = await ctx.ask(result.inputRequests);
+      } catch (error) {
+        if (request.signal.aborted) throw error;
+        throw new InputRoundError('The client could not provide the requested input', error);
+      }
+      ctx.requestState = result.state;
+    }
+  }
+}
+
+const MAX_INPUT_ROUNDS = 8;
+
+/** Getting input from a 2025 client failed; `cause` says why (kept off the wire). */
+class InputRoundError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
   }
 }
 
 /** The handler context on a legacy connection: real server→client requests, connection-level log threshold. */
 class LegacyContext implements Context {
+  inputResponses: Record<string, Record<string, unknown>> | undefined;
+  requestState: unknown;
   readonly #lifecycle: LegacyLifecycle;
   readonly #request: InboundRequest;
 
@@ -274,5 +315,21 @@ class LegacyContext implements Context {
 
   async ping(options?: RequestOptions): Promise<void> {
     await this.#send(undefined, 'ping', undefined, options);
+  }
+
+  /** Sends every input request of one round to the client at once; resolves with the answers by key. */
+  async ask(requests: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
+    const keys = Object.keys(requests);
+    const answers = await Promise.all(keys.map((key) => {
+      const { method, params = {} } = requests[key]!;
+      if (method === 'elicitation/create') return this.elicit(params);
+      if (method === 'sampling/createMessage') return this.sample(params);
+      return this.listRoots() as Promise<Record<string, unknown>>;
+    }));
+    const responses: Record<string, Record<string, unknown>> = Object.create(null) as Record<string, Record<string, unknown>>;
+    keys.forEach((key, index) => {
+      responses[key] = answers[index]!;
+    });
+    return responses;
   }
 }

@@ -65,11 +65,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     if (droppedNotifications > 0) logger.warn(`dropped ${droppedNotifications} notification(s) while output was backed up`);
     droppedNotifications = 0;
     if (phase === 'reading') input.resume();
+    connection.resume();
   };
 
   const connection = server.connect({
     send,
     onHandlerError: server.rethrow ? (error) => void finish(error) : undefined,
+    isBackedUp: () => output.writableNeedDrain,
   });
 
   const sink: LineSink = {

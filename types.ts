@@ -3,6 +3,7 @@
 
 import type { JsonSchema } from './schema.ts';
 import type { RequestId } from './jsonrpc.ts';
+import type { InputRequired } from './input.ts';
 
 export type { JsonSchema } from './schema.ts';
 export type { RequestId } from './jsonrpc.ts';
@@ -152,6 +153,12 @@ export interface Context {
   readonly protocolVersion: string;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
+  /**
+   * On the round after an `inputRequired(…)` answer: the client's responses by key (each an object, e.g. an
+   * ElicitResult), and the state the handler attached. Both undefined on a first round.
+   */
+  readonly inputResponses: Record<string, Record<string, unknown>> | undefined;
+  readonly requestState: unknown;
   /** Reports progress when the request carried a progress token; a no-op otherwise. */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` when the level passes the client's threshold. */
@@ -163,19 +170,22 @@ export interface Context {
   ping(options?: RequestOptions): Promise<void>;
 }
 
+/** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */
 export type ToolHandler<Args = Record<string, unknown>> =
-  (args: Args, ctx: Context) => CallToolResult | Promise<CallToolResult>;
+  (args: Args, ctx: Context) => CallToolResult | InputRequired | Promise<CallToolResult | InputRequired>;
 
-export type ResourceHandler = (uri: string, ctx: Context) => ReadResourceResult | Promise<ReadResourceResult>;
+export type ResourceHandler =
+  (uri: string, ctx: Context) => ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;
 
 /** Returns `undefined` when no resource exists for these variables. */
 export type ResourceTemplateHandler = (
   uri: string,
   variables: Record<string, string | string[]>,
   ctx: Context,
-) => ReadResourceResult | undefined | Promise<ReadResourceResult | undefined>;
+) => ReadResourceResult | InputRequired | undefined | Promise<ReadResourceResult | InputRequired | undefined>;
 
-export type PromptHandler = (args: Record<string, string>, ctx: Context) => GetPromptResult | Promise<GetPromptResult>;
+export type PromptHandler = (args: Record<string, string>, ctx: Context) =>
+  GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
 /** Thrown by a tool to report a failure whose message the model should see (an in-band `isError` result). */
 export class ToolError extends Error {

@@ -1,11 +1,12 @@
-// The demo and conformance fixture server: the official conformance surface (tools `test_*`, resources `test://…`,
-// prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`). `npm -s start -- --stdio`
-// serves it over stdio; it writes nothing but protocol frames to stdout.
+// The demo and conformance fixture server: the official conformance surface of both eras (tools `test_*`,
+// resources `test://…`, prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`).
+// `npm -s start -- --stdio` serves it over stdio; it writes nothing but protocol frames to stdout.
 
 import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type Context, type Server } from '../core.ts';
 import { serveStdio } from '../stdio.ts';
+import { registerModernFixtures } from './modern-fixtures.ts';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 export const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -77,7 +78,9 @@ function registerTools(server: Server): void {
     description: 'Lists a JSON Schema 2020-12 input schema unchanged',
     inputSchema: JSON_SCHEMA_2020_12,
   }, (args) => text(`Received: ${JSON.stringify(args)}`));
+  // The next four send real server→client requests, which exist in the 2025 era only.
   server.tool('test_sampling', {
+    era: 'legacy',
     description: 'Asks the client to sample an LLM',
     inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
   }, (args: { prompt: string }, ctx: Context) => ask(
@@ -85,6 +88,7 @@ function registerTools(server: Server): void {
     (result) => `LLM response: ${String((result.content as { text?: unknown } | undefined)?.text ?? '')}`,
   ));
   server.tool('test_elicitation', {
+    era: 'legacy',
     description: 'Asks the user for input',
     inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
   }, (args: { message: string }, ctx: Context) => ask(() => ctx.elicit({
@@ -98,7 +102,7 @@ function registerTools(server: Server): void {
       required: ['username', 'email'],
     },
   }), elicitationSummary('User response')));
-  server.tool('test_elicitation_sep1034_defaults', { description: 'Elicits with defaults', inputSchema: NO_ARGUMENTS },
+  server.tool('test_elicitation_sep1034_defaults', { era: 'legacy', description: 'Elicits with defaults', inputSchema: NO_ARGUMENTS },
     (_args, ctx: Context) => ask(() => ctx.elicit({
       message: 'Please review your information',
       requestedSchema: {
@@ -112,7 +116,7 @@ function registerTools(server: Server): void {
         },
       },
     }), elicitationSummary('Elicitation completed')));
-  server.tool('test_elicitation_sep1330_enums', { description: 'Elicits with enum forms', inputSchema: NO_ARGUMENTS },
+  server.tool('test_elicitation_sep1330_enums', { era: 'legacy', description: 'Elicits with enum forms', inputSchema: NO_ARGUMENTS },
     (_args, ctx: Context) => ask(() => ctx.elicit({
       message: 'Please choose options',
       requestedSchema: {
@@ -257,6 +261,7 @@ export function createEverythingServer(): Server {
   registerDiagnostics(server);
   registerResources(server);
   registerPrompts(server);
+  registerModernFixtures(server);
   return server;
 }
 

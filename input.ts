@@ -1,0 +1,222 @@
+// Multi round-trip input (protocol.md §4.10): the InputRequired answer a handler returns to ask the client for
+// elicitation, sampling or roots; the capabilities such a request needs; validation of a retry's inputResponses;
+// and RequestStateSealer, which binds handler state to method, params digest and expiry under HMAC-SHA-256.
+// Pure: no I/O and no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
+
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode, ProtocolError } from './jsonrpc.ts';
+import type { ClientCapabilities } from './types.ts';
+
+/** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
+export interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params?: Record<string, unknown>;
+}
+
+const CAPABILITY: Record<string, string> = Object.assign(Object.create(null), {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a tools/call, prompts/get or resources/read handler returns to ask the client for input. */
+export class InputRequired {
+  readonly inputRequests: Record<string, InputRequest>;
+  readonly state: unknown;
+
+  constructor(inputRequests: Record<string, InputRequest>, state?: unknown) {
+    if (!isPlainObject(inputRequests)) throw new TypeError('inputRequests must be an object');
+    const entries = Object.entries(inputRequests);
+    for (const [key, request] of entries) {
+      if (key === '') throw new TypeError('input request keys must be non-empty strings');
+      if (!isPlainObject(request) || typeof request.method !== 'string' || !Object.hasOwn(CAPABILITY, request.method)) {
+        throw new TypeError(`input request "${key}" must have method elicitation/create, sampling/createMessage or roots/list`);
+      }
+      if (request.params !== undefined && !isPlainObject(request.params)) {
+        throw new TypeError(`input request "${key}" params must be an object`);
+      }
+    }
+    if (entries.length === 0 && state === undefined) {
+      throw new TypeError('an input-required answer needs at least one input request or a state');
+    }
+    this.inputRequests = Object.fromEntries(entries); // own data properties only, even for a "__proto__" key
+    this.state = state;
+  }
+}
+
+export function inputRequired(inputRequests: Record<string, InputRequest>, state?: unknown): InputRequired {
+  return new InputRequired(inputRequests, state);
+}
+
+export function elicitInput(params: Record<string, unknown>): InputRequest {
+  return { method: 'elicitation/create', params };
+}
+
+export function sampleInput(params: Record<string, unknown>): InputRequest {
+  return { method: 'sampling/createMessage', params };
+}
+
+export function listRootsInput(): InputRequest {
+  return { method: 'roots/list', params: {} };
+}
+
+/**
+ * The client capability each input method needs: elicitation/create -> 'elicitation', sampling/createMessage ->
+ * 'sampling', roots/list -> 'roots'. Undefined when every needed capability is declared (as a plain object); else
+ * an object such as {sampling: {}} listing only the missing ones. Unknown methods need nothing.
+ */
+export function requiredCapabilities(
+  requests: Record<string, InputRequest>,
+  declared: ClientCapabilities,
+): Record<string, object> | undefined {
+  let missing: Record<string, object> | undefined;
+  for (const request of Object.values(requests)) {
+    const method = isPlainObject(request) ? request.method : undefined;
+    if (typeof method !== 'string' || !Object.hasOwn(CAPABILITY, method)) continue;
+    const capability = CAPABILITY[method]!;
+    if (isPlainObject(declared) && Object.hasOwn(declared, capability) && isPlainObject(declared[capability])) continue;
+    (missing ??= {})[capability] = {};
+  }
+  return missing;
+}
+
+const MAX_DEPTH = 512;
+
+/** JSON with object keys sorted (own enumerable keys only), toJSON honoured, undefined members dropped. */
+function canonicalJson(value: unknown, depth = 0): string | undefined {
+  if (depth > MAX_DEPTH) throw new TypeError('value is nested too deeply (or cyclic) to canonicalize');
+  if (typeof value === 'bigint') throw new TypeError('a bigint cannot be serialized as JSON');
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === 'function') return canonicalJson(record.toJSON(), depth + 1);
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1) ?? 'null').join(',')}]`;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const member = canonicalJson(record[key], depth + 1);
+    if (member !== undefined) parts.push(`${JSON.stringify(key)}:${member}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
+
+/** The params a retry is bound to: everything but _meta, inputResponses and requestState, canonical, SHA-256. */
+export function paramsDigest(params: Record<string, unknown>): string {
+  const bound: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
+  return createHash('sha256').update(canonicalJson(bound)!).digest('base64url');
+}
+
+/** The longest requestState open() considers; seal() refuses to make a longer one. */
+export const MAX_REQUEST_STATE_LENGTH = 64 * 1024;
+const PAYLOAD_VERSION = 1;
+const SEALED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+
+function verificationFailed(): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: requestState failed verification');
+}
+
+/**
+ * Seals handler state into an opaque requestState string: HMAC-SHA-256 over a canonical payload {method, params
+ * digest, expiry, random nonce, state}; base64url payload + "." + base64url MAC (the MAC covers the payload text).
+ */
+export class RequestStateSealer {
+  readonly #secret: Buffer;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+
+  constructor(options: { secret?: Uint8Array | string; ttlMs?: number; now?: () => number } = {}) {
+    const { secret, ttlMs = 10 * 60_000, now = Date.now } = options;
+    this.#secret = secret === undefined ? randomBytes(32)
+      : typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+    if (this.#secret.length === 0) throw new TypeError('the requestState secret must not be empty');
+    if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
+      throw new TypeError('ttlMs must be a positive finite number');
+    }
+    this.#ttlMs = ttlMs;
+    this.#now = now;
+  }
+
+  seal(method: string, params: Record<string, unknown>, state: unknown): string {
+    if (state !== undefined && canonicalJson(state) === undefined) throw new TypeError('state must be JSON-serializable');
+    const payload = canonicalJson({
+      v: PAYLOAD_VERSION,
+      m: method,
+      d: paramsDigest(params),
+      e: this.#now() + this.#ttlMs,
+      n: randomBytes(16).toString('base64url'),
+      s: state,
+    })!;
+    const encoded = Buffer.from(payload, 'utf8').toString('base64url');
+    const sealed = `${encoded}.${this.#mac(encoded)}`;
+    if (sealed.length > MAX_REQUEST_STATE_LENGTH) {
+      throw new RangeError(`sealed requestState exceeds ${MAX_REQUEST_STATE_LENGTH} characters; keep state small`);
+    }
+    return sealed;
+  }
+
+  /** Returns the state; throws ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
+   * for this method and these params. */
+  open(method: string, params: Record<string, unknown>, requestState: unknown): unknown {
+    let state: unknown;
+    try {
+      state = this.#open(method, params, requestState);
+    } catch {
+      throw verificationFailed();
+    }
+    return state;
+  }
+
+  #mac(encodedPayload: string): string {
+    return createHmac('sha256', this.#secret).update(encodedPayload, 'utf8').digest('base64url');
+  }
+
+  #open(method: string, params: Record<string, unknown>, requestState: unknown): unknown {
+    if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw verificationFailed();
+    const parts = SEALED.exec(requestState);
+    if (parts === null) throw verificationFailed();
+    const [, encoded, mac] = parts as unknown as [string, string, string];
+    // Compare the canonical encodings, so no alternative spelling of the MAC verifies either.
+    const expected = Buffer.from(this.#mac(encoded), 'ascii');
+    const given = Buffer.from(mac, 'ascii');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw verificationFailed();
+    // Only now is the payload ours, and worth parsing.
+    const payload: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+    if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();
+    const { m, d, e } = payload;
+    if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();
+    if (m !== method || !(this.#now() < e)) throw verificationFailed();
+    if (d !== paramsDigest(params)) throw verificationFailed();
+    return payload.s; // absent when the state was undefined
+  }
+}
+
+/** Names an inputResponses key in an error message: dotted when it is a plain identifier, else quoted. */
+function keyPath(key: string): string {
+  if (/^[A-Za-z_$][\w$-]*$/.test(key) && key.length <= 128) return `params.inputResponses.${key}`;
+  return `params.inputResponses[${JSON.stringify(key.length > 128 ? `${key.slice(0, 128)}…` : key)}]`;
+}
+
+/**
+ * Validates a retry's inputResponses: undefined -> undefined; otherwise an object whose every value is a plain
+ * object, else ProtocolError -32602 naming the offending key. Returns a null-prototype copy.
+ */
+export function readInputResponses(value: unknown): Record<string, Record<string, unknown>> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: params.inputResponses must be an object');
+  }
+  const copy: Record<string, Record<string, unknown>> = Object.create(null);
+  for (const key of Object.keys(value)) {
+    const response = value[key];
+    if (!isPlainObject(response)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${keyPath(key)} must be an object`);
+    }
+    copy[key] = response;
+  }
+  return copy;
+}
