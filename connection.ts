@@ -43,6 +43,7 @@ export class Connection {
       onRequest: (request: InboundRequest) => this.#router.onRequest(request),
       onNotification: (message) => this.#router.onNotification(message),
       checkBatch: (items) => this.#router.checkBatch(items),
+      onStrayResponse: (message) => this.#router.onStrayResponse(message),
     };
     const { onHandlerError } = options;
     if (onHandlerError !== undefined) {
@@ -60,10 +61,13 @@ export class Connection {
       requestTimeoutMs: settings.requestTimeoutMs,
     });
     this.#legacy = new LegacyLifecycle(model, this.#dispatcher, { maxSubscriptions: settings.maxSubscriptions });
-    this.#listens = new ListenStreams(model.hub, settings, options.isBackedUp ?? (() => false));
+    this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
     const modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     this.#router = new EraRouter(this.#legacy, modern, this.#dispatcher, logger);
-    this.#stopListening = model.hub.listen((event) => this.#legacy.onChange(event));
+    this.#stopListening = model.hub.listen((event) => {
+      this.#legacy.onChange(event);
+      this.#listens.onChange(event);
+    });
   }
 
   get era(): EraState {

@@ -116,7 +116,7 @@ export class Server {
     return this.#model.settings.logger;
   }
 
-  /** Live connections (each listens for changes while it is open). */
+  /** Live connections (each holds one change listener while it is open). */
   get connectionCount(): number {
     return this.#model.hub.size;
   }

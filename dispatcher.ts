@@ -53,6 +53,8 @@ export interface DispatcherHooks {
   checkBatch(items: unknown[]): JsonRpcErrorObject | undefined;
   /** An unexpected (non-protocol) handler error, after the generic -32603 went out. */
   onUnexpectedError?(error: unknown, request: InboundRequest): void;
+  /** A response (with an id) that answers no outbound request; it is dropped after this hook. */
+  onStrayResponse?(message: JsonRpcResponse): void;
 }
 
 export interface DispatcherOptions {
@@ -353,6 +355,7 @@ export class Dispatcher {
     const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
     if (pending === undefined) {
       if (message.id === null) this.#options.logger.warn(`peer sent an error without an id: ${JSON.stringify(message)}`);
+      else this.#options.hooks.onStrayResponse?.(message);
       return;
     }
     pending.cleanup();

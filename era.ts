@@ -4,7 +4,15 @@
 // server/discover probe and a refused modern-removed method decide nothing. Never consults handler outcomes.
 
 import type { Dispatcher, DispatcherHooks, InboundRequest, Logger } from './dispatcher.ts';
-import { ErrorCode, ProtocolError, invalidParams, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification } from './jsonrpc.ts';
+import {
+  ErrorCode,
+  ProtocolError,
+  invalidParams,
+  isRequestId,
+  type JsonRpcErrorObject,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+} from './jsonrpc.ts';
 import { LOGGING_LEVELS, MODERN_VERSIONS, type ClientCapabilities, type Implementation, type LoggingLevel } from './types.ts';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -149,6 +157,13 @@ export class EraRouter implements DispatcherHooks {
     } else if (this.#state === 'undecided') {
       if (this.#held.length < MAX_HELD_NOTIFICATIONS) this.#held.push(message);
       else this.#logger.warn(`dropped '${message.method}': too many notifications before the first request`);
+    }
+  }
+
+  /** Before the decision a client response answers nothing and is discarded and logged (protocol.md §5.1). */
+  onStrayResponse(message: JsonRpcResponse): void {
+    if (this.#state === 'undecided') {
+      this.#logger.warn(`discarded a response (id ${JSON.stringify(message.id)}) that arrived before the first request`);
     }
   }
 

@@ -6,7 +6,7 @@
 import type { Dispatcher, InboundRequest } from './dispatcher.ts';
 import { ErrorCode, ProtocolError, invalidParams, isRequestId, methodNotFound, type JsonRpcErrorObject, type JsonRpcNotification } from './jsonrpc.ts';
 import * as features from './features.ts';
-import { InputRequired, type InputRequest } from './input.ts';
+import { InputRequired, requiredCapabilities, type InputRequest } from './input.ts';
 import type { ChangeEvent } from './registry.ts';
 import {
   LATEST_LEGACY_VERSION,
@@ -221,7 +221,7 @@ export class LegacyLifecycle {
     const ctx = new LegacyContext(this, request);
     for (let round = 0; ; round++) {
       const result = await serve(ctx);
-      if (!(result instanceof InputRequired)) return result;
+      if (!(result instanceof InputRequired)) return withoutResultType(result);
       if (round === MAX_INPUT_ROUNDS) {
         throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
       }
@@ -237,6 +237,17 @@ export class LegacyLifecycle {
 }
 
 const MAX_INPUT_ROUNDS = 8;
+
+/**
+ * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
+ * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603.
+ */
+function withoutResultType(result: unknown): unknown {
+  if (!isPlainObject(result) || !Object.hasOwn(result, 'resultType')) return result;
+  const { resultType, ...rest } = result;
+  if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
+  throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);
+}
 
 /** Getting input from a 2025 client failed; `cause` says why (kept off the wire). */
 class InputRoundError extends Error {
@@ -320,6 +331,9 @@ class LegacyContext implements Context {
   /** Sends every input request of one round to the client at once; resolves with the answers by key. */
   async ask(requests: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
     const keys = Object.keys(requests);
+    // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
+    const missing = requiredCapabilities(requests, this.#lifecycle.clientCapabilities);
+    if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
     const answers = await Promise.all(keys.map((key) => {
       const { method, params = {} } = requests[key]!;
       if (method === 'elicitation/create') return this.elicit(params);

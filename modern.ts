@@ -117,7 +117,9 @@ export class ModernLifecycle implements Lifecycle {
       return result;
     }
     const shaped = value as Shaped;
-    const result: Shaped = { ...shaped, resultType: 'complete', _meta: { ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo } };
+    // A handler may name another result type (an extension's); without one the result is complete.
+    const resultType = typeof shaped.resultType === 'string' ? shaped.resultType : 'complete';
+    const result: Shaped = { ...shaped, resultType, _meta: { ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo } };
     if (cacheable) {
       result.ttlMs = this.#cache.ttlMs;
       result.cacheScope = this.#cache.scope;

@@ -4,6 +4,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { Connection, Server } from './core.ts';
+import { META_SUBSCRIPTION_ID } from './era.ts';
 import type { JsonRpcMessage, JsonRpcResponse } from './jsonrpc.ts';
 import { LineSplitter, type LineSink } from './ndjson.ts';
 
@@ -15,8 +16,9 @@ export interface StdioOptions {
   /** How long requests still running at end of input may take to finish (default 2 000 ms). */
   drainWindowMs?: number;
   /**
-   * Output held for a slow reader. Past it, notifications (progress, logs, change events) are dropped; answers
-   * are always kept, and reading pauses whenever the output stream asks to wait (default 16 MiB).
+   * Output held for a slow reader. Past it, notifications (progress, logs, legacy change broadcasts) are dropped;
+   * answers and listen-stream frames (bounded by their stream's buffer) are always kept, and reading pauses whenever
+   * the output stream asks to wait (default 16 MiB).
    */
   maxQueuedBytes?: number;
 }
@@ -49,7 +51,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 
   const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
     if (outputBroken) return;
-    if (output.writableLength > maxQueuedBytes && !Array.isArray(message) && !('id' in message)) {
+    // Listen-stream frames (ack, events) are never dropped: their stream bounds them, and a lost one would go unnoticed.
+    if (output.writableLength > maxQueuedBytes && !Array.isArray(message) && !('id' in message) && !isListenFrame(message)) {
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
     }
@@ -145,6 +148,12 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 }
 
 function ignore(): void {}
+
+/** A frame of a subscriptions/listen stream: it carries the subscription id in `_meta`. */
+function isListenFrame(message: JsonRpcMessage): boolean {
+  const meta = 'params' in message ? (message.params as { _meta?: unknown } | undefined)?._meta : undefined;
+  return typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META_SUBSCRIPTION_ID);
+}
 
 /** Waits until everything written has left the stream; ends it unless it is the process's own stdout. */
 function flush(output: Writable): Promise<void> {

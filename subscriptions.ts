@@ -6,7 +6,7 @@
 import type { InboundRequest } from './dispatcher.ts';
 import { META_SUBSCRIPTION_ID } from './era.ts';
 import { ErrorCode, ProtocolError, invalidParams, type RequestId } from './jsonrpc.ts';
-import type { ChangeEvent, ChangeHub } from './registry.ts';
+import type { ChangeEvent } from './registry.ts';
 
 export interface ListenLimits {
   /** Open listen streams per connection (default 1024). */
@@ -67,7 +67,6 @@ class ListenStream {
   readonly #filter: Filter;
   readonly #uris: Set<string>;
   readonly settle: Settle;
-  stopListening: () => void = () => {};
 
   constructor(request: InboundRequest, filter: Filter, settle: Settle) {
     this.id = request.id;
@@ -92,12 +91,10 @@ class ListenStream {
 
 export class ListenStreams {
   readonly #streams = new Map<RequestId, ListenStream>();
-  readonly #hub: ChangeHub;
   readonly #limits: ListenLimits;
   readonly #isBackedUp: () => boolean;
 
-  constructor(hub: ChangeHub, limits: ListenLimits, isBackedUp: () => boolean) {
-    this.#hub = hub;
+  constructor(limits: ListenLimits, isBackedUp: () => boolean) {
     this.#limits = limits;
     this.#isBackedUp = isBackedUp;
   }
@@ -115,8 +112,7 @@ export class ListenStreams {
     return new Promise((resolve, reject) => {
       const stream = new ListenStream(request, filter, { resolve, reject });
       this.#streams.set(stream.id, stream);
-      // Subscribed before the ack is written, so an event racing the ack is delivered right after it.
-      stream.stopListening = this.#hub.listen((event) => this.#deliver(stream, event));
+      // In the table before the ack is written, so an event racing the ack is delivered right after it.
       request.signal.addEventListener('abort', () => this.#release(stream), { once: true });
       const { resourceSubscriptions, ...flags } = filter;
       request.notify('notifications/subscriptions/acknowledged', {
@@ -124,6 +120,12 @@ export class ListenStreams {
         notifications: resourceSubscriptions === undefined ? flags : { ...flags, resourceSubscriptions },
       });
     });
+  }
+
+  /** A server change: each open stream that asked for it gets it. */
+  onChange(event: ChangeEvent): void {
+    // A Map survives deletion during iteration, so an overflowing stream may release itself here.
+    for (const stream of this.#streams.values()) this.#deliver(stream, event);
   }
 
   #deliver(stream: ListenStream, event: ChangeEvent): void {
@@ -145,7 +147,6 @@ export class ListenStreams {
   #release(stream: ListenStream): void {
     if (this.#streams.get(stream.id) !== stream) return;
     this.#streams.delete(stream.id);
-    stream.stopListening();
     stream.buffer.length = 0;
   }
 

@@ -1013,7 +1013,10 @@ describe('server→client requests', () => {
     const orphan = failure(null, -32700, 'Parse error');
     client.send(orphan);
     await settle(client);
-    assert.deepEqual(logger.warnings, [`peer sent an error without an id: ${JSON.stringify(orphan)}`]);
+    assert.deepEqual(logger.warnings, [
+      'discarded a response (id 5) that arrived before the first request',
+      `peer sent an error without an id: ${JSON.stringify(orphan)}`,
+    ]);
     assert.deepEqual(logger.errors, []);
     assert.deepEqual(await client.end(), []);
   });
