@@ -8,8 +8,16 @@ import { LegacyLifecycle } from './handshake.ts';
 import type { RequestStateSealer } from './input.ts';
 import { ModernLifecycle, type CachePolicy } from './modern.ts';
 import { ListenStreams, type ListenLimits } from './subscriptions.ts';
-import { ErrorCode, PARSE_ERROR, errorResponse, parseJson, type JsonRpcMessage, type JsonRpcResponse } from './jsonrpc.ts';
-import type { ServerModel } from './features.ts';
+import {
+  ErrorCode,
+  PARSE_ERROR,
+  errorResponse,
+  parseJson,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from './jsonrpc.ts';
+import type { ServerModel, ToolEntry } from './features.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 
@@ -23,8 +31,19 @@ export interface ConnectionSettings extends ListenLimits {
 }
 
 export interface ConnectionOptions {
-  /** Writes one frame (or a batch answer) to the peer. */
-  send(message: JsonRpcMessage | JsonRpcResponse[]): void;
+  /**
+   * Writes one frame (or a batch answer) to the peer; `related` is the id of the inbound request a notification or
+   * server→client request belongs to.
+   */
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void;
+  /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
+  era?: 'legacy' | 'modern';
+  /** Why a server→client request cannot reach the client from here (undefined: it can). */
+  noBackChannel?(related: RequestId | undefined): string | undefined;
+  /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version. */
+  assumeInitialized?: string;
+  /** An inbound request ended without an answer (cancelled, or abandoned when the connection closed). */
+  onWithdrawn?(id: RequestId): void;
   /** Debug (re-throw) mode: receives exactly the first unexpected handler error; the connection then closes. */
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
@@ -36,6 +55,7 @@ export class Connection {
   readonly #legacy: LegacyLifecycle;
   readonly #listens: ListenStreams;
   readonly #router: EraRouter;
+  readonly #modern: ModernLifecycle;
   readonly #stopListening: () => void;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
@@ -53,8 +73,11 @@ export class Connection {
         onHandlerError(error);
       };
     }
+    const { onWithdrawn } = options;
     this.#dispatcher = new Dispatcher({
       send: options.send,
+      noBackChannel: options.noBackChannel,
+      onWithdrawn: onWithdrawn === undefined ? undefined : (request) => onWithdrawn(request.id),
       hooks,
       logger,
       maxInFlight: settings.maxInFlight,
@@ -62,8 +85,9 @@ export class Connection {
     });
     this.#legacy = new LegacyLifecycle(model, this.#dispatcher, { maxSubscriptions: settings.maxSubscriptions });
     this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
-    const modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
-    this.#router = new EraRouter(this.#legacy, modern, this.#dispatcher, logger);
+    this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
+    this.#router = new EraRouter(this.#legacy, this.#modern, this.#dispatcher, logger, options.era);
+    if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
     this.#stopListening = model.hub.listen((event) => {
       this.#legacy.onChange(event);
       this.#listens.onChange(event);
@@ -72,6 +96,24 @@ export class Connection {
 
   get era(): EraState {
     return this.#router.state;
+  }
+
+  /** The negotiated 2025 version once the handshake committed. */
+  get legacyVersion(): string | undefined {
+    return this.#legacy.initialized ? this.#legacy.version : undefined;
+  }
+
+  /**
+   * The checks a modern HTTP request must pass before it is dispatched, each answered with its own HTTP status:
+   * envelope (-32602/-32022) and method (-32601). Throws the first failure as a ProtocolError.
+   */
+  preflightModern(method: string, params: Record<string, unknown>): void {
+    this.#modern.preflight(method, params);
+  }
+
+  /** The modern tool a tools/call names, for checks of its mirrored headers. */
+  modernTool(name: unknown): ToolEntry | undefined {
+    return typeof name === 'string' ? this.#modern.model.tools.get(name, 'modern') : undefined;
   }
 
   get listenCount(): number {
@@ -92,6 +134,11 @@ export class Connection {
 
   get closed(): boolean {
     return this.#dispatcher.closed;
+  }
+
+  /** One parsed frame (or batch), for transports that parse bodies themselves. */
+  receive(value: unknown): void {
+    this.#dispatcher.receive(value);
   }
 
   /** One frame's text; text that is not JSON is answered with a parse error and the connection goes on. */

@@ -3,6 +3,7 @@
 // holds no per-connection state and performs no I/O of its own.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './connection.ts';
+import { headerParamsOf } from './http-headers.ts';
 import { RequestStateSealer } from './input.ts';
 import { stderrLogger, type Logger } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
@@ -137,6 +138,7 @@ export class Server {
       inputSchema,
       validateInput: compileSchema(inputSchema),
       validateOutput: outputSchema === undefined ? undefined : compileSchema(outputSchema),
+      headerParams: headerParamsOf(inputSchema),
       handler: handler as ToolHandler<never>,
     });
     return this;

@@ -58,7 +58,15 @@ export interface DispatcherHooks {
 }
 
 export interface DispatcherOptions {
-  send(message: JsonRpcMessage | JsonRpcResponse[]): void;
+  /**
+   * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
+   * (transports with one stream per request route by it); responses carry their own id.
+   */
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void;
+  /** Why a server→client request cannot reach the client from here (undefined: it can). */
+  noBackChannel?(related: RequestId | undefined): string | undefined;
+  /** A request left the table without an answer (cancelled or abandoned). */
+  onWithdrawn?(request: InboundRequest): void;
   hooks: DispatcherHooks;
   logger: Logger;
   maxInFlight: number;
@@ -125,19 +133,19 @@ export class InboundRequest {
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#dispatcher.notify('notifications/progress', params);
+    this.#dispatcher.notify('notifications/progress', params, this.id);
   }
 
   /** A notification related to this request; dropped once the request has its answer or was cancelled. */
   notify(method: string, params: Record<string, unknown>): void {
-    if (this.state === 'running') this.#dispatcher.notify(method, params);
+    if (this.state === 'running') this.#dispatcher.notify(method, params, this.id);
   }
 
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
   request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
     if (this.state !== 'running') return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
-    return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs });
+    return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs }, this.id);
   }
 }
 
@@ -299,6 +307,7 @@ export class Dispatcher {
     if (request === undefined) return;
     this.#settle(request, 'cancelled');
     if (request.batch !== undefined) this.#settleBatch(request.batch);
+    this.#options.onWithdrawn?.(request);
   }
 
   /** Answers text that never became a message (unparseable or oversized). */
@@ -306,18 +315,27 @@ export class Dispatcher {
     if (!this.#closed) this.#options.send(response);
   }
 
-  notify(method: string, params: Record<string, unknown> | undefined): void {
+  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
     if (this.#closed) return;
     const message: JsonRpcNotification = params === undefined
       ? { jsonrpc: '2.0', method }
       : { jsonrpc: '2.0', method, params };
-    this.#options.send(message);
+    this.#options.send(message, related);
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
-  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutboundOptions = {},
+    related?: RequestId,
+  ): Promise<unknown> {
     if (this.#closed || this.#inputClosed) {
       return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the client can no longer answer`));
+    }
+    const noBackChannel = this.#options.noBackChannel?.(related);
+    if (noBackChannel !== undefined) {
+      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${noBackChannel}`, ErrorCode.InvalidRequest));
     }
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -326,7 +344,7 @@ export class Dispatcher {
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
       const withdraw = (error: unknown, reason: string): void => {
         pending.cleanup();
-        this.notify('notifications/cancelled', { requestId: id, reason });
+        this.notify('notifications/cancelled', { requestId: id, reason }, related);
         reject(error);
       };
       const timer = setTimeout(
@@ -347,7 +365,7 @@ export class Dispatcher {
       this.#pending.set(id, pending);
       this.#options.send(params === undefined
         ? { jsonrpc: '2.0', id, method }
-        : { jsonrpc: '2.0', id, method, params });
+        : { jsonrpc: '2.0', id, method, params }, related);
     });
   }
 
@@ -399,6 +417,7 @@ export class Dispatcher {
     this.#closed = true;
     for (const request of [...this.#inFlight.values()]) {
       this.#settle(request, 'abandoned');
+      this.#options.onWithdrawn?.(request);
     }
     this.#rejectPending('the connection closed');
   }

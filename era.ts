@@ -111,7 +111,8 @@ export class EraRouter implements DispatcherHooks {
   readonly #dispatcher: Dispatcher;
   readonly #logger: Logger;
 
-  constructor(legacy: LegacySide, modern: Lifecycle, dispatcher: Dispatcher, logger: Logger) {
+  constructor(legacy: LegacySide, modern: Lifecycle, dispatcher: Dispatcher, logger: Logger, era?: 'legacy' | 'modern') {
+    this.#state = era ?? 'undecided';
     this.#legacy = legacy;
     this.#modern = modern;
     this.#dispatcher = dispatcher;

@@ -5,6 +5,7 @@
 import { ErrorCode, ProtocolError, invalidParams } from './jsonrpc.ts';
 import type { Logger } from './dispatcher.ts';
 import { Registry, type ChangeHub } from './registry.ts';
+import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
 import { formatPath, type SchemaIssue, type Validator } from './schema.ts';
 import type { UriTemplate } from './uri-template.ts';
@@ -36,6 +37,8 @@ export interface ToolEntry {
   inputSchema: Record<string, unknown> | boolean;
   validateInput: Validator;
   validateOutput: Validator | undefined;
+  /** Arguments mirrored into `Mcp-Param-*` headers on 2026-07-28 HTTP (`x-mcp-header`). */
+  headerParams: HeaderParam[];
   handler: ToolHandler<never>;
 }
 

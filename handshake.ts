@@ -163,6 +163,15 @@ export class LegacyLifecycle {
     return result;
   }
 
+  /** Stateless HTTP: serve as if a client without capabilities had initialized at `version`. */
+  assumeInitialized(version: string): void {
+    this.#initialize({ protocolVersion: version, capabilities: {}, clientInfo: { name: 'stateless', version: '0' } });
+  }
+
+  get initialized(): boolean {
+    return this.#phase === 'initialized';
+  }
+
   #capabilities(advertised: Advertised, version: string): Shaped {
     const capabilities: Shaped = {};
     if (advertised.logging) capabilities.logging = {};

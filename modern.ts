@@ -4,7 +4,7 @@
 // and never sends a server→client request.
 
 import { OutboundRequestError, type InboundRequest } from './dispatcher.ts';
-import { META_SERVER_INFO, readEnvelope, type Envelope, type Lifecycle } from './era.ts';
+import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
 import * as features from './features.ts';
 import { InputRequired, RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
 import { ProtocolError, methodNotFound } from './jsonrpc.ts';
@@ -72,13 +72,26 @@ export class ModernLifecycle implements Lifecycle {
     return { ...features.servedFeatures(this.model, 'modern'), logging: this.model.settings.logging };
   }
 
-  onRequest(request: InboundRequest): unknown {
-    const envelope = readEnvelope(request.params);
-    const { method, params } = request;
+  /** Envelope and method checks, in the order the HTTP ladder reports them; throws the first failure. */
+  preflight(method: string, params: Record<string, unknown>): Envelope {
+    const envelope = readEnvelope(params);
+    if (MODERN_REMOVED.has(method)) throw removedMethod(method);
+    this.#method(method);
+    return envelope;
+  }
+
+  #method(method: string): (typeof METHODS)[string] {
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
     if (entry === undefined || (entry.capability !== undefined && !this.served()[entry.capability])) {
       throw methodNotFound(method);
     }
+    return entry;
+  }
+
+  onRequest(request: InboundRequest): unknown {
+    const envelope = readEnvelope(request.params);
+    const { method, params } = request;
+    const entry = this.#method(method);
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     if (retry) {

@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type Context, type Server } from '../core.ts';
+import { serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
 
@@ -289,7 +290,26 @@ const JSON_SCHEMA_2020_12 = {
   additionalProperties: false,
 };
 
+/** `--stdio` serves stdio; otherwise HTTP on `--port N` (default 3000) at http://127.0.0.1:N/mcp. */
+async function main(args: string[]): Promise<void> {
+  const server = createEverythingServer();
+  if (args.includes('--stdio')) {
+    serveStdio(server);
+    return;
+  }
+  const portIndex = args.indexOf('--port');
+  const port = portIndex === -1 ? 3000 : Number(args[portIndex + 1]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port needs a port number');
+  const http = await serveHttp(server, { port });
+  process.stderr.write(`mcp-core everything server on ${http.url}\n`);
+  const stop = (): void => void http.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // HTTP arrives with its own issue; until then every invocation serves stdio.
-  serveStdio(createEverythingServer());
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
 }

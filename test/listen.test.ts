@@ -857,7 +857,7 @@ test('a legacy connection has no subscriptions/listen: -32601, no ack, and its b
 // The demo server as a child process
 
 test('child process: listen, test_publish two events, close stdin → ack, both events, the call result, the final result, exit 0', T, async (t: TestContext) => {
-  const child = spawn(process.execPath, [EVERYTHING], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, '--stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // only when the test failed
   });

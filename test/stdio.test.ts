@@ -682,7 +682,7 @@ const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const CHILD_TIMEOUT = { timeout: 30_000 };
 
 test('child process: stdout carries only JSON-RPC frames, logs go to stderr, and EOF ends the process with 0', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING]);
+  const child = startChild(t, [EVERYTHING, '--stdio']);
   child.send(INITIALIZE);
   const init = await child.response(1);
   assert.equal(init.result.protocolVersion, '2025-11-25');
@@ -704,7 +704,7 @@ test('child process: stdout carries only JSON-RPC frames, logs go to stderr, and
 });
 
 test('child process: stdin closed with a 300 ms test_sleep in flight still writes its progress and result, then exits 0 on its own (P19)', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING]);
+  const child = startChild(t, [EVERYTHING, '--stdio']);
   child.send(INITIALIZE);
   child.send(INITIALIZED);
   child.send(call(2, 'test_sleep', { ms: 300 }, 'sleep'));
@@ -727,7 +727,7 @@ test('child process: a file of frames piped to stdin (`server < requests.jsonl`)
   const fd = openSync(file, 'r');
   let child: Child;
   try {
-    child = startChild(t, [EVERYTHING], fd);
+    child = startChild(t, [EVERYTHING, '--stdio'], fd);
   } finally {
     closeSync(fd);
   }
@@ -739,7 +739,7 @@ test('child process: a file of frames piped to stdin (`server < requests.jsonl`)
 });
 
 test('child process: `node --experimental-strip-types examples/everything.ts` serves straight from the sources', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, ['--experimental-strip-types', 'examples/everything.ts']);
+  const child = startChild(t, ['--experimental-strip-types', 'examples/everything.ts', '--stdio']);
   child.send(INITIALIZE);
   assert.equal((await child.response(1)).result.serverInfo.name.length > 0, true);
   child.send(INITIALIZED);
@@ -751,7 +751,7 @@ test('child process: `node --experimental-strip-types examples/everything.ts` se
 });
 
 test('child process: when the stdout reader goes away the server stops and exits on its own', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING]);
+  const child = startChild(t, [EVERYTHING, '--stdio']);
   child.send(INITIALIZE);
   await child.response(1);
   child.send(INITIALIZED);

@@ -1,0 +1,400 @@
+// The transport-neutral core of Streamable HTTP for both eras on one endpoint: security checks (Host, Origin),
+// body-primary era classification with the MCP-Protocol-Version header as a cross-check, the sessionless
+// 2026-07-28 POST ladder and the 2025 session path, all over the Reply interface. Only moves frames between HTTP
+// exchanges and connections; never answers a refusal with a session id.
+
+import type { Connection, Server } from './core.ts';
+import { hasClaim, readEnvelope } from './era.ts';
+import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
+import { ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import { MemorySessionStore, NO_BACK_CHANNEL, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
+import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
+
+export interface HttpOptions {
+  /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
+  path?: string;
+  /** Hostnames accepted in `Host` and in `Origin` (default: localhost, 127.0.0.1, [::1], any port). */
+  allowedHosts?: string[];
+  /** Exact origins accepted besides those whose host is allowed (e.g. `https://app.example.com`). */
+  allowedOrigins?: string[];
+  /** Request body limit in bytes (default 4 MiB), counted as it streams in. */
+  maxBodyBytes?: number;
+  /** 2025 sessions (default true); false serves 2025 requests statelessly, without initialize. */
+  sessions?: boolean;
+  /** 2025 request POSTs: 'sse' streams when something precedes the answer (default); 'json' never streams. */
+  responseMode?: 'sse' | 'json';
+  maxSessions?: number;
+  /** Idle 2025 sessions (no request, no open stream) are ended after this long (default 30 min). */
+  sessionIdleMs?: number;
+  /** Long-lived SSE streams (GET streams and listens) open at once (default 10 000). */
+  maxStreams?: number;
+  keepAliveMs?: number;
+  sessionStore?: SessionStore;
+  /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
+  eventStore?: EventStore | false;
+}
+
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+const STATELESS_VERSION = '2025-03-26';
+
+function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+function single(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function hostnameOf(host: string): string {
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+}
+
+/** Media ranges of `Accept` (wildcards honoured). */
+function accepts(headers: HeaderBag, type: 'application/json' | 'text/event-stream'): boolean {
+  const accept = single(headers, 'accept');
+  if (accept === undefined) return false;
+  const [major] = type.split('/');
+  return accept.split(',').some((range) => {
+    const media = range.split(';')[0]!.trim().toLowerCase();
+    return media === type || media === '*/*' || media === `${major}/*`;
+  });
+}
+
+function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return 'id' in message && !('method' in message);
+}
+
+/** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
+export class HttpCore {
+  readonly #server: Server;
+  readonly #options: HttpOptions;
+  readonly #sessions: SessionStore;
+  readonly #eventStore: EventStore | undefined;
+  readonly #modern = new Set<Connection>();
+  readonly #reaper: ReturnType<typeof setInterval> | undefined;
+  #streams = 0;
+
+  constructor(server: Server, options: HttpOptions = {}) {
+    this.#server = server;
+    this.#options = options;
+    this.#sessions = options.sessionStore ?? new MemorySessionStore();
+    this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
+    if (options.sessions !== false) {
+      const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+      this.#reaper = setInterval(() => this.#reap(idleMs), Math.max(1000, Math.min(idleMs, 60_000)));
+      this.#reaper.unref();
+    }
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  #reap(idleMs: number): void {
+    const now = Date.now();
+    for (const session of [...this.#sessions.values()]) {
+      if (!session.busy && now - session.lastActivity > idleMs) this.#endSession(session);
+    }
+  }
+
+  #endSession(session: Session): void {
+    session.end();
+    if (session.id !== undefined) this.#sessions.delete(session.id);
+  }
+
+  /** Ends every session and modern exchange this core holds. */
+  close(): void {
+    clearInterval(this.#reaper);
+    for (const session of [...this.#sessions.values()]) this.#endSession(session);
+    for (const connection of this.#modern) connection.close();
+    this.#modern.clear();
+  }
+
+  /** Checks that need only the request line and headers; returns false when the exchange was answered. */
+  admit(method: string, path: string, reply: Reply): boolean {
+    const { headers } = reply;
+    const hosts = this.#options.allowedHosts ?? LOCAL_HOSTS;
+    const host = single(headers, 'host');
+    if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
+      reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
+      return false;
+    }
+    const origin = single(headers, 'origin');
+    if (origin !== undefined && !this.#originAllowed(origin, hosts)) {
+      reply.send(403, error(null, -32600, 'Forbidden: Origin is not allowed'));
+      return false;
+    }
+    if (this.#options.path !== undefined && path !== this.#options.path) {
+      reply.send(404, error(null, -32600, 'Not Found'));
+      return false;
+    }
+    const sessions = this.#options.sessions !== false;
+    const allow = sessions ? 'GET, POST, DELETE' : 'POST';
+    const header = single(headers, 'mcp-protocol-version');
+    const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
+    if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
+      reply.send(405, error(null, -32600, `Method Not Allowed: ${method}`), { allow });
+      return false;
+    }
+    if (method === 'POST') {
+      const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') {
+        reply.send(415, error(null, -32600, 'Unsupported Media Type: Content-Type must be application/json'));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  #originAllowed(origin: string, hosts: string[]): boolean {
+    if (this.#options.allowedOrigins?.includes(origin) === true) return true;
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && hosts.includes(url.hostname);
+    } catch {
+      return false;
+    }
+  }
+
+  /** A POST body that arrived whole (within the limit). */
+  post(body: string, reply: Reply): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      reply.send(400, error(null, -32700, 'Parse error'));
+      return;
+    }
+    const header = single(reply.headers, 'mcp-protocol-version');
+    if (Array.isArray(value)) {
+      this.#batch(value, header, reply);
+      return;
+    }
+    const frame = classify(value);
+    if (frame.kind === 'invalid') {
+      reply.send(400, error(frame.id, frame.error.code, frame.error.message));
+      return;
+    }
+    const message = frame.message;
+    const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
+    if (frame.kind === 'response') {
+      if (modernHeader) reply.send(400, error(null, -32600, 'Invalid Request: clients must not send responses in 2026-07-28'));
+      else this.#legacy(value, [], header, reply);
+      return;
+    }
+    const { params } = frame.message as { params?: Record<string, unknown> };
+    const id = frame.kind === 'request' ? frame.message.id : null;
+    if (hasClaim(params)) {
+      const claimed = (params!._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'];
+      if (header !== claimed) {
+        reply.send(400, error(id, -32020, 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version'));
+      } else {
+        this.#modernPost(message, id, reply);
+      }
+      return;
+    }
+    if (frame.kind === 'request' && frame.message.method === 'initialize') {
+      this.#legacy(value, [frame.message.id], header, reply);
+    } else if (modernHeader) {
+      if (frame.kind === 'notification') reply.send(202);
+      else reply.send(400, error(id, -32602, "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'"));
+    } else if (header !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {
+      reply.send(400, error(id, -32600, 'Bad Request: unsupported MCP-Protocol-Version header'));
+    } else {
+      this.#legacy(value, id === null ? [] : [id], header, reply);
+    }
+  }
+
+  #batch(items: unknown[], header: string | undefined, reply: Reply): void {
+    if (items.length === 0) {
+      reply.send(400, error(null, -32600, 'Invalid Request: an empty batch is not a request'));
+      return;
+    }
+    const claimed = items.some((item) => {
+      const params = (item as { params?: unknown } | null)?.params;
+      return typeof params === 'object' && params !== null && hasClaim(params as Record<string, unknown>);
+    });
+    if (claimed) {
+      reply.send(400, error(null, -32600, 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));
+      return;
+    }
+    const ids: RequestId[] = [];
+    for (const item of items) {
+      const frame = classify(item);
+      if (frame.kind === 'request') {
+        if (frame.message.method === 'initialize') {
+          reply.send(400, error(null, -32600, 'Invalid Request: initialize must not be part of a batch'));
+          return;
+        }
+        ids.push(frame.message.id);
+      }
+    }
+    this.#legacy(items, ids, header, reply, true);
+  }
+
+  /** The sessionless modern ladder (protocol.md §7.3), then one connection for this one request. */
+  #modernPost(message: JsonRpcMessage, id: RequestId | null, reply: Reply): void {
+    const { headers } = reply;
+    const { method, params = {} } = message as { method: string; params?: Record<string, unknown> };
+    try {
+      readEnvelope(params);
+    } catch (failure) {
+      reply.send(400, error(id, (failure as ProtocolError).code, (failure as ProtocolError).message, (failure as ProtocolError).data));
+      return;
+    }
+    if (id === null) {
+      reply.send(202); // 2026-07-28 HTTP defines no client notifications; a cancel is a disconnect
+      return;
+    }
+    const mismatch = checkRoutingHeaders(headers, method, params);
+    if (mismatch !== undefined) {
+      reply.send(400, error(id, -32020, mismatch));
+      return;
+    }
+    const json = accepts(headers, 'application/json');
+    const sse = accepts(headers, 'text/event-stream');
+    const listen = method === 'subscriptions/listen';
+    if ((!json && !sse) || (listen && !sse)) {
+      reply.send(406, error(id, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
+      return;
+    }
+    let sink: EventSink | undefined;
+    const connection = this.#server.connect({
+      era: 'modern',
+      send: (frame) => {
+        if (Array.isArray(frame)) return;
+        if (isResponse(frame)) {
+          if (sink !== undefined) {
+            sink.send(formatEvent(JSON.stringify(frame)));
+            sink.end();
+          } else if (!reply.answered) {
+            const code = 'error' in frame ? frame.error.code : 0;
+            reply.send(code === -32601 ? 404 : code === -32021 ? 400 : 200, frame);
+          }
+          this.#modern.delete(connection);
+          connection.close();
+          return;
+        }
+        if (sink === undefined && sse && !reply.answered) sink = this.#stream(reply, listen);
+        sink?.send(formatEvent(JSON.stringify(frame)));
+      },
+      noBackChannel: () => NO_BACK_CHANNEL,
+    });
+    try {
+      connection.preflightModern(method, params);
+    } catch (failure) {
+      connection.close();
+      const { code, message: text, data } = failure as ProtocolError;
+      reply.send(code === -32601 ? 404 : 400, error(id, code, text, data));
+      return;
+    }
+    const tool = method === 'tools/call' ? connection.modernTool(params.name) : undefined;
+    if (tool !== undefined && tool.headerParams.length > 0) {
+      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
+      const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
+      if (paramMismatch !== undefined) {
+        connection.close();
+        reply.send(400, error(id, -32020, paramMismatch));
+        return;
+      }
+    }
+    if (listen && this.#streams >= (this.#options.maxStreams ?? 10_000)) {
+      connection.close();
+      reply.send(503, error(id, -32603, 'Too many open streams'));
+      return;
+    }
+    this.#modern.add(connection);
+    // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
+    reply.onAbort(() => {
+      this.#modern.delete(connection);
+      connection.close();
+    });
+    connection.receive(message);
+  }
+
+  #stream(reply: Reply, counted: boolean, headers?: Record<string, string>): EventSink {
+    const sink = reply.stream(headers);
+    if (counted) {
+      this.#streams++;
+      sink.onClose(() => this.#streams--);
+    }
+    return sink;
+  }
+
+  #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
+    const canStream = accepts(reply.headers, 'text/event-stream');
+    const responseMode = this.#options.responseMode ?? 'sse';
+    const sessionOptions = { responseMode, eventStore: this.#eventStore, logger: this.#server.logger };
+    const initialize = !batch && ids.length === 1 && (value as { method?: unknown }).method === 'initialize';
+    if (this.#options.sessions === false) {
+      const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,
+        initialize ? undefined : header ?? STATELESS_VERSION);
+      reply.onAbort(() => session.end());
+      session.post(value, ids, reply, false);
+      return;
+    }
+    const sessionId = single(reply.headers, 'mcp-session-id');
+    if (initialize && sessionId === undefined) {
+      if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
+        reply.send(503, error(null, -32600, 'Service Unavailable: too many sessions'));
+        return;
+      }
+      const session = new Session(this.#server, sessionOptions, (created) => {
+        const id = newSessionId();
+        this.#sessions.set(id, created);
+        return id;
+      });
+      session.post(value, ids, reply, false);
+      return;
+    }
+    if (sessionId === undefined) {
+      reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
+      return;
+    }
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.ended) {
+      reply.send(404, SESSION_NOT_FOUND);
+      return;
+    }
+    const negotiated = session.connection.legacyVersion;
+    if (header !== undefined && header !== negotiated) {
+      reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
+      return;
+    }
+    if (batch && negotiated !== '2025-03-26') {
+      reply.send(400, error(null, -32600, 'Invalid Request: batches are accepted only under protocol 2025-03-26'));
+      return;
+    }
+    session.post(value, ids, reply, canStream);
+  }
+
+  /** GET opens a session's standalone stream; DELETE ends the session. */
+  sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
+    if (method === 'GET' && !accepts(reply.headers, 'text/event-stream')) {
+      reply.send(406, error(null, -32600, 'Not Acceptable: a GET stream needs Accept: text/event-stream'));
+      return;
+    }
+    const sessionId = single(reply.headers, 'mcp-session-id');
+    if (sessionId === undefined) {
+      reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
+      return;
+    }
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined || session.ended) {
+      reply.send(404, SESSION_NOT_FOUND);
+      return;
+    }
+    if (method === 'DELETE') {
+      this.#endSession(session);
+      reply.send(200);
+      return;
+    }
+    if (this.#streams >= (this.#options.maxStreams ?? 10_000)) {
+      reply.send(503, error(null, -32603, 'Too many open streams'));
+      return;
+    }
+    void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#stream(r, true, { 'mcp-session-id': sessionId }));
+  }
+}

@@ -1,0 +1,186 @@
+// Streamable HTTP on node:http: createHttpHandler() gives a `(req, res)` handler to mount in any node:http server
+// (and so express, fastify, …), serveHttp() listens on its own (127.0.0.1 by default). This adapter reads bodies
+// under the size limit and maps node's request/response onto the core's Reply; all MCP logic is in http-core.ts.
+
+import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from './core.ts';
+import { HttpCore, type HttpOptions } from './http-core.ts';
+import type { HeaderBag } from './http-headers.ts';
+import type { EventSink, Reply } from './sessions.ts';
+import { SSE_HEADERS, SseWriter } from './sse.ts';
+
+export type { HttpOptions } from './http-core.ts';
+export { MemoryEventStore, type EventStore } from './sse.ts';
+export { MemorySessionStore, type SessionStore } from './sessions.ts';
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+
+/** One node:http exchange as the core sees it. */
+class NodeReply implements Reply {
+  readonly headers: HeaderBag;
+  readonly #response: ServerResponse;
+  readonly #keepAliveMs: number | undefined;
+  #answered = false;
+
+  constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined) {
+    // Distinct values keep repeated headers visible (node would join them with ", ").
+    this.headers = request.headersDistinct as HeaderBag;
+    this.#response = response;
+    this.#keepAliveMs = keepAliveMs;
+  }
+
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    if (this.#answered || this.#response.destroyed) return;
+    this.#answered = true;
+    const text = body === undefined ? '' : JSON.stringify(body);
+    this.#response.writeHead(status, {
+      ...headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      'content-length': Buffer.byteLength(text),
+    });
+    this.#response.end(text);
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    this.#answered = true;
+    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers });
+    this.#response.flushHeaders();
+    return new SseWriter(this.#response, { keepAliveMs: this.#keepAliveMs });
+  }
+
+  onAbort(listener: () => void): void {
+    this.#response.once('close', () => {
+      if (!this.#response.writableFinished) listener();
+    });
+  }
+}
+
+export interface HttpHandler {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /** Ends every session and stream the handler holds. */
+  close(): void;
+  readonly sessionCount: number;
+}
+
+/** The MCP endpoint as a node:http request handler. */
+export function createHttpHandler(server: Server, options: HttpOptions = {}): HttpHandler {
+  const core = new HttpCore(server, options);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
+    const reply = new NodeReply(request, response, options.keepAliveMs);
+    const method = request.method ?? 'GET';
+    const path = (request.url ?? '/').split('?')[0]!;
+    if (!core.admit(method, path, reply)) {
+      request.resume();
+      return;
+    }
+    if (method !== 'POST') {
+      request.resume();
+      core.sessionRequest(method as 'GET' | 'DELETE', reply);
+      return;
+    }
+    readBody(request, maxBody).then(
+      (body) => (body === undefined ? tooLarge(reply, response) : core.post(body, reply)),
+      () => response.destroy(),
+    );
+  };
+  return Object.assign(handler, {
+    close: () => core.close(),
+    get sessionCount() {
+      return core.sessionCount;
+    },
+  });
+}
+
+function tooLarge(reply: Reply, response: ServerResponse): void {
+  // The rest of the body is not read; the connection closes after this answer.
+  reply.send(413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } }, { connection: 'close' });
+  response.once('finish', () => response.socket?.destroySoon());
+}
+
+/** The body as text, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
+function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (declared > limit) {
+      resolve(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        request.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size).toString('utf8'));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = (): void => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}
+
+export interface ServeHttpOptions extends HttpOptions {
+  /** Default 3000; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface HttpServer {
+  readonly url: string;
+  readonly httpServer: NodeServer;
+  readonly handler: HttpHandler;
+  /** Ends sessions and streams, stops listening, and resolves when every socket has closed. */
+  close(): Promise<void>;
+}
+
+/** Listens on `http://host:port/mcp` (path configurable) with timeouts against slow clients. */
+export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServer> {
+  const { port = 3000, host = '127.0.0.1', path = '/mcp' } = options;
+  const handler = createHttpHandler(server, { ...options, path });
+  const httpServer = createNodeServer(handler);
+  httpServer.headersTimeout = 10_000;
+  httpServer.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}${path}`,
+    httpServer,
+    handler,
+    close: () => new Promise<void>((resolve) => {
+      handler.close();
+      httpServer.close(() => resolve());
+      httpServer.closeIdleConnections();
+    }),
+  };
+}

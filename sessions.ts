@@ -1,0 +1,277 @@
+// 2025-era Streamable HTTP sessions: a session exists only after a successful initialize; each frame of its
+// connection is routed to the right HTTP exchange (its POST's JSON body or SSE stream, or the standalone GET
+// stream), with events stored before they are written; DELETE and idle reaping end a session. A session owns only
+// its own connection and streams: ending it never touches another session or any modern request.
+
+import { randomBytes } from 'node:crypto';
+import type { Connection, Server } from './core.ts';
+import type { Logger } from './dispatcher.ts';
+import type { HeaderBag } from './http-headers.ts';
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+import { formatEvent, newStreamId, type EventStore } from './sse.ts';
+
+/** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
+export interface Reply {
+  readonly headers: HeaderBag;
+  /** Answers once: status, optional JSON body, extra headers. */
+  send(status: number, body?: unknown, headers?: Record<string, string>): void;
+  /** Answers with an SSE stream (status 200) and returns its writer. */
+  stream(headers?: Record<string, string>): EventSink;
+  /** The client went away before the answer was complete. */
+  onAbort(listener: () => void): void;
+  readonly answered: boolean;
+}
+
+export interface EventSink {
+  send(text: string): boolean;
+  end(): void;
+  readonly closed: boolean;
+  onClose(listener: () => void): void;
+}
+
+export const NO_BACK_CHANNEL = 'this transport context has no back-channel for server-initiated requests';
+export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
+
+/** One SSE stream of a session with its single writer: events are stored, then written, strictly in order. */
+class Stream {
+  readonly sink: EventSink;
+  readonly id: string;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(sink: EventSink, id = newStreamId()) {
+    this.sink = sink;
+    this.id = id;
+  }
+
+  write(session: Session, data: string, after?: () => void): void {
+    const store = session.eventStore;
+    if (store === undefined || session.id === undefined) {
+      if (!this.sink.closed) this.sink.send(formatEvent(data));
+      after?.();
+      return;
+    }
+    const sessionId = session.id;
+    this.#tail = this.#tail.then(async () => {
+      let eventId: string | undefined;
+      try {
+        eventId = await store.append(sessionId, this.id, data);
+      } catch (error) {
+        session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
+      }
+      if (!this.sink.closed) this.sink.send(formatEvent(data, eventId));
+      after?.();
+    });
+  }
+}
+
+/** One POST of a session: where the answers to its requests and their related frames go. */
+class Exchange {
+  readonly reply: Reply;
+  readonly canStream: boolean;
+  stream: Stream | undefined;
+  open: number;
+
+  constructor(reply: Reply, canStream: boolean, open: number) {
+    this.reply = reply;
+    this.canStream = canStream;
+    this.open = open;
+  }
+}
+
+export interface SessionOptions {
+  /** 'json': one JSON body per request POST and no back-channel; 'sse': a stream once something precedes the answer. */
+  responseMode: 'sse' | 'json';
+  eventStore: EventStore | undefined;
+  logger: Logger;
+}
+
+function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return 'id' in message && !('method' in message);
+}
+
+export class Session {
+  id: string | undefined;
+  readonly connection: Connection;
+  readonly eventStore: EventStore | undefined;
+  readonly logger: Logger;
+  lastActivity = Date.now();
+  readonly #exchanges = new Map<RequestId, Exchange>();
+  readonly #responseMode: 'sse' | 'json';
+  readonly #register: ((session: Session) => string) | undefined;
+  #getStream: Stream | undefined;
+  #ended = false;
+
+  /**
+   * `register` mints and records the id once the initialize POST succeeds; without it the session is stateless
+   * (served as if initialized at `assumeInitialized`, never registered).
+   */
+  constructor(server: Server, options: SessionOptions, register?: (session: Session) => string, assumeInitialized?: string) {
+    this.#register = register;
+    this.eventStore = options.eventStore;
+    this.logger = options.logger;
+    this.#responseMode = options.responseMode;
+    this.connection = server.connect({
+      era: 'legacy',
+      assumeInitialized,
+      send: (message, related) => this.#route(message, related),
+      noBackChannel: (related) => this.#noBackChannel(related),
+      onWithdrawn: (id) => this.#withdrawn(id),
+    });
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Whether anything of this session is still open (reaping waits for it). */
+  get busy(): boolean {
+    return this.#exchanges.size > 0 || this.#getStream !== undefined;
+  }
+
+  #headers(): Record<string, string> | undefined {
+    return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
+  }
+
+  /** Answers go to their POST; related frames to its stream; the rest to the GET stream, or nowhere. */
+  #route(message: JsonRpcMessage | JsonRpcResponse[], related: RequestId | undefined): void {
+    if (Array.isArray(message)) {
+      const exchange = this.#exchanges.get(message[0]!.id as RequestId);
+      if (exchange !== undefined) this.#finish(exchange, message, message.map((m) => m.id as RequestId));
+      return;
+    }
+    if (isResponse(message)) {
+      const exchange = message.id === null ? undefined : this.#exchanges.get(message.id);
+      if (exchange !== undefined) this.#finish(exchange, message, [message.id as RequestId]);
+      return;
+    }
+    const exchange = related === undefined ? undefined : this.#exchanges.get(related);
+    if (exchange !== undefined) {
+      this.#streamOf(exchange)?.write(this, JSON.stringify(message));
+    } else if (related === undefined) {
+      this.#getStream?.write(this, JSON.stringify(message));
+    }
+  }
+
+  #noBackChannel(related: RequestId | undefined): string | undefined {
+    if (related === undefined) return this.#getStream === undefined ? NO_BACK_CHANNEL : undefined;
+    const exchange = this.#exchanges.get(related);
+    return exchange !== undefined && (exchange.stream !== undefined || (exchange.canStream && !exchange.reply.answered))
+      ? undefined
+      : NO_BACK_CHANNEL;
+  }
+
+  #streamOf(exchange: Exchange): Stream | undefined {
+    if (exchange.stream === undefined && exchange.canStream && !exchange.reply.answered) {
+      exchange.stream = new Stream(exchange.reply.stream(this.#headers()));
+    }
+    return exchange.stream;
+  }
+
+  #finish(exchange: Exchange, message: unknown, ids: RequestId[]): void {
+    if (this.id === undefined && this.#register !== undefined) {
+      // The initialize answer: only a successful one creates the session (never a refusal: pitfalls P14).
+      this.#exchanges.clear();
+      if (typeof message === 'object' && message !== null && 'result' in message) {
+        this.id = this.#register(this);
+        exchange.reply.send(200, message, this.#headers());
+      } else {
+        exchange.reply.send(200, message);
+        this.end();
+      }
+      return;
+    }
+    for (const id of ids) this.#exchanges.delete(id);
+    exchange.open -= ids.length;
+    const { stream } = exchange;
+    if (stream !== undefined) {
+      stream.write(this, JSON.stringify(message), () => {
+        if (exchange.open <= 0) stream.sink.end();
+      });
+    } else if (!exchange.reply.answered) {
+      exchange.reply.send(200, message, this.#headers());
+    }
+  }
+
+  /** A cancelled or abandoned request: its POST ends with no answer (202 when nothing was sent yet). */
+  #withdrawn(id: RequestId): void {
+    const exchange = this.#exchanges.get(id);
+    if (exchange === undefined) return;
+    this.#exchanges.delete(id);
+    if (--exchange.open > 0) return;
+    if (exchange.stream !== undefined) exchange.stream.sink.end();
+    else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
+  }
+
+  /** Serves one POST body holding the requests `ids` (none: notifications or responses → 202), in arrival order. */
+  post(value: unknown, ids: RequestId[], reply: Reply, canStream: boolean): void {
+    this.lastActivity = Date.now();
+    if (ids.length === 0) {
+      reply.send(202, undefined, this.#headers());
+      this.connection.receive(value);
+      return;
+    }
+    const busy = ids.find((id) => this.#exchanges.has(id));
+    if (busy !== undefined) {
+      const message = `Invalid Request: request id ${JSON.stringify(busy)} is already in flight`;
+      reply.send(200, { jsonrpc: '2.0', id: busy, error: { code: -32600, message } }, this.#headers());
+      return;
+    }
+    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);
+    for (const id of ids) this.#exchanges.set(id, exchange);
+    this.connection.receive(value);
+  }
+
+  /** The standalone GET stream: one per session; `lastEventId` replays that stream's stored events first. */
+  async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
+    if (this.#getStream !== undefined) {
+      const message = 'Conflict: only one GET stream per session';
+      reply.send(409, { jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+      return;
+    }
+    this.lastActivity = Date.now();
+    const store = this.eventStore;
+    const replay = lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
+    if (this.#ended || this.#getStream !== undefined) {
+      reply.send(this.#ended ? 404 : 409, SESSION_NOT_FOUND);
+      return;
+    }
+    const stream = new Stream(open(reply), replay?.streamId);
+    for (const event of replay?.events ?? []) stream.sink.send(formatEvent(event.data, event.id));
+    this.#getStream = stream;
+    stream.sink.onClose(() => {
+      if (this.#getStream === stream) this.#getStream = undefined;
+      this.lastActivity = Date.now();
+    });
+  }
+
+  /** Ends the session and everything it owns: its connection, its POST streams, its GET stream, its events. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.connection.close();
+    for (const exchange of new Set(this.#exchanges.values())) {
+      if (exchange.stream !== undefined) exchange.stream.sink.end();
+      else if (!exchange.reply.answered) exchange.reply.send(404, SESSION_NOT_FOUND);
+    }
+    this.#exchanges.clear();
+    this.#getStream?.sink.end();
+    this.#getStream = undefined;
+    if (this.id !== undefined) void this.eventStore?.dropSession(this.id);
+  }
+}
+
+/** Where sessions live; the default keeps them in this process (a shared store comes with scale-out). */
+export interface SessionStore {
+  get(id: string): Session | undefined;
+  set(id: string, session: Session): void;
+  delete(id: string): void;
+  readonly size: number;
+  values(): IterableIterator<Session>;
+}
+
+export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
+
+/** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
+export function newSessionId(): string {
+  return randomBytes(16).toString('base64url');
+}

@@ -1,0 +1,244 @@
+// Server-Sent Events for Streamable HTTP (protocol.md §7.1, §7.5): event text, the 2025-11-25 priming event,
+// the resumability event store (server-minted, session-scoped stream and event ids; pitfalls P26) and a
+// single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
+import { randomBytes, randomInt } from 'node:crypto';
+import type { Writable } from 'node:stream';
+
+/** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
+export function formatEvent(data: string, id?: string): string {
+  // Compact JSON has no raw line breaks; any that slip in become extra `data:` lines, which SSE rejoins with "\n".
+  const body = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  return `${id === undefined ? '' : `id: ${checkId(id)}\n`}event: message\n${body}\n`;
+}
+
+/** The priming event of a 2025-11-25 stream: an id with empty data, plus `retry: <ms>` when given. */
+export function formatPriming(id: string, retryMs?: number): string {
+  if (retryMs !== undefined && !(Number.isSafeInteger(retryMs) && retryMs >= 0)) {
+    throw new RangeError(`retry must be a non-negative integer of milliseconds, got ${retryMs}`);
+  }
+  return `id: ${checkId(id)}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: \n\n`;
+}
+
+/** A line break would end the `id:` field early; a NUL makes clients ignore it. Ids are server-minted, so this is a bug. */
+function checkId(id: string): string {
+  if (/[\r\n\0]/.test(id)) throw new TypeError('an SSE event id must not contain CR, LF or NUL');
+  return id;
+}
+
+/**
+ * Keep-alive comment. protocol.md §7.1 writes `:\r\n`; that is a valid comment line, but it does not end an event
+ * block, and it is the only CR on a stream whose events use LF. `:\n\n` is a comment line plus the blank line
+ * that closes the block: a spec parser dispatches nothing (empty data, last event id unchanged), and parsers or
+ * proxies that cut the stream at blank lines see a self-contained, comment-only block and flush it.
+ */
+export const KEEP_ALIVE = ':\n\n';
+
+/**
+ * Response headers of an SSE stream (the caller passes them to writeHead). `no-transform` keeps compressing proxies
+ * from buffering the stream. `connection` is for HTTP/1.1 only: HTTP/2 forbids connection-specific headers.
+ */
+export const SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+type Replay = { streamId: string; events: { id: string; data: string }[] };
+
+/** Stored events for resumption. Implementations may be shared by processes; every method may be async. */
+export interface EventStore {
+  /** Stores one event of a stream and returns its id. Ids are server-minted, unique across the session's streams, and name their stream. */
+  append(sessionId: string, streamId: string, data: string): Promise<string> | string;
+  /** The events of the stream that `lastEventId` belongs to, after it, in order; undefined when the id is unknown, foreign to the session, or already evicted. */
+  replayAfter(sessionId: string, lastEventId: string): Promise<Replay | undefined> | Replay | undefined;
+  /** Forgets everything of a session. */
+  dropSession(sessionId: string): Promise<void> | void;
+}
+
+/** Mints a stream id: random, url-safe, never derived from client input. 128 bits of lowercase hex (no `_`). */
+export function newStreamId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+const STREAM_ID = /^[A-Za-z0-9-]+$/;
+
+interface StoredEvent { id: string; streamId: string; seq: number; data: string }
+interface SessionEvents { nextSeq: number; events: StoredEvent[] }
+
+/**
+ * The default store: in memory, bounded per session (maxEventsPerSession, default 1000, oldest evicted first) and
+ * in total sessions (maxSessions, default 10000, least recently used dropped). Event ids are `<streamId>_<sequence>`;
+ * the sequence is per session and has no gaps, so a lookup is an index. It starts at a random point, so a session
+ * dropped (LRU) and then written again never reissues an id a client may still hold. An event with empty data
+ * (a priming event) is stored so a client can resume from its id, but is never replayed: it carries no message.
+ */
+export class MemoryEventStore implements EventStore {
+  readonly #maxEvents: number;
+  readonly #maxSessions: number;
+  readonly #sessions = new Map<string, SessionEvents>(); // insertion order = least recently used first
+  #size = 0;
+
+  constructor(options: { maxEventsPerSession?: number; maxSessions?: number } = {}) {
+    this.#maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession ?? 1000);
+    this.#maxSessions = positive('maxSessions', options.maxSessions ?? 10_000);
+  }
+
+  /** Events held, over all sessions. */
+  get size(): number {
+    return this.#size;
+  }
+
+  append(sessionId: string, streamId: string, data: string): string {
+    if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
+    let session = this.#touch(sessionId);
+    if (session === undefined) {
+      session = { nextSeq: randomInt(1, 2 ** 40), events: [] };
+      this.#sessions.set(sessionId, session);
+      for (const [oldest] of this.#sessions) {
+        if (this.#sessions.size <= this.#maxSessions) break;
+        this.dropSession(oldest);
+      }
+    }
+    const seq = session.nextSeq++;
+    const id = `${streamId}_${seq}`;
+    session.events.push({ id, streamId, seq, data });
+    this.#size++;
+    if (session.events.length > this.#maxEvents) {
+      session.events.shift();
+      this.#size--;
+    }
+    return id;
+  }
+
+  replayAfter(sessionId: string, lastEventId: string): Replay | undefined {
+    const cut = lastEventId.lastIndexOf('_');
+    const digits = lastEventId.slice(cut + 1);
+    if (cut <= 0 || !/^[0-9]+$/.test(digits)) return undefined;
+    const session = this.#touch(sessionId);
+    const first = session?.events[0];
+    if (session === undefined || first === undefined) return undefined;
+    const index = Number(digits) - first.seq;
+    // The exact id must still be held: this rejects other sessions' ids, other streams' names and evicted events.
+    if (!Number.isSafeInteger(index) || index < 0 || session.events[index]?.id !== lastEventId) return undefined;
+    const streamId = session.events[index].streamId;
+    const events: { id: string; data: string }[] = [];
+    for (let i = index + 1; i < session.events.length; i++) {
+      const event = session.events[i];
+      if (event.streamId === streamId && event.data !== '') events.push({ id: event.id, data: event.data });
+    }
+    return { streamId, events };
+  }
+
+  dropSession(sessionId: string): void {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) return;
+    this.#size -= session.events.length;
+    this.#sessions.delete(sessionId);
+  }
+
+  /** Marks a session as most recently used. */
+  #touch(sessionId: string): SessionEvents | undefined {
+    const session = this.#sessions.get(sessionId);
+    if (session !== undefined) {
+      this.#sessions.delete(sessionId);
+      this.#sessions.set(sessionId, session);
+    }
+    return session;
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/**
+ * One SSE response with exactly one writer: writes events in order, sends keep-alive comments every `keepAliveMs`
+ * (default 15000; 0 disables) while open (timer unref'd, skipped while the response is backed up, cleared on end),
+ * stops writing once the peer is gone, and reports backpressure. It never writes headers: the caller does
+ * writeHead(200, SSE_HEADERS). A response 'error' counts as a disconnect. Listeners and the timer are removed on
+ * every path to closed.
+ */
+export class SseWriter {
+  readonly #response: Writable;
+  readonly #listeners: (() => void)[] = [];
+  readonly #onPeerGone = (): void => this.#close();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(response: Writable, options: { keepAliveMs?: number } = {}) {
+    const keepAliveMs = options.keepAliveMs ?? 15_000;
+    if (!Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0) {
+      throw new RangeError(`keepAliveMs must be a non-negative integer, got ${keepAliveMs}`);
+    }
+    this.#response = response;
+    if (this.#gone()) {
+      this.#closed = true; // its 'close' may already have been emitted: never wait for it
+      return;
+    }
+    response.on('close', this.#onPeerGone);
+    response.on('error', this.#onPeerGone);
+    if (keepAliveMs > 0) {
+      this.#timer = setInterval(() => {
+        if (this.#gone()) this.#close();
+        else if (!response.writableNeedDrain) response.write(KEEP_ALIVE);
+      }, keepAliveMs);
+      this.#timer.unref();
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Writes one event; returns false when the response asked to wait (backpressure) or is closed. */
+  send(text: string): boolean {
+    if (this.#closed) return false;
+    if (this.#gone()) {
+      this.#close();
+      return false;
+    }
+    return this.#response.write(text);
+  }
+
+  /** Ends the stream (idempotent); clears the keep-alive timer. */
+  end(): void {
+    if (this.#closed) return;
+    const gone = this.#gone();
+    try {
+      this.#close(); // detaches first, so the response's own 'close' after end() is not taken for a disconnect
+    } finally {
+      if (!gone) this.#response.end(); // even when an onClose listener threw
+    }
+  }
+
+  /** Calls `listener` once when the peer disconnects or end() was called (at once if that already happened). */
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#listeners.push(listener);
+  }
+
+  #gone(): boolean {
+    const response = this.#response;
+    return response.destroyed || response.writableEnded || response.closed;
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#response.off('close', this.#onPeerGone);
+    this.#response.off('error', this.#onPeerGone);
+    const errors: unknown[] = [];
+    for (const listener of this.#listeners.splice(0)) {
+      try {
+        listener();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  }
+}
