@@ -11,6 +11,7 @@ import { ChangeHub, Registry } from './registry.ts';
 import { compileSchema, type JsonSchema } from './schema.ts';
 import type {
   Implementation,
+  InitializeHook,
   PromptDefinition,
   PromptHandler,
   ResourceDefinition,
@@ -62,6 +63,8 @@ export interface ServerOptions {
    * and is handed to the transport's caller as is (for stdio, `closed` rejects with it).
    */
   rethrow?: boolean;
+  /** Runs when a 2025 client initializes; later frames of that connection wait for it. */
+  onInitialize?: InitializeHook;
   /** Where the core reports handler failures and dropped frames (default: stderr). */
   logger?: Logger;
 }
@@ -104,6 +107,7 @@ export class Server {
         logging: options.logging ?? true,
         exposeToolErrors: options.exposeToolErrors ?? false,
         rethrow: options.rethrow ?? false,
+        onInitialize: options.onInitialize,
         logger: options.logger ?? stderrLogger,
       },
     };
@@ -111,6 +115,11 @@ export class Server {
 
   get rethrow(): boolean {
     return this.#model.settings.rethrow;
+  }
+
+  /** Whether a 2025 initialize waits for a hook (HTTP then streams its answer so clients can pipeline). */
+  get hasInitializeHook(): boolean {
+    return this.#model.settings.onInitialize !== undefined;
   }
 
   get logger(): Logger {

@@ -19,6 +19,7 @@ import {
   type Era,
   type GetPromptResult,
   type Implementation,
+  type InitializeHook,
   type PromptDefinition,
   type PromptHandler,
   type ReadResourceResult,
@@ -56,6 +57,7 @@ export interface ServerSettings {
   logging: boolean;
   exposeToolErrors: boolean;
   rethrow: boolean;
+  onInitialize: InitializeHook | undefined;
   logger: Logger;
 }
 

@@ -4,27 +4,34 @@
 // field the negotiated version does not define, and never serves what it did not advertise.
 
 import type { Dispatcher, InboundRequest } from './dispatcher.ts';
-import { ErrorCode, ProtocolError, invalidParams, isRequestId, methodNotFound, type JsonRpcErrorObject, type JsonRpcNotification } from './jsonrpc.ts';
+import {
+  ErrorCode,
+  ProtocolError,
+  invalidParams,
+  isRequestId,
+  methodNotFound,
+  type JsonRpcErrorObject,
+  type JsonRpcNotification,
+  type RequestId,
+} from './jsonrpc.ts';
 import * as features from './features.ts';
-import { InputRequired, requiredCapabilities, type InputRequest } from './input.ts';
+import { InputRoundError, withInput } from './legacy-context.ts';
 import type { ChangeEvent } from './registry.ts';
 import {
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
   LOGGING_LEVELS,
-  MissingCapabilityError,
   type ClientCapabilities,
-  type Context,
   type Implementation,
   type LoggingLevel,
-  type RequestOptions,
 } from './types.ts';
 
 export interface LegacyOptions {
   maxSubscriptions: number;
 }
 
-type Phase = 'awaiting-initialize' | 'initialized';
+/** `initializing`: the server's initialize hook is running; every later frame waits for it, in order. */
+type Phase = 'awaiting-initialize' | 'initializing' | 'initialized';
 
 interface Advertised {
   tools: boolean;
@@ -42,7 +49,7 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   'tools/list': { capability: 'tools', serve: (l, r) => features.listTools(l.model, r.params, l.version) },
   'tools/call': {
     capability: 'tools',
-    serve: (l, r) => l.withInput(r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
+    serve: (l, r) => withInput(l, r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
       // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
       if (!(error instanceof InputRoundError)) throw error;
       l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
@@ -56,12 +63,12 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   },
   'resources/read': {
     capability: 'resources',
-    serve: (l, r) => l.withInput(r, (ctx) => features.readResource(l.model, r.params, ctx)),
+    serve: (l, r) => withInput(l, r, (ctx) => features.readResource(l.model, r.params, ctx)),
   },
   'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
-  'prompts/get': { capability: 'prompts', serve: (l, r) => l.withInput(r, (ctx) => features.getPrompt(l.model, r.params, ctx)) },
+  'prompts/get': { capability: 'prompts', serve: (l, r) => withInput(l, r, (ctx) => features.getPrompt(l.model, r.params, ctx)) },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
@@ -93,6 +100,10 @@ export class LegacyLifecycle {
   #initializeResult: Shaped | undefined;
   #logLevel = LOGGING_LEVELS.indexOf('info');
   readonly #subscriptions = new Set<string>();
+  /** Frames that arrived while the initialize hook ran, replayed in arrival order when it finishes. */
+  #held: (() => void)[] = [];
+  /** Ids of held requests that a held cancel withdraws: they never run. */
+  readonly #heldCancels = new Set<RequestId>();
 
   constructor(model: features.ServerModel, dispatcher: Dispatcher, options: LegacyOptions) {
     this.model = model;
@@ -106,7 +117,8 @@ export class LegacyLifecycle {
 
   onRequest(request: InboundRequest): unknown {
     const { method } = request;
-    if (method === 'initialize') return this.#initialize(request.params);
+    if (this.#phase === 'initializing') return this.#hold(request);
+    if (method === 'initialize') return this.#initialize(request);
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
     if (this.#phase === 'awaiting-initialize') {
       if (method === 'ping') return EMPTY_RESULT;
@@ -120,12 +132,40 @@ export class LegacyLifecycle {
   }
 
   onNotification(message: JsonRpcNotification): void {
+    const requestId = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+    if (this.#phase === 'initializing') {
+      if (isRequestId(requestId)) this.#heldCancels.add(requestId);
+      this.#held.push(() => this.onNotification(message));
+      return;
+    }
     // Before the handshake every notification is dropped, cancels included (pitfalls P16).
     if (this.#phase === 'awaiting-initialize') return;
-    if (message.method === 'notifications/cancelled') {
-      const requestId = message.params?.requestId;
-      if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
-    }
+    if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
+  }
+
+  /** A request that arrived while the initialize hook runs: served after it, unless a held cancel withdrew it. */
+  #hold(request: InboundRequest): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.#held.push(() => {
+        // Withdrawn: the cancel replayed right after this marks it cancelled, so its answer is never written.
+        if (this.#heldCancels.has(request.id)) resolve(undefined);
+        else {
+          try {
+            resolve(this.onRequest(request));
+          } catch (error) {
+            reject(error);
+          }
+        }
+      });
+    });
+  }
+
+  #release(committed: boolean): void {
+    this.#phase = committed ? 'initialized' : 'awaiting-initialize';
+    const held = this.#held;
+    this.#held = [];
+    for (const replay of held) replay();
+    this.#heldCancels.clear();
   }
 
   checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
@@ -138,14 +178,35 @@ export class LegacyLifecycle {
     return undefined;
   }
 
-  /** The handshake commits only when the whole request is valid; a repeat answers the first result again. */
-  #initialize(params: Record<string, unknown>): Shaped {
+  /**
+   * The handshake commits only when the whole request is valid and the server's initialize hook (if any) succeeded;
+   * a repeat answers the first result again. While the hook runs, later frames are held (the gate).
+   */
+  #initialize(request: InboundRequest): Shaped | Promise<Shaped> {
     if (this.#initializeResult !== undefined) return this.#initializeResult;
+    const { params } = request;
     const { protocolVersion, capabilities, clientInfo } = params;
     if (typeof protocolVersion !== 'string') throw invalidParams('params.protocolVersion must be a string');
     if (!isPlainObject(capabilities)) throw invalidParams('params.capabilities must be an object');
     if (!isImplementation(clientInfo)) throw invalidParams('params.clientInfo must be {name: string, version: string}');
     const version = negotiateVersion(protocolVersion);
+    const hook = this.model.settings.onInitialize;
+    if (hook === undefined) return this.#commit(version, capabilities, clientInfo);
+    this.#phase = 'initializing';
+    const answer = (async () => {
+      await hook({ protocolVersion, capabilities, clientInfo, _meta: params._meta }, {
+        signal: request.signal,
+        requestId: request.id,
+        protocolVersion: version,
+      });
+      return this.#commit(version, capabilities, clientInfo);
+    })();
+    // Only the hook's end releases the gate, after the dispatcher (which subscribed first) wrote the answer.
+    queueMicrotask(() => answer.then(() => this.#release(true), () => this.#release(false)));
+    return answer;
+  }
+
+  #commit(version: string, capabilities: ClientCapabilities, clientInfo: Implementation): Shaped {
     const { model } = this;
     const advertised: Advertised = { ...features.servedFeatures(model, 'legacy'), logging: model.settings.logging };
     const result: Shaped = {
@@ -159,13 +220,13 @@ export class LegacyLifecycle {
     this.clientInfo = clientInfo;
     this.#advertised = advertised;
     this.#initializeResult = result;
-    this.#phase = 'initialized';
+    if (this.#phase === 'awaiting-initialize') this.#phase = 'initialized';
     return result;
   }
 
   /** Stateless HTTP: serve as if a client without capabilities had initialized at `version`. */
   assumeInitialized(version: string): void {
-    this.#initialize({ protocolVersion: version, capabilities: {}, clientInfo: { name: 'stateless', version: '0' } });
+    this.#commit(negotiateVersion(version), {}, { name: 'stateless', version: '0' });
   }
 
   get initialized(): boolean {
@@ -220,139 +281,5 @@ export class LegacyLifecycle {
 
   passesLogLevel(level: LoggingLevel): boolean {
     return this.#advertised?.logging === true && LOGGING_LEVELS.indexOf(level) >= this.#logLevel;
-  }
-
-  /**
-   * Runs a handler that may answer `inputRequired(…)`: a 2025 client gets real server→client requests, and the
-   * handler runs again with the answers, at most MAX_INPUT_ROUNDS times.
-   */
-  async withInput(request: InboundRequest, serve: (ctx: LegacyContext) => Promise<unknown>): Promise<unknown> {
-    const ctx = new LegacyContext(this, request);
-    for (let round = 0; ; round++) {
-      const result = await serve(ctx);
-      if (!(result instanceof InputRequired)) return withoutResultType(result);
-      if (round === MAX_INPUT_ROUNDS) {
-        throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
-      }
-      try {
-        ctx.inputResponses = await ctx.ask(result.inputRequests);
-      } catch (error) {
-        if (request.signal.aborted) throw error;
-        throw new InputRoundError('The client could not provide the requested input', error);
-      }
-      ctx.requestState = result.state;
-    }
-  }
-}
-
-const MAX_INPUT_ROUNDS = 8;
-
-/**
- * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
- * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603.
- */
-function withoutResultType(result: unknown): unknown {
-  if (!isPlainObject(result) || !Object.hasOwn(result, 'resultType')) return result;
-  const { resultType, ...rest } = result;
-  if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
-  throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);
-}
-
-/** Getting input from a 2025 client failed; `cause` says why (kept off the wire). */
-class InputRoundError extends Error {
-  constructor(message: string, cause: unknown) {
-    super(message, { cause });
-  }
-}
-
-/** The handler context on a legacy connection: real server→client requests, connection-level log threshold. */
-class LegacyContext implements Context {
-  inputResponses: Record<string, Record<string, unknown>> | undefined;
-  requestState: unknown;
-  readonly #lifecycle: LegacyLifecycle;
-  readonly #request: InboundRequest;
-
-  constructor(lifecycle: LegacyLifecycle, request: InboundRequest) {
-    this.#lifecycle = lifecycle;
-    this.#request = request;
-  }
-
-  readonly era = 'legacy';
-
-  get requestId() {
-    return this.#request.id;
-  }
-
-  get signal(): AbortSignal {
-    return this.#request.signal;
-  }
-
-  get protocolVersion(): string {
-    return this.#lifecycle.version;
-  }
-
-  get clientCapabilities(): ClientCapabilities {
-    return this.#lifecycle.clientCapabilities;
-  }
-
-  get clientInfo(): Implementation | undefined {
-    return this.#lifecycle.clientInfo;
-  }
-
-  progress(progress: number, total?: number, message?: string): void {
-    // `message` joined progress notifications in 2025-03-26.
-    this.#request.progress(progress, total, features.since(this.#lifecycle.version, '2025-03-26') ? message : undefined);
-  }
-
-  log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (!this.#lifecycle.passesLogLevel(level)) return;
-    const params: Shaped = { level, data };
-    if (logger !== undefined) params.logger = logger;
-    this.#request.notify('notifications/message', params);
-  }
-
-  #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
-    if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {
-      return Promise.reject(new MissingCapabilityError(String(capability), method));
-    }
-    return this.#request.request(method, params, options);
-  }
-
-  elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {
-    if (!features.since(this.#lifecycle.version, '2025-06-18')) {
-      return Promise.reject(new MissingCapabilityError('elicitation', 'elicitation/create'));
-    }
-    return this.#send('elicitation', 'elicitation/create', params, options) as Promise<Shaped>;
-  }
-
-  sample(params: Shaped, options?: RequestOptions): Promise<Shaped> {
-    return this.#send('sampling', 'sampling/createMessage', params, options) as Promise<Shaped>;
-  }
-
-  listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
-    return this.#send('roots', 'roots/list', undefined, options) as Promise<{ roots: { uri: string; name?: string }[] }>;
-  }
-
-  async ping(options?: RequestOptions): Promise<void> {
-    await this.#send(undefined, 'ping', undefined, options);
-  }
-
-  /** Sends every input request of one round to the client at once; resolves with the answers by key. */
-  async ask(requests: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
-    const keys = Object.keys(requests);
-    // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
-    const missing = requiredCapabilities(requests, this.#lifecycle.clientCapabilities);
-    if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
-    const answers = await Promise.all(keys.map((key) => {
-      const { method, params = {} } = requests[key]!;
-      if (method === 'elicitation/create') return this.elicit(params);
-      if (method === 'sampling/createMessage') return this.sample(params);
-      return this.listRoots() as Promise<Record<string, unknown>>;
-    }));
-    const responses: Record<string, Record<string, unknown>> = Object.create(null) as Record<string, Record<string, unknown>>;
-    keys.forEach((key, index) => {
-      responses[key] = answers[index]!;
-    });
-    return responses;
   }
 }

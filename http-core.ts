@@ -72,7 +72,18 @@ export class HttpCore {
   readonly #options: HttpOptions;
   readonly #sessions: SessionStore;
   readonly #eventStore: EventStore | undefined;
-  readonly #modern = new Set<Connection>();
+  /** Each running modern exchange's connection, with the way to end its HTTP response when the core closes. */
+  readonly #modern = new Map<Connection, () => void>();
+  readonly #registry = {
+    add: (session: Session): string => {
+      const id = newSessionId();
+      this.#sessions.set(id, session);
+      return id;
+    },
+    remove: (session: Session): void => {
+      if (session.id !== undefined) this.#sessions.delete(session.id);
+    },
+  };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
   #streams = 0;
 
@@ -108,7 +119,8 @@ export class HttpCore {
   close(): void {
     clearInterval(this.#reaper);
     for (const session of [...this.#sessions.values()]) this.#endSession(session);
-    for (const connection of this.#modern) connection.close();
+    // Listens end gracefully (their final results); other running requests are aborted; every response then ends.
+    for (const [connection, end] of [...this.#modern]) void connection.drain(0).then(end);
     this.#modern.clear();
   }
 
@@ -131,9 +143,9 @@ export class HttpCore {
       return false;
     }
     const sessions = this.#options.sessions !== false;
-    const allow = sessions ? 'GET, POST, DELETE' : 'POST';
     const header = single(headers, 'mcp-protocol-version');
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
+    const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
     if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
       reply.send(405, error(null, -32600, `Method Not Allowed: ${method}`), { allow });
       return false;
@@ -305,7 +317,10 @@ export class HttpCore {
       reply.send(503, error(id, -32603, 'Too many open streams'));
       return;
     }
-    this.#modern.add(connection);
+    this.#modern.set(connection, () => {
+      if (sink !== undefined) sink.end();
+      else if (!reply.answered) reply.send(503, error(id, -32603, 'Service Unavailable: the server is shutting down'));
+    });
     // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
     reply.onAbort(() => {
       this.#modern.delete(connection);
@@ -341,12 +356,9 @@ export class HttpCore {
         reply.send(503, error(null, -32600, 'Service Unavailable: too many sessions'));
         return;
       }
-      const session = new Session(this.#server, sessionOptions, (created) => {
-        const id = newSessionId();
-        this.#sessions.set(id, created);
-        return id;
-      });
-      session.post(value, ids, reply, false);
+      const session = new Session(this.#server, sessionOptions, this.#registry);
+      const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream;
+      session.initialize(value, ids[0]!, reply, streamEarly);
       return;
     }
     if (sessionId === undefined) {

@@ -89,12 +89,11 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       () => response.destroy(),
     );
   };
-  return Object.assign(handler, {
-    close: () => core.close(),
-    get sessionCount() {
-      return core.sessionCount;
-    },
-  });
+  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
+  return Object.defineProperties(handler, {
+    close: { value: () => core.close() },
+    sessionCount: { get: () => core.sessionCount, enumerable: true },
+  }) as HttpHandler;
 }
 
 function tooLarge(reply: Reply, response: ServerResponse): void {

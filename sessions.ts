@@ -97,16 +97,18 @@ export class Session {
   lastActivity = Date.now();
   readonly #exchanges = new Map<RequestId, Exchange>();
   readonly #responseMode: 'sse' | 'json';
-  readonly #register: ((session: Session) => string) | undefined;
+  readonly #registry: SessionRegistry | undefined;
+  /** The POST whose initialize creates this session, until it is answered. */
+  #handshake: Exchange | undefined;
   #getStream: Stream | undefined;
   #ended = false;
 
   /**
-   * `register` mints and records the id once the initialize POST succeeds; without it the session is stateless
-   * (served as if initialized at `assumeInitialized`, never registered).
+   * `registry` records the session once its handshake succeeds; without one the session is stateless (served as if
+   * initialized at `assumeInitialized`, never registered).
    */
-  constructor(server: Server, options: SessionOptions, register?: (session: Session) => string, assumeInitialized?: string) {
-    this.#register = register;
+  constructor(server: Server, options: SessionOptions, registry?: SessionRegistry, assumeInitialized?: string) {
+    this.#registry = registry;
     this.eventStore = options.eventStore;
     this.logger = options.logger;
     this.#responseMode = options.responseMode;
@@ -168,16 +170,8 @@ export class Session {
   }
 
   #finish(exchange: Exchange, message: unknown, ids: RequestId[]): void {
-    if (this.id === undefined && this.#register !== undefined) {
-      // The initialize answer: only a successful one creates the session (never a refusal: pitfalls P14).
-      this.#exchanges.clear();
-      if (typeof message === 'object' && message !== null && 'result' in message) {
-        this.id = this.#register(this);
-        exchange.reply.send(200, message, this.#headers());
-      } else {
-        exchange.reply.send(200, message);
-        this.end();
-      }
+    if (exchange === this.#handshake) {
+      this.#finishHandshake(exchange, message, ids);
       return;
     }
     for (const id of ids) this.#exchanges.delete(id);
@@ -190,6 +184,40 @@ export class Session {
     } else if (!exchange.reply.answered) {
       exchange.reply.send(200, message, this.#headers());
     }
+  }
+
+  /** Only a successful initialize keeps the session (a refusal never leaves one registered: pitfalls P14). */
+  #finishHandshake(exchange: Exchange, message: unknown, ids: RequestId[]): void {
+    this.#handshake = undefined;
+    for (const id of ids) this.#exchanges.delete(id); // requests pipelined behind the gate keep theirs
+    const succeeded = typeof message === 'object' && message !== null && 'result' in message;
+    const { stream } = exchange;
+    if (stream !== undefined) {
+      stream.write(this, JSON.stringify(message), () => stream.sink.end());
+    } else {
+      if (succeeded) this.id = this.#registry!.add(this);
+      exchange.reply.send(200, message, this.#headers());
+    }
+    if (!succeeded) {
+      if (this.id !== undefined) this.#registry!.remove(this);
+      this.end();
+    }
+  }
+
+  /**
+   * The POST whose initialize creates the session. With `streamEarly` (an initialize hook that may take a while)
+   * the session exists at once and its id goes out with the SSE headers, so the client can pipeline behind the
+   * gate; otherwise the id is minted only with the successful answer.
+   */
+  initialize(value: unknown, id: RequestId, reply: Reply, streamEarly: boolean): void {
+    const exchange = new Exchange(reply, false, 1);
+    this.#exchanges.set(id, exchange);
+    this.#handshake = exchange;
+    if (streamEarly) {
+      this.id = this.#registry!.add(this);
+      exchange.stream = new Stream(reply.stream(this.#headers()));
+    }
+    this.connection.receive(value);
   }
 
   /** A cancelled or abandoned request: its POST ends with no answer (202 when nothing was sent yet). */
@@ -270,6 +298,13 @@ export interface SessionStore {
 }
 
 export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
+
+/** How a session enters and leaves its HTTP handler's store. */
+export interface SessionRegistry {
+  /** Mints the session's id and records it. */
+  add(session: Session): string;
+  remove(session: Session): void;
+}
 
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
 export function newSessionId(): string {

@@ -187,6 +187,23 @@ export type ResourceTemplateHandler = (
 export type PromptHandler = (args: Record<string, string>, ctx: Context) =>
   GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
+/** What a 2025 client sent in `initialize`. */
+export interface InitializeParams {
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation;
+  _meta?: unknown;
+}
+
+/**
+ * Runs when a 2025 client initializes, before the handshake commits (authorization, warm-up…). Frames that arrive
+ * meanwhile wait for it, in order. Throwing refuses the handshake (a ProtocolError goes on the wire as is).
+ */
+export type InitializeHook = (
+  params: InitializeParams,
+  ctx: { signal: AbortSignal; requestId: RequestId; protocolVersion: string },
+) => void | Promise<void>;
+
 /** Thrown by a tool to report a failure whose message the model should see (an in-band `isError` result). */
 export class ToolError extends Error {
   override readonly name = 'ToolError';

@@ -256,7 +256,14 @@ function registerPrompts(server: Server): void {
 export function createEverythingServer(): Server {
   const server = createServer(
     { name: 'mcp-core-everything', version: '0.1.0', title: 'mcp-core everything server' },
-    { instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.' },
+    {
+      instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.',
+      // Makes the initialize gate observable: `_meta["fixture/initializeDelayMs"]: N` holds the handshake N ms.
+      onInitialize: async (params, ctx) => {
+        const delayMs = (params._meta as Record<string, unknown> | undefined)?.['fixture/initializeDelayMs'];
+        if (typeof delayMs === 'number' && delayMs > 0) await delay(Math.min(delayMs, 60_000), undefined, { signal: ctx.signal });
+      },
+    },
   );
   registerTools(server);
   registerDiagnostics(server);

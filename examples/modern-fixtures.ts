@@ -137,6 +137,12 @@ export function registerModernFixtures(server: Server): void {
     if (Object.keys(requests).length === 0) throw missingCapability({ sampling: {} });
     return inputRequired(requests);
   });
+  // http-custom-header-server-validation: a string argument mirrored into the Mcp-Param-Region header (protocol.md §7.3).
+  server.tool('test_header_param', {
+    era: 'modern',
+    description: 'Echoes an argument that the client mirrors into the Mcp-Param-Region header',
+    inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] },
+  }, (args: { region: string }) => text(`Region: ${args.region}`));
   server.prompt('test_input_required_result_prompt', { era: 'modern', description: 'Asks for context first' }, (_args, ctx) => {
     const context = accepted(ctx, 'user_context')?.context;
     if (typeof context !== 'string') {

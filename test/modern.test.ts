@@ -783,7 +783,7 @@ const MODERN_ONLY_TOOLS = [
   'test_trigger_prompt_change', 'test_input_required_result_elicitation', 'test_input_required_result_sampling',
   'test_input_required_result_list_roots', 'test_input_required_result_request_state',
   'test_input_required_result_multiple_inputs', 'test_input_required_result_multi_round',
-  'test_input_required_result_tampered_state', 'test_input_required_result_capabilities',
+  'test_input_required_result_tampered_state', 'test_input_required_result_capabilities', 'test_header_param',
 ];
 const SHARED_PROMPTS = ['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image'];
 

@@ -1,0 +1,880 @@
+// 2025-era Streamable HTTP at the wire, over real loopback sockets (protocol.md §7.5, §8): sessions minted only on a
+// successful initialize (P14), the idempotent repeat (P15), the header rules, DELETE and idle reaping, the session
+// cap; JSON or SSE answers, server→client requests on the POST stream, JSON mode without a back-channel (P23, P29);
+// the standalone GET stream, its conflict rule and Last-Event-ID replay of one stream only (P26); cancellation
+// (P22) and disconnect-is-not-cancel; 2025-03-26 batches; isolation from modern listen streams (P18); stateless mode.
+// Every wait is on an explicit signal (an SSE event read from the fetch body, a deferred resolved in a handler, the
+// server-side close of an exchange); the only bounded polling is for the idle reaper, whose clock is the subject.
+
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createServer, type Context, type Server } from '../core.ts';
+import { serveHttp, type ServeHttpOptions } from '../http.ts';
+import type { HttpServer } from '../http.ts';
+import { createEverythingServer } from '../examples/everything.ts';
+import { MemoryLogger, deferred, type Frame } from './harness.ts';
+
+const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
+
+const LATEST = '2025-11-25';
+const MODERN = '2026-07-28';
+const SUB = 'io.modelcontextprotocol/subscriptionId';
+const CLIENT = { name: 'http-legacy-test', version: '1.0.0' };
+const BOTH = 'application/json, text/event-stream';
+const JSON_HEADERS = { 'content-type': 'application/json', accept: BOTH };
+const VISIBLE_ASCII_ID = /^[\x21-\x7E]{16,}$/;
+
+const SESSION_REQUIRED = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' } };
+const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
+const NO_BACK_CHANNEL = "Cannot send 'sampling/createMessage': this transport context has no back-channel for server-initiated requests";
+
+type Id = string | number;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Frames
+
+function request(id: Id, method: string, params?: Record<string, unknown>): Frame {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+
+function initializeRequest(id: Id, protocolVersion = LATEST, capabilities: object = {}, clientInfo: object = CLIENT): Frame {
+  return request(id, 'initialize', { protocolVersion, capabilities, clientInfo });
+}
+
+function notification(method: string, params?: Record<string, unknown>): Frame {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+function cancel(requestId: Id): Frame {
+  return notification('notifications/cancelled', { requestId });
+}
+
+function callTool(id: Id, name: string, args: Record<string, unknown> = {}, progressToken?: Id): Frame {
+  const params: Record<string, unknown> = { name, arguments: args };
+  if (progressToken !== undefined) params._meta = { progressToken };
+  return request(id, 'tools/call', params);
+}
+
+function textResult(id: Id, text: string, isError?: boolean): Frame {
+  const result: Record<string, unknown> = { content: [{ type: 'text', text }] };
+  if (isError !== undefined) result.isError = isError;
+  return { jsonrpc: '2.0', id, result };
+}
+
+function listChanged(list: 'tools' | 'prompts' | 'resources'): Frame {
+  return { jsonrpc: '2.0', method: `notifications/${list}/list_changed` };
+}
+
+function progress(token: Id, value: number, total: number, message?: string): Frame {
+  const params: Record<string, unknown> = { progressToken: token, progress: value, total };
+  if (message !== undefined) params.message = message;
+  return { jsonrpc: '2.0', method: 'notifications/progress', params };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SSE, read incrementally from a fetch body
+
+interface SseEvent {
+  id: string | undefined;
+  message: Frame;
+}
+
+function parseBlock(block: string): SseEvent | undefined {
+  let id: string | undefined;
+  let type = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue; // a comment (keep-alive)
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') id = value;
+    else if (field === 'data') data.push(value);
+    else if (field === 'event') type = value;
+  }
+  const text = data.join('\n');
+  if (text === '') return undefined; // comments, or a priming event (an id with empty data)
+  assert.equal(type, 'message');
+  return { id, message: JSON.parse(text) };
+}
+
+class SseReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buffer = '';
+  #done = false;
+
+  constructor(response: Response) {
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    this.#reader = response.body!.getReader();
+  }
+
+  /** The next event that carries a message (comments and priming events are skipped); undefined once the stream ended. */
+  async next(): Promise<SseEvent | undefined> {
+    for (;;) {
+      const cut = this.#buffer.indexOf('\n\n');
+      if (cut !== -1) {
+        const block = this.#buffer.slice(0, cut);
+        this.#buffer = this.#buffer.slice(cut + 2);
+        const event = parseBlock(block);
+        if (event !== undefined) return event;
+        continue;
+      }
+      if (this.#done) {
+        assert.equal(this.#buffer, '', 'the stream ended in the middle of an event');
+        return undefined;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) this.#done = true;
+      else this.#buffer += this.#decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** The next event's message; fails when the stream ended instead. */
+  async message(): Promise<Frame> {
+    const event = await this.next();
+    assert.ok(event !== undefined, 'the stream ended before the expected event');
+    return event.message;
+  }
+
+  /** Every event up to the end of the stream. */
+  async rest(): Promise<SseEvent[]> {
+    const events: SseEvent[] = [];
+    for (let event = await this.next(); event !== undefined; event = await this.next()) events.push(event);
+    return events;
+  }
+
+  /** Asserts that the stream ends with no further event. */
+  async ended(): Promise<void> {
+    assert.deepEqual(await this.rest(), []);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The endpoint and a 2025 client
+
+class Endpoint {
+  readonly http: HttpServer;
+  /** Server-side close of each tagged exchange (tag: the request's `x-test` header). */
+  readonly #closed = new Map<string, Promise<unknown>>();
+
+  constructor(http: HttpServer) {
+    this.http = http;
+    http.httpServer.on('request', (req, res) => {
+      const tag = req.headers['x-test'];
+      if (typeof tag === 'string') this.#closed.set(tag, once(res, 'close'));
+    });
+  }
+
+  get sessionCount(): number {
+    return this.http.handler.sessionCount;
+  }
+
+  fetch(method: string, headers: Record<string, string>, body?: string, signal?: AbortSignal): Promise<Response> {
+    return fetch(this.http.url, { method, headers, body, signal });
+  }
+
+  /** Resolves once the server has seen the exchange tagged `tag` close (answered, or dropped by the client). */
+  async closedOnServer(tag: string): Promise<void> {
+    const closed = this.#closed.get(tag);
+    assert.ok(closed !== undefined, `no exchange tagged ${tag} reached the server`);
+    await closed;
+    await new Promise((resolve) => setImmediate(resolve)); // after the core's own 'close' listeners
+  }
+}
+
+async function serve(t: TestContext, server: Server = createEverythingServer(), options: ServeHttpOptions = {}): Promise<Endpoint> {
+  const http = await serveHttp(server, { port: 0, ...options });
+  t.after(() => http.close());
+  return new Endpoint(http);
+}
+
+class Legacy {
+  readonly endpoint: Endpoint;
+  sessionId: string | undefined;
+  version: string | undefined;
+  #nextId = 1;
+
+  constructor(endpoint: Endpoint) {
+    this.endpoint = endpoint;
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = { ...JSON_HEADERS };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    // MCP-Protocol-Version exists from 2025-06-18 on; a 2025-03-26 client does not send it.
+    if (this.version !== undefined && this.version !== '2025-03-26') headers['mcp-protocol-version'] = this.version;
+    return { ...headers, ...extra };
+  }
+
+  post(body: unknown, extra?: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+    return this.endpoint.fetch('POST', this.headers(extra), typeof body === 'string' ? body : JSON.stringify(body), signal);
+  }
+
+  /** initialize, then notifications/initialized (→ 202); keeps the session id and the negotiated version. */
+  async initialize(capabilities: object = {}, protocolVersion = LATEST): Promise<Frame> {
+    const response = await this.post(initializeRequest(0, protocolVersion, capabilities));
+    assert.equal(response.status, 200);
+    const sessionId = response.headers.get('mcp-session-id');
+    assert.ok(sessionId !== null);
+    const body = await response.json();
+    assert.ok('result' in body, JSON.stringify(body));
+    this.sessionId = sessionId;
+    this.version = body.result.protocolVersion;
+    await expectAccepted(await this.post(notification('notifications/initialized')));
+    return body.result;
+  }
+
+  /** A request answered with one JSON body. */
+  async request(method: string, params?: Record<string, unknown>, id: Id = this.#nextId++): Promise<Frame> {
+    return json(await this.post(request(id, method, params)));
+  }
+
+  /** A request whose answer streams: its SSE reader. */
+  async stream(frame: Frame, extra?: Record<string, string>): Promise<SseReader> {
+    const response = await this.post(frame, extra);
+    assert.equal(response.headers.get('mcp-session-id'), this.sessionId);
+    assert.equal(response.headers.get('x-accel-buffering'), 'no');
+    return new SseReader(response);
+  }
+
+  get(extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    return this.endpoint.fetch('GET', { ...headers, ...extra }, undefined, signal);
+  }
+
+  delete(): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    return this.endpoint.fetch('DELETE', headers);
+  }
+}
+
+/** A 200 `application/json` answer's body. */
+async function json(response: Response): Promise<Frame> {
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('content-type'), 'application/json');
+  return response.json();
+}
+
+/** A 202 with an empty body. */
+async function expectAccepted(response: Response): Promise<void> {
+  assert.equal(response.status, 202);
+  assert.equal(await response.text(), '');
+}
+
+/** A refusal: the status, the exact JSON-RPC body, and never a session id. */
+async function expectRefusal(response: Response, status: number, body: Frame): Promise<void> {
+  assert.equal(response.status, status);
+  assert.equal(response.headers.get('mcp-session-id'), null);
+  assert.deepEqual(await response.json(), body);
+}
+
+function badRequest(message: string): Frame {
+  return { jsonrpc: '2.0', id: null, error: { code: -32600, message } };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sessions
+
+test('initialize mints a visible-ASCII Mcp-Session-Id on its successful application/json InitializeResult', T, async (t) => {
+  const endpoint = await serve(t);
+  const response = await endpoint.fetch('POST', { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+    JSON.stringify(initializeRequest(1)));
+  const sessionId = response.headers.get('mcp-session-id');
+  assert.ok(sessionId !== null);
+  assert.match(sessionId, VISIBLE_ASCII_ID);
+  const body = await json(response); // even when the client lists SSE first
+  assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'result']);
+  assert.equal(body.id, 1);
+  assert.equal(body.result.protocolVersion, LATEST);
+  assert.equal(body.result.serverInfo.name, 'mcp-core-everything');
+  assert.equal(endpoint.sessionCount, 1);
+
+  const second = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
+  const other = second.headers.get('mcp-session-id');
+  assert.ok(other !== null);
+  assert.match(other, VISIBLE_ASCII_ID);
+  assert.notEqual(other, sessionId);
+  await json(second);
+  assert.equal(endpoint.sessionCount, 2);
+});
+
+test('a refused initialize never creates or registers a session and carries no Mcp-Session-Id (P14)', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+
+  // Malformed params: the JSON-RPC error is answered at 200, and nothing is left behind.
+  const malformed = await client.post(request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT }));
+  assert.equal(malformed.headers.get('mcp-session-id'), null);
+  const body = await json(malformed);
+  assert.equal(body.id, 1);
+  assert.equal(body.error.code, -32602);
+  assert.equal(endpoint.sessionCount, 0);
+
+  // An Accept that admits neither JSON nor SSE: 406, no session.
+  const html = await client.post(initializeRequest(2), { accept: 'text/html' });
+  assert.equal(html.status, 406);
+  assert.equal(html.headers.get('mcp-session-id'), null);
+  const refusal = await html.json();
+  assert.equal(refusal.error.code, -32600);
+  assert.equal(endpoint.sessionCount, 0);
+
+  // A request without a session id: 400, no session.
+  await expectRefusal(await client.post(request(3, 'tools/list')), 400, SESSION_REQUIRED);
+  assert.equal(endpoint.sessionCount, 0);
+
+  // The same server does mint one for a valid initialize.
+  await client.initialize();
+  assert.equal(endpoint.sessionCount, 1);
+});
+
+test('after initialize, a request or notification without Mcp-Session-Id → 400 -32600', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const anonymous = new Legacy(endpoint);
+  anonymous.version = LATEST;
+  await expectRefusal(await anonymous.post(request(1, 'tools/list')), 400, SESSION_REQUIRED);
+  await expectRefusal(await anonymous.post(notification('notifications/initialized')), 400, SESSION_REQUIRED);
+  await expectRefusal(await anonymous.post({ jsonrpc: '2.0', id: 0, result: {} }), 400, SESSION_REQUIRED);
+  assert.equal(endpoint.sessionCount, 1);
+});
+
+test('an unknown Mcp-Session-Id → 404 with the exact Session not found body', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const stranger = new Legacy(endpoint);
+  stranger.sessionId = `${client.sessionId}x`;
+  stranger.version = LATEST;
+  await expectRefusal(await stranger.post(request(1, 'tools/list')), 404, SESSION_NOT_FOUND);
+  await expectRefusal(await stranger.post(notification('notifications/initialized')), 404, SESSION_NOT_FOUND);
+  // initialize carrying an unknown id does not start a session either: the client must drop the id.
+  await expectRefusal(await stranger.post(initializeRequest(2)), 404, SESSION_NOT_FOUND);
+  assert.equal(endpoint.sessionCount, 1);
+  // The real session is untouched.
+  assert.deepEqual(await client.request('ping', undefined, 3), { jsonrpc: '2.0', id: 3, result: {} });
+});
+
+test('initialize repeated with the session id answers the first InitializeResult under the new id and changes nothing (P15)', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  const first = await client.initialize({}, LATEST);
+  // Another version, other capabilities, another clientInfo: none of it is taken.
+  const repeat = await client.post(initializeRequest('again', '2025-03-26', { sampling: {} }, { name: 'other', version: '9' }),
+    { 'mcp-protocol-version': LATEST });
+  assert.equal(repeat.headers.get('mcp-session-id'), client.sessionId);
+  assert.deepEqual(await json(repeat), { jsonrpc: '2.0', id: 'again', result: first });
+  assert.equal(endpoint.sessionCount, 1);
+  // The session still has the first capabilities (no sampling): the tool's request fails at once.
+  const sampled = await client.post(callTool(5, 'test_sampling', { prompt: 'hi' }));
+  const body = await json(sampled);
+  assert.equal(body.result.isError, true);
+  assert.match(body.result.content[0].text, /did not declare the 'sampling' capability/);
+});
+
+test('MCP-Protocol-Version differing from the negotiated version, or unknown, → 400; the session goes on', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize({}, LATEST);
+  await expectRefusal(await client.post(request(1, 'tools/list'), { 'mcp-protocol-version': '2025-06-18' }), 400,
+    badRequest('Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
+  await expectRefusal(await client.post(request(2, 'tools/list'), { 'mcp-protocol-version': '2099-01-01' }), 400,
+    badRequest('Bad Request: unsupported MCP-Protocol-Version header'));
+  // Absent: the session's negotiated version is used.
+  const headers = client.headers();
+  delete headers['mcp-protocol-version'];
+  const plain = await endpoint.fetch('POST', headers, JSON.stringify(request(3, 'ping')));
+  assert.deepEqual(await json(plain), { jsonrpc: '2.0', id: 3, result: {} });
+  assert.deepEqual(await client.request('ping', undefined, 4), { jsonrpc: '2.0', id: 4, result: {} });
+});
+
+test('DELETE ends the session and its GET stream: 200, then the id → 404 on POST, GET and DELETE', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const other = new Legacy(endpoint);
+  await other.initialize();
+  const get = new SseReader(await client.get());
+  assert.equal(endpoint.sessionCount, 2);
+
+  const deleted = await client.delete();
+  assert.equal(deleted.status, 200);
+  assert.equal(await deleted.text(), '');
+  await get.ended();
+  assert.equal(endpoint.sessionCount, 1);
+
+  await expectRefusal(await client.post(request(1, 'tools/list')), 404, SESSION_NOT_FOUND);
+  await expectRefusal(await client.get(), 404, SESSION_NOT_FOUND);
+  await expectRefusal(await client.delete(), 404, SESSION_NOT_FOUND);
+  // The other session is untouched.
+  assert.deepEqual(await other.request('ping', undefined, 2), { jsonrpc: '2.0', id: 2, result: {} });
+});
+
+test('DELETE without a session id → 400, with an unknown one → 404', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  await expectRefusal(await endpoint.fetch('DELETE', {}), 400, SESSION_REQUIRED);
+  await expectRefusal(await endpoint.fetch('DELETE', { 'mcp-session-id': 'no-such-session-0123456789' }), 404, SESSION_NOT_FOUND);
+  assert.equal(endpoint.sessionCount, 1);
+});
+
+/** Waits (bounded) until `condition` holds; for the idle reaper only, whose own clock is what is tested. */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 25) {
+    assert.ok(waited < 15_000, `timed out waiting until ${what}`);
+    await delay(25);
+  }
+}
+
+test('idle sessions are reaped (then 404); a session with an open GET stream is not', T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { sessionIdleMs: 20 });
+  const streaming = new Legacy(endpoint);
+  await streaming.initialize();
+  const controller = new AbortController();
+  const get = await streaming.get({ 'x-test': 'held-open' }, controller.signal);
+  assert.equal(get.status, 200);
+  const idle = new Legacy(endpoint);
+  await idle.initialize();
+  assert.equal(endpoint.sessionCount, 2);
+
+  // One reaper pass considers every session: when the idle one goes, the streaming one was kept.
+  await eventually(() => endpoint.sessionCount === 1, 'the idle session is reaped');
+  await expectRefusal(await idle.post(request(1, 'ping')), 404, SESSION_NOT_FOUND);
+  assert.deepEqual(await streaming.request('ping', undefined, 2), { jsonrpc: '2.0', id: 2, result: {} });
+
+  // Once its stream is gone it is idle too.
+  controller.abort();
+  await endpoint.closedOnServer('held-open');
+  await eventually(() => endpoint.sessionCount === 0, 'the formerly streaming session is reaped');
+  await expectRefusal(await streaming.post(request(3, 'ping')), 404, SESSION_NOT_FOUND);
+});
+
+test('maxSessions caps live sessions: the next initialize → 503 without a session id; a DELETE makes room', T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { maxSessions: 2 });
+  const a = new Legacy(endpoint);
+  await a.initialize();
+  const b = new Legacy(endpoint);
+  await b.initialize();
+  const c = new Legacy(endpoint);
+  const refused = await c.post(initializeRequest(1));
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('mcp-session-id'), null);
+  assert.equal((await refused.json()).error.code, -32600);
+  assert.equal(endpoint.sessionCount, 2);
+  assert.equal((await a.delete()).status, 200);
+  await c.initialize();
+  assert.equal(endpoint.sessionCount, 2);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Responses
+
+test('a request with nothing before its answer is answered as application/json, with the session id', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const response = await client.post(callTool(1, 'test_simple_text'));
+  assert.equal(response.headers.get('mcp-session-id'), client.sessionId);
+  assert.deepEqual(await json(response), textResult(1, 'This is a simple text response for testing.'));
+});
+
+test('progress before the answer turns the POST into SSE: the progress events, the result, then the end', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const stream = await client.stream(callTool(7, 'test_tool_with_progress', {}, 'p7'));
+  const events = await stream.rest();
+  assert.deepEqual(events.map((event) => event.message), [
+    progress('p7', 0, 100, 'Completed step 0 of 100'),
+    progress('p7', 50, 100, 'Completed step 50 of 100'),
+    progress('p7', 100, 100, 'Completed step 100 of 100'),
+    textResult(7, 'Progress completed'),
+  ]);
+  // Resumable stream: every event has an id, all distinct.
+  const ids = events.map((event) => event.id);
+  assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), JSON.stringify(ids));
+  assert.equal(new Set(ids).size, ids.length);
+});
+
+test('sampling rides the POST stream: the client answers by POST (→ 202) and the tool result ends the stream', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize({ sampling: {} });
+  const stream = await client.stream(callTool('s1', 'test_sampling', { prompt: 'What is 2+2?' }));
+  const ask = await stream.message();
+  assert.equal(typeof ask.id, 'number');
+  assert.deepEqual(ask, request(ask.id, 'sampling/createMessage', {
+    messages: [{ role: 'user', content: { type: 'text', text: 'What is 2+2?' } }],
+    maxTokens: 100,
+  }));
+  const answer = await client.post({
+    jsonrpc: '2.0',
+    id: ask.id,
+    result: { role: 'assistant', content: { type: 'text', text: '4' }, model: 'test-model' },
+  });
+  await expectAccepted(answer);
+  assert.deepEqual(await stream.message(), textResult('s1', 'LLM response: 4'));
+  await stream.ended();
+});
+
+test('client notifications and responses (even one answering nothing) are accepted with 202 and an empty body', T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { });
+  const client = new Legacy(endpoint);
+  await client.initialize(); // its notifications/initialized got 202
+  await expectAccepted(await client.post(notification('notifications/roots/list_changed')));
+  await expectAccepted(await client.post({ jsonrpc: '2.0', id: 999, result: {} }));
+  await expectAccepted(await client.post({ jsonrpc: '2.0', id: 998, error: { code: -1, message: 'no' } }));
+  assert.deepEqual(await client.request('ping', undefined, 1), { jsonrpc: '2.0', id: 1, result: {} });
+});
+
+test("responseMode 'json': related notifications are dropped and the answer is one JSON body", T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { responseMode: 'json' });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const response = await client.post(callTool(3, 'test_tool_with_progress', {}, 'p3'));
+  assert.deepEqual(await json(response), textResult(3, 'Progress completed'));
+});
+
+/** A server whose tool reports how a sampling request failed. */
+function samplingProbeServer(): Server {
+  const server = createServer({ name: 'probe', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('probe_sample', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    try {
+      await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+      return { content: [{ type: 'text', text: 'sent' }] };
+    } catch (error) {
+      const { name, message, code } = error as { name: string; message: string; code?: number };
+      return { content: [{ type: 'text', text: JSON.stringify({ name, code, message, protocolVersion: ctx.protocolVersion }) }] };
+    }
+  });
+  return server;
+}
+
+test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel error, and the tool answers (P23, P29)", T, async (t) => {
+  const demo = await serve(t, createEverythingServer(), { responseMode: 'json' });
+  const client = new Legacy(demo);
+  await client.initialize({ sampling: {} });
+  assert.deepEqual(await json(await client.post(callTool(1, 'test_sampling', { prompt: 'hi' }))),
+    textResult(1, `Request failed: ${NO_BACK_CHANNEL}`, true));
+
+  const probe = await serve(t, samplingProbeServer(), { responseMode: 'json' });
+  const prober = new Legacy(probe);
+  await prober.initialize({ sampling: {} });
+  const body = await json(await prober.post(callTool(2, 'probe_sample')));
+  assert.deepEqual(JSON.parse(body.result.content[0].text),
+    { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The standalone GET stream
+
+test('GET needs Accept: text/event-stream (406), a session id (400) and a live session (404)', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const notAcceptable = await client.get({ accept: 'application/json' });
+  assert.equal(notAcceptable.status, 406);
+  assert.equal((await notAcceptable.json()).error.code, -32600);
+  await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream' }), 400, SESSION_REQUIRED);
+  await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session-0123456789' }),
+    404, SESSION_NOT_FOUND);
+});
+
+test('the GET stream carries unrelated notifications with event ids; a second GET → 409', T, async (t) => {
+  const server = createEverythingServer();
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const response = await client.get();
+  assert.equal(response.headers.get('mcp-session-id'), client.sessionId);
+  const stream = new SseReader(response);
+
+  server.notifyListChanged('tools');
+  const first = await stream.next();
+  assert.deepEqual(first?.message, listChanged('tools'));
+  // A change published by a tool call of this session is unrelated to that call: it rides the GET stream.
+  assert.deepEqual(await client.request('tools/call', { name: 'test_publish', arguments: { event: 'prompts' } }, 1),
+    textResult(1, 'Published 1 prompts event(s)'));
+  const second = await stream.next();
+  assert.deepEqual(second?.message, listChanged('prompts'));
+  assert.ok(typeof first?.id === 'string' && first.id !== '');
+  assert.ok(typeof second?.id === 'string' && second.id !== '');
+  assert.notEqual(first.id, second.id);
+
+  await expectRefusal(await client.get(), 409, badRequest('Conflict: only one GET stream per session'));
+  // The first stream is still the session's: it keeps delivering.
+  server.notifyListChanged('resources');
+  assert.deepEqual(await stream.message(), listChanged('resources'));
+});
+
+test('Last-Event-ID replays only that stream’s events after the id, never another stream’s or session’s (P26)', T, async (t) => {
+  const server = createEverythingServer();
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const get = new SseReader(await client.get({ 'x-test': 'first-get' }, controller.signal));
+
+  server.notifyListChanged('tools');
+  const e1 = (await get.next())!;
+  // A POST stream of the same session stores its events in between.
+  const post = await client.stream(callTool(9, 'test_tool_with_progress', {}, 'p9'));
+  const postEvents = await post.rest();
+  assert.equal(postEvents.length, 4);
+  server.notifyListChanged('prompts');
+  const e2 = (await get.next())!;
+  server.notifyListChanged('resources');
+  const e3 = (await get.next())!;
+  assert.deepEqual([e1, e2, e3].map((event) => event.message), [listChanged('tools'), listChanged('prompts'), listChanged('resources')]);
+
+  controller.abort();
+  await endpoint.closedOnServer('first-get');
+
+  const resumed = await client.get({ 'last-event-id': e1.id! });
+  assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
+  const replay = new SseReader(resumed);
+  assert.deepEqual([await replay.next(), await replay.next()], [e2, e3]);
+  // Then it goes on live, with fresh ids.
+  server.notifyListChanged('tools');
+  const e4 = (await replay.next())!;
+  assert.deepEqual(e4.message, listChanged('tools'));
+  const seen = new Set([e1, e2, e3, ...postEvents].map((event) => event.id));
+  assert.ok(e4.id !== undefined && !seen.has(e4.id));
+
+  // Another session presenting this session's event id gets a fresh stream, with nothing replayed.
+  const other = new Legacy(endpoint);
+  await other.initialize();
+  const foreign = new SseReader(await other.get({ 'last-event-id': e1.id! }));
+  server.notifyListChanged('tools');
+  assert.deepEqual(await foreign.message(), listChanged('tools'));
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cancellation and disconnects
+
+/** A server with one tool that reports progress, then waits for `release` (or its abort) and says how it ended. */
+function waitingServer(release: Promise<void>): { server: Server; started: Promise<void>; ended: Promise<string> } {
+  const started = deferred();
+  const ended = deferred<string>();
+  const server = createServer({ name: 'waiting', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    ctx.progress(1, 2);
+    started.resolve();
+    const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([release, aborted]);
+    ended.resolve(ctx.signal.aborted ? 'aborted' : 'completed');
+    return { content: [{ type: 'text', text: 'released' }] };
+  });
+  return { server, started: started.promise, ended: ended.promise };
+}
+
+test('notifications/cancelled ends an SSE-mode POST stream with no response event (P22)', T, async (t) => {
+  const release = deferred();
+  const { server, ended } = waitingServer(release.promise);
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const stream = await client.stream(callTool(4, 'wait', {}, 'w4'));
+  assert.deepEqual(await stream.message(), progress('w4', 1, 2));
+  await expectAccepted(await client.post(cancel(4)));
+  await stream.ended();
+  assert.equal(await ended, 'aborted');
+  release.resolve();
+  // The session goes on, and the id is free again.
+  assert.deepEqual(await client.request('ping', undefined, 4), { jsonrpc: '2.0', id: 4, result: {} });
+});
+
+test('notifications/cancelled of a request that has not streamed yet completes its POST with 202 (P22)', T, async (t) => {
+  const release = deferred();
+  const { server, started, ended } = waitingServer(release.promise);
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  // No progress token: nothing precedes the answer, so no stream was opened.
+  const pending = client.post(callTool(5, 'wait'));
+  await started;
+  await expectAccepted(await client.post(cancel(5)));
+  await expectAccepted(await pending);
+  assert.equal(await ended, 'aborted');
+  release.resolve();
+});
+
+test("responseMode 'json': a cancelled request's POST completes with 202 and an empty body (P22)", T, async (t) => {
+  const release = deferred();
+  const { server, started, ended } = waitingServer(release.promise);
+  const endpoint = await serve(t, server, { responseMode: 'json' });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const pending = client.post(callTool(6, 'wait', {}, 'w6')); // its progress is dropped in JSON mode
+  await started;
+  await expectAccepted(await client.post(cancel(6)));
+  await expectAccepted(await pending);
+  assert.equal(await ended, 'aborted');
+  release.resolve();
+  assert.deepEqual(await client.request('ping', undefined, 6), { jsonrpc: '2.0', id: 6, result: {} });
+});
+
+test('a client disconnecting from a legacy POST does not cancel it: the handler runs on and completes', T, async (t) => {
+  const release = deferred();
+  const { server, started, ended } = waitingServer(release.promise);
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const pending = client.post(callTool(8, 'wait'), { 'x-test': 'dropped' }, controller.signal);
+  await started;
+  controller.abort();
+  await assert.rejects(pending, { name: 'AbortError' });
+  await endpoint.closedOnServer('dropped');
+  release.resolve();
+  assert.equal(await ended, 'completed');
+  // The session is alive, and once the handler finished, id 8 is free again.
+  assert.deepEqual(await client.request('ping', undefined, 8), { jsonrpc: '2.0', id: 8, result: {} });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Batches (protocol.md §8)
+
+test('2025-03-26 session: a batch of two requests and a notification → one JSON array of the two responses', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize({}, '2025-03-26');
+  assert.equal(client.version, '2025-03-26');
+  const response = await client.post([
+    request(1, 'ping'),
+    notification('notifications/roots/list_changed'),
+    callTool(2, 'test_simple_text'),
+  ]);
+  const body = await json(response);
+  assert.ok(Array.isArray(body));
+  const byId = new Map(body.map((frame: Frame) => [frame.id, frame]));
+  assert.equal(body.length, 2);
+  assert.deepEqual(byId.get(1), { jsonrpc: '2.0', id: 1, result: {} });
+  assert.deepEqual(byId.get(2), textResult(2, 'This is a simple text response for testing.'));
+});
+
+test('batches are refused with 400: on a 2025-11-25 session, empty, with an enveloped element, or holding initialize', T, async (t) => {
+  const endpoint = await serve(t);
+  const modernSession = new Legacy(endpoint);
+  await modernSession.initialize({}, LATEST);
+  const batch = [request(1, 'ping'), request(2, 'ping')];
+  await expectRefusal(await modernSession.post(batch), 400, badRequest('Invalid Request: batches are accepted only under protocol 2025-03-26'));
+
+  const old = new Legacy(endpoint);
+  await old.initialize({}, '2025-03-26');
+  await expectRefusal(await old.post([]), 400, badRequest('Invalid Request: an empty batch is not a request'));
+  const enveloped = request(3, 'tools/list', {
+    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+  });
+  await expectRefusal(await old.post([request(2, 'ping'), enveloped]), 400,
+    badRequest('Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));
+  await expectRefusal(await old.post([request(4, 'ping'), initializeRequest(5, '2025-03-26')]), 400,
+    badRequest('Invalid Request: initialize must not be part of a batch'));
+  // Nothing of a refused batch ran: the ids are free, the session works.
+  assert.deepEqual(await old.request('ping', undefined, 2), { jsonrpc: '2.0', id: 2, result: {} });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Isolation (P18)
+
+test('DELETE of a legacy session leaves a modern listen stream open and delivering (P18)', T, async (t) => {
+  const server = createEverythingServer();
+  const endpoint = await serve(t, server);
+  const listenResponse = await endpoint.fetch('POST', {
+    ...JSON_HEADERS,
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'subscriptions/listen',
+  }, JSON.stringify(request('L1', 'subscriptions/listen', {
+    notifications: { toolsListChanged: true },
+    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+  })));
+  assert.equal(listenResponse.headers.get('mcp-session-id'), null);
+  const listen = new SseReader(listenResponse);
+  assert.deepEqual(await listen.message(), {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [SUB]: 'L1' }, notifications: { toolsListChanged: true } },
+  });
+
+  const legacy = new Legacy(endpoint);
+  await legacy.initialize();
+  const get = new SseReader(await legacy.get());
+  assert.equal((await legacy.delete()).status, 200);
+  await get.ended(); // the session's own stream ends
+
+  server.notifyListChanged('tools');
+  assert.deepEqual(await listen.message(),
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } } });
+  server.notifyListChanged('tools');
+  assert.deepEqual(await listen.message(),
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } } });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Stateless mode (sessions: false)
+
+/** A server whose tool echoes the version it is served at. */
+function versionServer(): Server {
+  const server = samplingProbeServer();
+  server.tool('probe_version', { inputSchema: { type: 'object' } }, (_args, ctx: Context) =>
+    ({ content: [{ type: 'text', text: ctx.protocolVersion }] }));
+  return server;
+}
+
+test('stateless: no session id is minted; requests are served without initialize at the header’s version', T, async (t) => {
+  const endpoint = await serve(t, versionServer(), { sessions: false });
+  const initialize = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
+  assert.equal(initialize.headers.get('mcp-session-id'), null);
+  assert.equal((await json(initialize)).result.protocolVersion, LATEST);
+  assert.equal(endpoint.sessionCount, 0);
+
+  const at = async (headers: Record<string, string>, id: number): Promise<Frame> => {
+    const response = await endpoint.fetch('POST', { ...JSON_HEADERS, ...headers }, JSON.stringify(callTool(id, 'probe_version')));
+    assert.equal(response.headers.get('mcp-session-id'), null);
+    return json(response);
+  };
+  assert.deepEqual(await at({ 'mcp-protocol-version': '2025-06-18' }, 2), textResult(2, '2025-06-18'));
+  assert.deepEqual(await at({}, 3), textResult(3, '2025-03-26'));
+  // An Mcp-Session-Id is ignored, never echoed.
+  assert.deepEqual(await at({ 'mcp-session-id': 'whatever-0123456789abcdef' }, 4), textResult(4, '2025-03-26'));
+  await expectAccepted(await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(notification('notifications/initialized'))));
+  assert.equal(endpoint.sessionCount, 0);
+});
+
+test('stateless: ctx.sample fails fast in the handler and the tool answers', T, async (t) => {
+  const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
+  const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
+    JSON.stringify(callTool(1, 'probe_sample'))));
+  const failure = JSON.parse(body.result.content[0].text);
+  assert.match(failure.message, /^Cannot send 'sampling\/createMessage': /);
+  assert.equal(failure.protocolVersion, LATEST);
+});
+
+test('stateless: ctx.sample fails with the documented -32600 no-back-channel error (P29)', {
+  ...T,
+  todo: 'the capability check (no capabilities without initialize) answers first with MissingCapabilityError',
+}, async (t) => {
+  const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
+  const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
+    JSON.stringify(callTool(1, 'probe_sample'))));
+  assert.deepEqual(JSON.parse(body.result.content[0].text),
+    { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
+});
+
+test('stateless: GET and DELETE → 405 with Allow: POST', T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { sessions: false });
+  for (const method of ['GET', 'DELETE']) {
+    const response = await endpoint.fetch(method, { accept: 'text/event-stream', 'mcp-session-id': 'whatever-0123456789abcdef' });
+    assert.equal(response.status, 405, method);
+    assert.equal(response.headers.get('allow'), 'POST');
+    assert.equal(response.headers.get('mcp-session-id'), null);
+    assert.equal((await response.json()).error.code, -32600);
+  }
+});
