@@ -141,6 +141,11 @@ export class InboundRequest {
     if (this.state === 'running') this.#dispatcher.notify(method, params, this.id);
   }
 
+  /** The error a server→client request made on behalf of this request would fail with at once, if any. */
+  refusal(method: string): OutboundRequestError | undefined {
+    return this.#dispatcher.refusal(method, this.id);
+  }
+
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
   request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
     if (this.state !== 'running') return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
@@ -154,6 +159,9 @@ interface PendingOutbound {
   reject(error: unknown): void;
   cleanup(): void;
 }
+
+/** The one error for a request-scoped server→client request that nothing can carry (code -32600). */
+export const NO_BACK_CHANNEL = 'this transport context has no back-channel for server-initiated requests';
 
 /** Why an outbound request did not get an answer; never written to the wire. */
 export class OutboundRequestError extends Error {
@@ -333,10 +341,8 @@ export class Dispatcher {
     if (this.#closed || this.#inputClosed) {
       return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the client can no longer answer`));
     }
-    const noBackChannel = this.#options.noBackChannel?.(related);
-    if (noBackChannel !== undefined) {
-      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${noBackChannel}`, ErrorCode.InvalidRequest));
-    }
+    const refusal = this.refusal(method, related);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextOutboundId++;
@@ -367,6 +373,14 @@ export class Dispatcher {
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params }, related);
     });
+  }
+
+  /** Why a server→client request related to `related` cannot reach the client from here (undefined: it can). */
+  refusal(method: string, related: RequestId | undefined): OutboundRequestError | undefined {
+    const noBackChannel = this.#options.noBackChannel?.(related);
+    return noBackChannel === undefined
+      ? undefined
+      : new OutboundRequestError(`Cannot send '${method}': ${noBackChannel}`, ErrorCode.InvalidRequest);
   }
 
   #receiveResponse(message: JsonRpcResponse): void {

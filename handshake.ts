@@ -84,6 +84,14 @@ function isImplementation(value: unknown): value is Implementation {
   return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';
 }
 
+/** What is wrong with an initialize request's params, if anything. */
+export function initializeParamsRefusal(params: Record<string, unknown>): string | undefined {
+  if (typeof params.protocolVersion !== 'string') return 'params.protocolVersion must be a string';
+  if (!isPlainObject(params.capabilities)) return 'params.capabilities must be an object';
+  if (!isImplementation(params.clientInfo)) return 'params.clientInfo must be {name: string, version: string}';
+  return undefined;
+}
+
 export function negotiateVersion(requested: string): string {
   return (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY_VERSION;
 }
@@ -147,9 +155,11 @@ export class LegacyLifecycle {
   #hold(request: InboundRequest): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.#held.push(() => {
-        // Withdrawn: the cancel replayed right after this marks it cancelled, so its answer is never written.
-        if (this.#heldCancels.has(request.id)) resolve(undefined);
-        else {
+        // Withdrawn now, whatever the phase: after a refused handshake the cancel itself is dropped (pitfalls P16).
+        if (this.#heldCancels.has(request.id)) {
+          this.#dispatcher.cancel(request.id);
+          resolve(undefined);
+        } else {
           try {
             resolve(this.onRequest(request));
           } catch (error) {
@@ -185,10 +195,9 @@ export class LegacyLifecycle {
   #initialize(request: InboundRequest): Shaped | Promise<Shaped> {
     if (this.#initializeResult !== undefined) return this.#initializeResult;
     const { params } = request;
-    const { protocolVersion, capabilities, clientInfo } = params;
-    if (typeof protocolVersion !== 'string') throw invalidParams('params.protocolVersion must be a string');
-    if (!isPlainObject(capabilities)) throw invalidParams('params.capabilities must be an object');
-    if (!isImplementation(clientInfo)) throw invalidParams('params.clientInfo must be {name: string, version: string}');
+    const refusal = initializeParamsRefusal(params);
+    if (refusal !== undefined) throw invalidParams(refusal);
+    const { protocolVersion, capabilities, clientInfo } = params as { protocolVersion: string; capabilities: ClientCapabilities; clientInfo: Implementation };
     const version = negotiateVersion(protocolVersion);
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);

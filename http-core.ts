@@ -5,9 +5,11 @@
 
 import type { Connection, Server } from './core.ts';
 import { hasClaim, readEnvelope } from './era.ts';
+import { initializeParamsRefusal } from './handshake.ts';
 import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
 import { ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
-import { MemorySessionStore, NO_BACK_CHANNEL, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
+import { NO_BACK_CHANNEL } from './dispatcher.ts';
+import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
@@ -25,7 +27,7 @@ export interface HttpOptions {
   /** 2025 request POSTs: 'sse' streams when something precedes the answer (default); 'json' never streams. */
   responseMode?: 'sse' | 'json';
   maxSessions?: number;
-  /** Idle 2025 sessions (no request, no open stream) are ended after this long (default 30 min). */
+  /** Idle 2025 sessions (no request, no open stream) are ended after this long, checked at most once a second (default 30 min). */
   sessionIdleMs?: number;
   /** Long-lived SSE streams (GET streams and listens) open at once (default 10 000). */
   maxStreams?: number;
@@ -73,6 +75,7 @@ export class HttpCore {
   readonly #sessions: SessionStore;
   readonly #eventStore: EventStore | undefined;
   /** Each running modern exchange's connection, with the way to end its HTTP response when the core closes. */
+  readonly #hosts: string[];
   readonly #modern = new Map<Connection, () => void>();
   readonly #registry = {
     add: (session: Session): string => {
@@ -91,6 +94,7 @@ export class HttpCore {
     this.#server = server;
     this.#options = options;
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
+    this.#hosts = (options.allowedHosts ?? LOCAL_HOSTS).map((host) => host.toLowerCase());
     this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -127,7 +131,7 @@ export class HttpCore {
   /** Checks that need only the request line and headers; returns false when the exchange was answered. */
   admit(method: string, path: string, reply: Reply): boolean {
     const { headers } = reply;
-    const hosts = this.#options.allowedHosts ?? LOCAL_HOSTS;
+    const hosts = this.#hosts;
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
       reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
@@ -177,6 +181,11 @@ export class HttpCore {
       value = JSON.parse(body);
     } catch {
       reply.send(400, error(null, -32700, 'Parse error'));
+      return;
+    }
+    const versions = reply.headers['mcp-protocol-version'];
+    if (Array.isArray(versions) && versions.length > 1) {
+      reply.send(400, error(null, -32020, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
       return;
     }
     const header = single(reply.headers, 'mcp-protocol-version');
@@ -278,12 +287,15 @@ export class HttpCore {
       send: (frame) => {
         if (Array.isArray(frame)) return;
         if (isResponse(frame)) {
+          const code = 'error' in frame ? frame.error.code : 0;
+          const status = code === -32601 ? 404 : code === -32021 ? 400 : 200;
+          // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
+          if (sink === undefined && !json && status === 200 && !reply.answered) sink = this.#stream(reply, listen);
           if (sink !== undefined) {
             sink.send(formatEvent(JSON.stringify(frame)));
             sink.end();
           } else if (!reply.answered) {
-            const code = 'error' in frame ? frame.error.code : 0;
-            reply.send(code === -32601 ? 404 : code === -32021 ? 400 : 200, frame);
+            reply.send(status, frame);
           }
           this.#modern.delete(connection);
           connection.close();
@@ -340,6 +352,10 @@ export class HttpCore {
 
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
     const canStream = accepts(reply.headers, 'text/event-stream');
+    if (ids.length > 0 && !canStream && !accepts(reply.headers, 'application/json')) {
+      reply.send(406, error(null, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
+      return;
+    }
     const responseMode = this.#options.responseMode ?? 'sse';
     const sessionOptions = { responseMode, eventStore: this.#eventStore, logger: this.#server.logger };
     const initialize = !batch && ids.length === 1 && (value as { method?: unknown }).method === 'initialize';
@@ -357,7 +373,10 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
-      const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream;
+      // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14).
+      const params = (value as { params?: Record<string, unknown> }).params ?? {};
+      const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
+        initializeParamsRefusal(params) === undefined;
       session.initialize(value, ids[0]!, reply, streamEarly);
       return;
     }
@@ -371,7 +390,8 @@ export class HttpCore {
       return;
     }
     const negotiated = session.connection.legacyVersion;
-    if (header !== undefined && header !== negotiated) {
+    // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
+    if (header !== undefined && negotiated !== undefined && header !== negotiated) {
       reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
       return;
     }

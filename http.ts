@@ -160,7 +160,18 @@ export interface HttpServer {
 export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServer> {
   const { port = 3000, host = '127.0.0.1', path = '/mcp' } = options;
   const handler = createHttpHandler(server, { ...options, path });
-  const httpServer = createNodeServer(handler);
+  // Responses still running: close() drops every socket once the last one has ended (an exchange the handler ends
+  // after close() began, or a socket a client opened and never used, would otherwise hold close() for its keep-alive).
+  const running = new Set<ServerResponse>();
+  let closing = false;
+  const httpServer = createNodeServer((request, response) => {
+    running.add(response);
+    response.once('close', () => {
+      running.delete(response);
+      if (closing && running.size === 0) httpServer.closeAllConnections();
+    });
+    handler(request, response);
+  });
   httpServer.headersTimeout = 10_000;
   httpServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -177,9 +188,10 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     httpServer,
     handler,
     close: () => new Promise<void>((resolve) => {
+      closing = true;
       handler.close();
       httpServer.close(() => resolve());
-      httpServer.closeIdleConnections();
+      if (running.size === 0) httpServer.closeAllConnections();
     }),
   };
 }

@@ -121,6 +121,9 @@ class LegacyContext implements Context {
   }
 
   #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
+    // No back-channel is the answer whatever the capabilities (a stateless client declares none): pitfalls P29.
+    const refusal = this.#request.refusal(method);
+    if (refusal !== undefined) return Promise.reject(refusal);
     if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {
       return Promise.reject(new MissingCapabilityError(String(capability), method));
     }

@@ -3,11 +3,11 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
-import { OutboundRequestError, type InboundRequest } from './dispatcher.ts';
+import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
 import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
 import * as features from './features.ts';
 import { InputRequired, RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
-import { ProtocolError, methodNotFound } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, methodNotFound } from './jsonrpc.ts';
 import type { ListenStreams } from './subscriptions.ts';
 import {
   LOGGING_LEVELS,
@@ -146,7 +146,6 @@ export function missingCapability(requiredCapabilities: ClientCapabilities): Pro
   return new ProtocolError(-32021, 'Missing required client capability', { requiredCapabilities });
 }
 
-const NO_BACK_CHANNEL = 'server→client requests are not part of protocol 2026-07-28; return inputRequired(…) instead';
 
 /** The handler context of one modern request: its own envelope, no connection state, no outbound requests. */
 class ModernContext implements Context {
@@ -196,7 +195,8 @@ class ModernContext implements Context {
   }
 
   #refuse(method: string): Promise<never> {
-    return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`));
+    // 2026-07-28 has no server→client requests: handlers answer inputRequired(…) instead (pitfalls P29).
+    return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest));
   }
 
   elicit(): Promise<Shaped> {

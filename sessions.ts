@@ -5,10 +5,10 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
-import type { Logger } from './dispatcher.ts';
+import { NO_BACK_CHANNEL, type Logger } from './dispatcher.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
-import { formatEvent, newStreamId, type EventStore } from './sse.ts';
+import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
 
 /** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
 export interface Reply {
@@ -29,7 +29,6 @@ export interface EventSink {
   onClose(listener: () => void): void;
 }
 
-export const NO_BACK_CHANNEL = 'this transport context has no back-channel for server-initiated requests';
 export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 
 /** One SSE stream of a session with its single writer: events are stored, then written, strictly in order. */
@@ -60,6 +59,26 @@ class Stream {
       }
       if (!this.sink.closed) this.sink.send(formatEvent(data, eventId));
       after?.();
+    });
+  }
+
+  /** Ends the stream after the events already queued for it. */
+  close(): void {
+    this.#tail = this.#tail.then(() => this.sink.end());
+  }
+
+  /** 2025-11-25: an id with empty data opens the stream, so a client can resume it from its very start. */
+  prime(session: Session): void {
+    const store = session.eventStore;
+    if (store === undefined || session.id === undefined) return;
+    const sessionId = session.id;
+    this.#tail = this.#tail.then(async () => {
+      try {
+        const eventId = await store.append(sessionId, this.id, '');
+        if (!this.sink.closed) this.sink.send(formatPriming(eventId));
+      } catch (error) {
+        session.logger.error('event store append failed; the stream starts without a priming event', error);
+      }
     });
   }
 }
@@ -165,6 +184,7 @@ export class Session {
   #streamOf(exchange: Exchange): Stream | undefined {
     if (exchange.stream === undefined && exchange.canStream && !exchange.reply.answered) {
       exchange.stream = new Stream(exchange.reply.stream(this.#headers()));
+      if ((this.connection.legacyVersion ?? '') >= '2025-11-25') exchange.stream.prime(this);
     }
     return exchange.stream;
   }
@@ -200,7 +220,9 @@ export class Session {
     }
     if (!succeeded) {
       if (this.id !== undefined) this.#registry!.remove(this);
-      this.end();
+      // Streamed early, frames may be held behind the gate: they are replayed (and answered, in microtasks) first.
+      if (stream !== undefined) setTimeout(() => this.end(), 0);
+      else this.end();
     }
   }
 
@@ -223,10 +245,10 @@ export class Session {
   /** A cancelled or abandoned request: its POST ends with no answer (202 when nothing was sent yet). */
   #withdrawn(id: RequestId): void {
     const exchange = this.#exchanges.get(id);
-    if (exchange === undefined) return;
+    if (exchange === undefined || this.#ended) return; // a session's end answers its POSTs itself (404 or stream end)
     this.#exchanges.delete(id);
     if (--exchange.open > 0) return;
-    if (exchange.stream !== undefined) exchange.stream.sink.end();
+    if (exchange.stream !== undefined) exchange.stream.close();
     else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
   }
 
@@ -278,11 +300,11 @@ export class Session {
     this.#ended = true;
     this.connection.close();
     for (const exchange of new Set(this.#exchanges.values())) {
-      if (exchange.stream !== undefined) exchange.stream.sink.end();
+      if (exchange.stream !== undefined) exchange.stream.close();
       else if (!exchange.reply.answered) exchange.reply.send(404, SESSION_NOT_FOUND);
     }
     this.#exchanges.clear();
-    this.#getStream?.sink.end();
+    this.#getStream?.close();
     this.#getStream = undefined;
     if (this.id !== undefined) void this.eventStore?.dropSession(this.id);
   }

@@ -11,8 +11,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type Context, type Server } from '../core.ts';
-import { serveHttp, type ServeHttpOptions } from '../http.ts';
-import type { HttpServer } from '../http.ts';
+import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
 
@@ -81,7 +80,8 @@ interface SseEvent {
   message: Frame;
 }
 
-function parseBlock(block: string): SseEvent | undefined {
+/** A block's event: its message, or `priming` for an id with empty data, or undefined for comments. */
+function parseBlock(block: string): SseEvent | { priming: string } | undefined {
   let id: string | undefined;
   let type = 'message';
   const data: string[] = [];
@@ -95,7 +95,7 @@ function parseBlock(block: string): SseEvent | undefined {
     else if (field === 'event') type = value;
   }
   const text = data.join('\n');
-  if (text === '') return undefined; // comments, or a priming event (an id with empty data)
+  if (text === '') return id === undefined ? undefined : { priming: id };
   assert.equal(type, 'message');
   return { id, message: JSON.parse(text) };
 }
@@ -105,6 +105,8 @@ class SseReader {
   readonly #decoder = new TextDecoder();
   #buffer = '';
   #done = false;
+  /** Ids of the priming events skipped so far (2025-11-25 streams open with one). */
+  readonly priming: string[] = [];
 
   constructor(response: Response) {
     assert.equal(response.status, 200);
@@ -120,7 +122,8 @@ class SseReader {
         const block = this.#buffer.slice(0, cut);
         this.#buffer = this.#buffer.slice(cut + 2);
         const event = parseBlock(block);
-        if (event !== undefined) return event;
+        if (event !== undefined && 'priming' in event) this.priming.push(event.priming);
+        else if (event !== undefined) return event;
         continue;
       }
       if (this.#done) {
@@ -220,7 +223,10 @@ class Legacy {
     assert.equal(response.status, 200);
     const sessionId = response.headers.get('mcp-session-id');
     assert.ok(sessionId !== null);
-    const body = await response.json();
+    // JSON, or (a server with an initialize hook) one SSE event; the stream then ends.
+    const body = response.headers.get('content-type') === 'application/json'
+      ? await response.json()
+      : (await new SseReader(response).rest()).map((event) => event.message).at(-1);
     assert.ok('result' in body, JSON.stringify(body));
     this.sessionId = sessionId;
     this.version = body.result.protocolVersion;
@@ -281,8 +287,15 @@ function badRequest(message: string): Frame {
 // ---------------------------------------------------------------------------------------------------------------
 // Sessions
 
+/** A server without an initialize hook: its initialize is always answered with one JSON body (protocol.md §7.5). */
+function plainServer(): Server {
+  const server = createServer({ name: 'plain', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('echo', { inputSchema: { type: 'object' } }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }));
+  return server;
+}
+
 test('initialize mints a visible-ASCII Mcp-Session-Id on its successful application/json InitializeResult', T, async (t) => {
-  const endpoint = await serve(t);
+  const endpoint = await serve(t, plainServer());
   const response = await endpoint.fetch('POST', { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
     JSON.stringify(initializeRequest(1)));
   const sessionId = response.headers.get('mcp-session-id');
@@ -292,7 +305,7 @@ test('initialize mints a visible-ASCII Mcp-Session-Id on its successful applicat
   assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'result']);
   assert.equal(body.id, 1);
   assert.equal(body.result.protocolVersion, LATEST);
-  assert.equal(body.result.serverInfo.name, 'mcp-core-everything');
+  assert.equal(body.result.serverInfo.name, 'plain');
   assert.equal(endpoint.sessionCount, 1);
 
   const second = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
@@ -305,7 +318,7 @@ test('initialize mints a visible-ASCII Mcp-Session-Id on its successful applicat
 });
 
 test('a refused initialize never creates or registers a session and carries no Mcp-Session-Id (P14)', T, async (t) => {
-  const endpoint = await serve(t);
+  const endpoint = await serve(t, plainServer());
   const client = new Legacy(endpoint);
 
   // Malformed params: the JSON-RPC error is answered at 200, and nothing is left behind.
@@ -320,7 +333,7 @@ test('a refused initialize never creates or registers a session and carries no M
   const html = await client.post(initializeRequest(2), { accept: 'text/html' });
   assert.equal(html.status, 406);
   assert.equal(html.headers.get('mcp-session-id'), null);
-  const refusal = await html.json();
+  const refusal = await html.json() as Frame;
   assert.equal(refusal.error.code, -32600);
   assert.equal(endpoint.sessionCount, 0);
 
@@ -331,6 +344,28 @@ test('a refused initialize never creates or registers a session and carries no M
   // The same server does mint one for a valid initialize.
   await client.initialize();
   assert.equal(endpoint.sessionCount, 1);
+});
+
+/** A malformed initialize POSTed to the demo server (which has an initialize hook) accepting JSON and SSE. */
+async function malformedInitializeToHookServer(endpoint: Endpoint): Promise<{ sessionId: string | null; messages: Frame[] }> {
+  const response = await endpoint.fetch('POST', JSON_HEADERS,
+    JSON.stringify(request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT })));
+  assert.equal(response.status, 200);
+  const sessionId = response.headers.get('mcp-session-id');
+  const messages = response.headers.get('content-type') === 'application/json'
+    ? [await response.json()]
+    : (await new SseReader(response).rest()).map((event) => event.message);
+  return { sessionId, messages };
+}
+
+test('with an initialize hook too, a malformed initialize carries no Mcp-Session-Id and registers nothing (P14)', T, async (t) => {
+  const endpoint = await serve(t); // the demo server: its initialize hook may stream the handshake early
+  const { sessionId, messages } = await malformedInitializeToHookServer(endpoint);
+  assert.equal(sessionId, null);
+  assert.equal(messages.length, 1);
+  assert.equal(messages[0].id, 1);
+  assert.equal(messages[0].error.code, -32602);
+  assert.equal(endpoint.sessionCount, 0);
 });
 
 test('after initialize, a request or notification without Mcp-Session-Id → 400 -32600', T, async (t) => {
@@ -385,7 +420,7 @@ test('MCP-Protocol-Version differing from the negotiated version, or unknown, �
   await expectRefusal(await client.post(request(1, 'tools/list'), { 'mcp-protocol-version': '2025-06-18' }), 400,
     badRequest('Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
   await expectRefusal(await client.post(request(2, 'tools/list'), { 'mcp-protocol-version': '2099-01-01' }), 400,
-    badRequest('Bad Request: unsupported MCP-Protocol-Version header'));
+    { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Bad Request: unsupported MCP-Protocol-Version header' } });
   // Absent: the session's negotiated version is used.
   const headers = client.headers();
   delete headers['mcp-protocol-version'];
@@ -466,7 +501,7 @@ test('maxSessions caps live sessions: the next initialize → 503 without a sess
   const refused = await c.post(initializeRequest(1));
   assert.equal(refused.status, 503);
   assert.equal(refused.headers.get('mcp-session-id'), null);
-  assert.equal((await refused.json()).error.code, -32600);
+  assert.equal((await refused.json() as Frame).error.code, -32600);
   assert.equal(endpoint.sessionCount, 2);
   assert.equal((await a.delete()).status, 200);
   await c.initialize();
@@ -497,10 +532,23 @@ test('progress before the answer turns the POST into SSE: the progress events, t
     progress('p7', 100, 100, 'Completed step 100 of 100'),
     textResult(7, 'Progress completed'),
   ]);
-  // Resumable stream: every event has an id, all distinct.
-  const ids = events.map((event) => event.id);
+  // Resumable stream: a 2025-11-25 stream opens with one priming event; every event has an id, all distinct.
+  assert.equal(stream.priming.length, 1);
+  const ids = [...stream.priming, ...events.map((event) => event.id)];
   assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), JSON.stringify(ids));
   assert.equal(new Set(ids).size, ids.length);
+
+  // A 2025-03-26 session gets the same events, without a priming event.
+  const old = new Legacy(endpoint);
+  await old.initialize({}, '2025-03-26');
+  const oldStream = await old.stream(callTool(8, 'test_tool_with_progress', {}, 'p8'));
+  assert.deepEqual((await oldStream.rest()).map((event) => event.message), [
+    progress('p8', 0, 100, 'Completed step 0 of 100'),
+    progress('p8', 50, 100, 'Completed step 50 of 100'),
+    progress('p8', 100, 100, 'Completed step 100 of 100'),
+    textResult(8, 'Progress completed'),
+  ]);
+  assert.deepEqual(oldStream.priming, []);
 });
 
 test('sampling rides the POST stream: the client answers by POST (→ 202) and the tool result ends the stream', T, async (t) => {
@@ -525,7 +573,7 @@ test('sampling rides the POST stream: the client answers by POST (→ 202) and t
 });
 
 test('client notifications and responses (even one answering nothing) are accepted with 202 and an empty body', T, async (t) => {
-  const endpoint = await serve(t, createEverythingServer(), { });
+  const endpoint = await serve(t);
   const client = new Legacy(endpoint);
   await client.initialize(); // its notifications/initialized got 202
   await expectAccepted(await client.post(notification('notifications/roots/list_changed')));
@@ -581,7 +629,7 @@ test('GET needs Accept: text/event-stream (406), a session id (400) and a live s
   await client.initialize();
   const notAcceptable = await client.get({ accept: 'application/json' });
   assert.equal(notAcceptable.status, 406);
-  assert.equal((await notAcceptable.json()).error.code, -32600);
+  assert.equal((await notAcceptable.json() as Frame).error.code, -32600);
   await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream' }), 400, SESSION_REQUIRED);
   await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session-0123456789' }),
     404, SESSION_NOT_FOUND);
@@ -636,6 +684,14 @@ test('Last-Event-ID replays only that stream’s events after the id, never anot
 
   controller.abort();
   await endpoint.closedOnServer('first-get');
+
+  // Resuming the POST stream from its second event replays that stream's last two (its result included), nothing
+  // of the GET stream.
+  const postController = new AbortController();
+  const postReplay = new SseReader(await client.get({ 'last-event-id': postEvents[1]!.id!, 'x-test': 'post-resume' }, postController.signal));
+  assert.deepEqual([await postReplay.next(), await postReplay.next()], postEvents.slice(2));
+  postController.abort();
+  await endpoint.closedOnServer('post-resume');
 
   const resumed = await client.get({ 'last-event-id': e1.id! });
   assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
@@ -737,6 +793,42 @@ test('a client disconnecting from a legacy POST does not cancel it: the handler 
   assert.equal(await ended, 'completed');
   // The session is alive, and once the handler finished, id 8 is free again.
   assert.deepEqual(await client.request('ping', undefined, 8), { jsonrpc: '2.0', id: 8, result: {} });
+});
+
+/** A server whose tool `hold` reports progress, then runs until its request is aborted; per request id, signals. */
+function holdingServer(): { server: Server; call(id: Id): { started: Promise<void>; aborted: Promise<void> } } {
+  type Signal = ReturnType<typeof deferred<void>>;
+  const calls = new Map<Id, { started: Signal; aborted: Signal }>();
+  const entry = (id: Id) => {
+    let call = calls.get(id);
+    if (call === undefined) calls.set(id, call = { started: deferred<void>(), aborted: deferred<void>() });
+    return call;
+  };
+  const server = createServer({ name: 'holding', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('hold', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    const call = entry(ctx.requestId);
+    ctx.progress(1, 2);
+    call.started.resolve();
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    call.aborted.resolve();
+    return { content: [{ type: 'text', text: 'too late' }] };
+  });
+  return { server, call: (id) => ({ started: entry(id).started.promise, aborted: entry(id).aborted.promise }) };
+}
+
+test('DELETE aborts the session’s running handlers: a streamed POST ends with no response event, an unstreamed one → 404', T, async (t) => {
+  const { server, call } = holdingServer();
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const stream = await client.stream(callTool(1, 'hold', {}, 'h1'));
+  assert.deepEqual(await stream.message(), progress('h1', 1, 2));
+  const pending = client.post(callTool(2, 'hold'));
+  await call(2).started;
+  assert.equal((await client.delete()).status, 200);
+  await Promise.all([call(1).aborted, call(2).aborted]);
+  await stream.ended();
+  await expectRefusal(await pending, 404, SESSION_NOT_FOUND);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -857,10 +949,7 @@ test('stateless: ctx.sample fails fast in the handler and the tool answers', T, 
   assert.equal(failure.protocolVersion, LATEST);
 });
 
-test('stateless: ctx.sample fails with the documented -32600 no-back-channel error (P29)', {
-  ...T,
-  todo: 'the capability check (no capabilities without initialize) answers first with MissingCapabilityError',
-}, async (t) => {
+test('stateless: ctx.sample fails with the documented -32600 no-back-channel error (P29)', T, async (t) => {
   const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
   const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
     JSON.stringify(callTool(1, 'probe_sample'))));
@@ -875,6 +964,6 @@ test('stateless: GET and DELETE → 405 with Allow: POST', T, async (t) => {
     assert.equal(response.status, 405, method);
     assert.equal(response.headers.get('allow'), 'POST');
     assert.equal(response.headers.get('mcp-session-id'), null);
-    assert.equal((await response.json()).error.code, -32600);
+    assert.equal((await response.json() as Frame).error.code, -32600);
   }
 });

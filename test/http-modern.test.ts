@@ -30,7 +30,7 @@ const EVERYTHING_INFO = { name: 'mcp-core-everything', version: '0.1.0', title: 
 const INFO = { name: 'http-modern-test', version: '1.0.0' };
 
 type Id = string | number;
-type Headers = Record<string, string>;
+type Headers = Record<string, string | string[]>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames and headers
@@ -106,7 +106,7 @@ function customServer(register: (server: Server) => void, options: ServerOptions
  * `x-test` request header), and any write attempted on a response after its client went away.
  */
 function watchExchanges(http: HttpServer) {
-  const closes = new Map<string, ReturnType<typeof deferred>>();
+  const closes = new Map<string, ReturnType<typeof deferred<void>>>();
   const lateWrites: string[] = [];
   const closeOf = (tag: string) => {
     let entry = closes.get(tag);
@@ -171,8 +171,8 @@ function raw(url: string, options: { method?: string; headers?: Headers; body?: 
 }
 
 /** POSTs one modern frame with the headers a correct client sends (overridable; `undefined` removes one). */
-function post(http: HttpServer, frame: Frame, headers: Record<string, string | undefined> = {}): Promise<RawResponse> {
-  const merged: Record<string, string | undefined> = { ...modernHeaders(frame), ...headers };
+function post(http: HttpServer, frame: Frame, headers: Record<string, string | string[] | undefined> = {}): Promise<RawResponse> {
+  const merged: Record<string, string | string[] | undefined> = { ...modernHeaders(frame), ...headers };
   const clean: Headers = {};
   for (const [name, value] of Object.entries(merged)) if (value !== undefined) clean[name] = value;
   return raw(http.url, { headers: clean, body: typeof frame === 'string' ? frame : JSON.stringify(frame) });
@@ -620,6 +620,7 @@ test('Mcp-Method missing or different from the body method gets 400 -32020', T, 
   assertError(await post(http, frame, { 'mcp-method': undefined }), 400, 'm', -32020);
   assertError(await post(http, frame, { 'mcp-method': 'prompts/list' }), 400, 'm', -32020);
   assertError(await post(http, frame, { 'mcp-method': 'Tools/List' }), 400, 'm', -32020);
+  assertError(await post(http, frame, { 'mcp-method': ['tools/list', 'tools/list'] }), 400, 'm', -32020); // duplicated
   assert.equal((await post(http, frame, { 'mcp-method': ' tools/list ' })).status, 200); // surrounding whitespace is tolerated
   await http.close();
 });
@@ -794,6 +795,20 @@ test('a request that cannot take SSE still gets its JSON answer; related notific
   await http.close();
 });
 
+test('a request accepting only text/event-stream gets even a plain answer as a one-event stream', T, async (t) => {
+  const http = await serve(t);
+  const response = await fetchModern(http, call('test_simple_text', {}, 'sse-only'), { accept: 'text/event-stream' });
+  assertSseHeaders(response);
+  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.data), [
+    { jsonrpc: '2.0', id: 'sse-only', result: stamped(text('This is a simple text response for testing.')) },
+  ]);
+  // Mapped error statuses are kept (a JSON error body at 404 / 400).
+  const unknown = await fetchModern(http, modern('tools/explode', {}, 'x'), { accept: 'text/event-stream' });
+  assert.equal(unknown.status, 404);
+  assert.equal(((await unknown.json()) as Frame).error.code, -32601);
+  await http.close();
+});
+
 test('log messages are sent only under the request logLevel, and switch the answer to SSE', T, async (t) => {
   const http = await serve(t);
   const silent = await post(http, call('test_logging_tool', {}, 'l1'));
@@ -963,6 +978,24 @@ test('closing a listen response releases its stream; a later trigger still succe
   await http.close();
 });
 
+test('maxStreams caps open listens (503 echoing the id); closing one makes room', T, async (t) => {
+  const http = await serve(t, createEverythingServer(), { maxStreams: 1 });
+  const exchanges = watchExchanges(http);
+  const first = await fetchModern(http, listen('S1', { toolsListChanged: true }), { 'x-test': 'S1' });
+  const reader = new SseReader(first.body!);
+  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assertError(await post(http, listen('S2', { toolsListChanged: true })), 503, 'S2', -32603);
+  // Plain requests are not streams and are not capped.
+  assert.equal((await post(http, call('test_simple_text', {}, 'plain'))).status, 200);
+  await reader.cancel();
+  await exchanges.closed('S1');
+  const again = await fetchModern(http, listen('S3', { toolsListChanged: true }));
+  const againReader = new SseReader(again.body!);
+  assert.equal((await againReader.next())?.data.params._meta[SUB], 'S3');
+  await againReader.cancel();
+  await http.close();
+});
+
 test('closing the HTTP server ends an open listen stream with its final result', T, async (t) => {
   const http = await serve(t);
   const response = await fetchModern(http, listen('L5', { toolsListChanged: true }));
@@ -971,9 +1004,37 @@ test('closing the HTTP server ends an open listen stream with its final result',
   const closing = http.close();
   const rest = await reader.rest();
   assert.deepEqual(rest.map((event) => event.data), [
-    { jsonrpc: '2.0', id: 'L5', result: stamped({ _meta: { [SUB]: 'L5' } }) },
+    { jsonrpc: '2.0', id: 'L5', result: { resultType: 'complete', _meta: { [SUB]: 'L5', [SERVER_INFO]: EVERYTHING_INFO } } },
   ]);
   await closing;
+});
+
+test('closing the HTTP server aborts a running request and answers it 503 -32603 with its id', T, async (t) => {
+  const { server, started, aborted, release } = slowServer();
+  const http = await serve(t, server);
+  const pending = post(http, call('slow', {}, 'c1'));
+  await started.promise;
+  const closing = http.close();
+  await aborted.promise;
+  assertError(await pending, 503, 'c1', -32603);
+  release.resolve();
+  await closing;
+  assert.equal(server.connectionCount, 0);
+});
+
+test('closing the HTTP server ends a running SSE response without a final event', T, async (t) => {
+  const { server, started, aborted, release } = slowServer();
+  const http = await serve(t, server);
+  const response = await fetchModern(http, call('slow_progress', {}, 'c2', { progressToken: 'tok' }));
+  const reader = new SseReader(response.body!);
+  assert.equal((await reader.next())?.data.method, 'notifications/progress');
+  await started.promise;
+  const closing = http.close();
+  await aborted.promise;
+  release.resolve();
+  assert.deepEqual(await reader.rest(), []);
+  await closing;
+  assert.equal(server.connectionCount, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -722,7 +722,7 @@ test('a handler that logs and reports progress while in flight delivers them bef
   assert.deepEqual(await client.end(), []);
 });
 
-const NO_BACK_CHANNEL = /server→client requests are not part of protocol 2026-07-28/;
+const NO_BACK_CHANNEL = /this transport context has no back-channel for server-initiated requests/;
 
 test('ctx.elicit/sample/listRoots/ping reject at once inside a modern handler, and no request frame is written', async () => {
   const { server } = quietServer();
@@ -749,6 +749,7 @@ test('ctx.elicit/sample/listRoots/ping reject at once inside a modern handler, a
     const outcome = outcomes[index];
     assert.ok(outcome instanceof OutboundRequestError, `${method}: ${String(outcome)}`);
     assert.match(outcome.message, NO_BACK_CHANNEL);
+    assert.equal(outcome.code, -32600, 'the one documented no-back-channel code (pitfalls P29)');
     assert.ok(outcome.message.includes(`'${method}'`), outcome.message);
   }
   assert.equal(client.stdio.connection.pendingOutboundCount, 0);
