@@ -32,6 +32,8 @@ export interface HttpOptions {
   /** Long-lived SSE streams (GET streams and listens) open at once (default 10 000). */
   maxStreams?: number;
   keepAliveMs?: number;
+  /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
+  retryMs?: number;
   sessionStore?: SessionStore;
   /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
   eventStore?: EventStore | false;
@@ -357,7 +359,12 @@ export class HttpCore {
       return;
     }
     const responseMode = this.#options.responseMode ?? 'sse';
-    const sessionOptions = { responseMode, eventStore: this.#eventStore, logger: this.#server.logger };
+    const sessionOptions = {
+      responseMode,
+      eventStore: this.#eventStore,
+      logger: this.#server.logger,
+      retryMs: this.#options.retryMs ?? 1000,
+    };
     const initialize = !batch && ids.length === 1 && (value as { method?: unknown }).method === 'initialize';
     if (this.#options.sessions === false) {
       const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,

@@ -75,7 +75,7 @@ class Stream {
     this.#tail = this.#tail.then(async () => {
       try {
         const eventId = await store.append(sessionId, this.id, '');
-        if (!this.sink.closed) this.sink.send(formatPriming(eventId));
+        if (!this.sink.closed) this.sink.send(formatPriming(eventId, session.retryMs));
       } catch (error) {
         session.logger.error('event store append failed; the stream starts without a priming event', error);
       }
@@ -102,6 +102,8 @@ export interface SessionOptions {
   responseMode: 'sse' | 'json';
   eventStore: EventStore | undefined;
   logger: Logger;
+  /** The `retry:` a 2025-11-25 priming event advises for reconnecting. */
+  retryMs: number;
 }
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
@@ -113,6 +115,7 @@ export class Session {
   readonly connection: Connection;
   readonly eventStore: EventStore | undefined;
   readonly logger: Logger;
+  readonly retryMs: number;
   lastActivity = Date.now();
   readonly #exchanges = new Map<RequestId, Exchange>();
   readonly #responseMode: 'sse' | 'json';
@@ -129,6 +132,7 @@ export class Session {
   constructor(server: Server, options: SessionOptions, registry?: SessionRegistry, assumeInitialized?: string) {
     this.#registry = registry;
     this.eventStore = options.eventStore;
+    this.retryMs = options.retryMs;
     this.logger = options.logger;
     this.#responseMode = options.responseMode;
     this.connection = server.connect({
