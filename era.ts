@@ -46,7 +46,7 @@ export function hasClaim(params: Record<string, unknown> | undefined): boolean {
 }
 
 export function unsupportedVersion(requested: unknown, message = 'Unsupported protocol version'): ProtocolError {
-  return new ProtocolError(-32022, message, {
+  return new ProtocolError(ErrorCode.UnsupportedProtocolVersion, message, {
     supported: [...MODERN_VERSIONS],
     requested: typeof requested === 'string' ? requested : 'unknown',
   });

@@ -46,6 +46,9 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   ResourceNotFound: -32002,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /** An error meant for the wire: thrown by the core or on purpose by a handler, it is sent as is. */

@@ -14,6 +14,7 @@ import {
   MODERN_VERSIONS,
   type ClientCapabilities,
   type Context,
+  type HttpRequestInfo,
   type Implementation,
   type LoggingLevel,
 } from './types.ts';
@@ -143,7 +144,7 @@ export class ModernLifecycle implements Lifecycle {
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */
 export function missingCapability(requiredCapabilities: ClientCapabilities): ProtocolError {
-  return new ProtocolError(-32021, 'Missing required client capability', { requiredCapabilities });
+  return new ProtocolError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
 }
 
 
@@ -173,6 +174,10 @@ class ModernContext implements Context {
 
   get protocolVersion(): string {
     return this.#envelope.protocolVersion;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.#request.http;
   }
 
   get clientCapabilities(): ClientCapabilities {

@@ -1,0 +1,47 @@
+// The error codes the core can put on the wire are exactly protocol.md §9's table (pitfalls P31): every numeric code
+// in the library's code (comments aside) is one of them, none but the spec's own -32002 lies in the SDK-convention
+// range -32000..-32019, and code 0 is never used.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode } from '../core.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WIRE_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022]);
+
+function codeWithoutComments(file: string): string {
+  return readFileSync(join(ROOT, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+test('every error code in the library is one of the codes protocol.md §9 lets the core emit', () => {
+  const files = readdirSync(ROOT).filter((file) => file.endsWith('.ts'));
+  assert.ok(files.length >= 10);
+  const seen = new Map<number, string[]>();
+  for (const file of files) {
+    const code = codeWithoutComments(file);
+    const literals = [...code.matchAll(/-32\d{3}\b/g)].map((match) => Number(match[0]));
+    const named = [...code.matchAll(/ErrorCode\.(\w+)/g)].map((match) => ErrorCode[match[1] as keyof typeof ErrorCode]);
+    for (const value of [...literals, ...named]) {
+      assert.equal(typeof value, 'number', `${file} names an ErrorCode that does not exist`);
+      seen.set(value, [...(seen.get(value) ?? []), file]);
+    }
+    assert.doesNotMatch(code, /\bcode:\s*0\b/, `${file} writes code 0`);
+  }
+  for (const [code, where] of seen) {
+    assert.ok(WIRE_CODES.has(code), `${code} (in ${where.join(', ')}) is not in protocol.md §9`);
+    // -32002 (2025 resource not found) is the one code of that range the spec itself assigns.
+    if (code !== -32002) assert.ok(code < -32019 || code > -32000, `${code} lies in the reserved -32000..-32019 range`);
+  }
+  for (const code of [-32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022]) {
+    assert.ok(seen.has(code), `${code} is in the table but the code never emits it: update the table or the test`);
+  }
+});
+
+test('the exported ErrorCode constants are wire codes', () => {
+  for (const [name, code] of Object.entries(ErrorCode)) assert.ok(WIRE_CODES.has(code), `${name} = ${code}`);
+});
