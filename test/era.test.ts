@@ -12,20 +12,27 @@ import { EraRouter, hasClaim, readEnvelope, type LegacySide, type Lifecycle } fr
 import { ProtocolError, type JsonRpcNotification, type RequestId } from '../jsonrpc.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { deferred, MemoryLogger, WireClient, type Frame } from './harness.ts';
+import {
+  CLIENT_CAPABILITIES,
+  CLIENT_INFO,
+  envelope,
+  fail,
+  LOG_LEVEL,
+  modern,
+  MODERN,
+  notification,
+  ok,
+  PROTOCOL_VERSION,
+  request,
+  SERVER_INFO,
+  SUBSCRIPTION_ID,
+} from './wire.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Wire vocabulary
 
-const MODERN = '2026-07-28';
-const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const ENV = { [PROTOCOL_VERSION]: MODERN, [CLIENT_CAPABILITIES]: {} };
-
 const INFO = { name: 'era-test', version: '1.0.0' };
-const STAMP = { 'io.modelcontextprotocol/serverInfo': INFO };
+const STAMP = { [SERVER_INFO]: INFO };
 const EMPTY_SCHEMA = { type: 'object', properties: {} };
 
 // The refusal texts of protocol.md §5.2, copied rather than imported so that drift in the code fails here.
@@ -64,30 +71,13 @@ const REMOVED = ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe'
 
 type Params = Record<string, unknown>;
 
-/** An enveloped request; `meta` entries override or (set to undefined) remove envelope keys. */
-function modern(method: string, params: Params = {}, id: RequestId = 1, meta: Params = {}): Frame {
-  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...ENV, ...meta } } };
-}
-
 /** A request without a claim. */
 function bare(method: string, params?: Params, id: RequestId = 1): Frame {
-  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-}
-
-function notification(method: string, params?: Params): Frame {
-  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+  return request(id, method, params);
 }
 
 function initialize(id: RequestId = 1, protocolVersion: unknown = '2025-11-25'): Frame {
   return bare('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } }, id);
-}
-
-function ok(id: RequestId, result: unknown): Frame {
-  return { jsonrpc: '2.0', id, result };
-}
-
-function fail(id: RequestId | null, error: object): Frame {
-  return { jsonrpc: '2.0', id, error };
 }
 
 function text(value: string) {
@@ -229,7 +219,7 @@ function envelopeError(meta: Params): object {
 }
 
 test('readEnvelope accepts the minimal envelope and reports absent optional keys as undefined', () => {
-  assert.deepEqual(readEnvelope({ _meta: { ...ENV } }), {
+  assert.deepEqual(readEnvelope({ _meta: envelope() }), {
     protocolVersion: MODERN,
     clientCapabilities: {},
     clientInfo: undefined,
@@ -262,19 +252,19 @@ test('readEnvelope returns clientInfo, logLevel and capabilities and tolerates p
 
 test('readEnvelope accepts every logging level', () => {
   for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']) {
-    assert.equal(readEnvelope({ _meta: { ...ENV, [LOG_LEVEL]: level } }).logLevel, level);
+    assert.equal(readEnvelope({ _meta: envelope({ [LOG_LEVEL]: level }) }).logLevel, level);
   }
 });
 
 test('readEnvelope: a claimed version that is not a string is -32602 naming protocolVersion', () => {
   for (const version of [null, 20260728, {}, [MODERN], true]) {
-    assert.deepEqual(envelopeError({ ...ENV, [PROTOCOL_VERSION]: version }), VERSION_NOT_STRING, JSON.stringify(version));
+    assert.deepEqual(envelopeError(envelope({ [PROTOCOL_VERSION]: version })), VERSION_NOT_STRING, JSON.stringify(version));
   }
 });
 
 test('readEnvelope: a claimed version that is not served is -32022 with supported and the requested string', () => {
   for (const version of ['2025-11-25', '2024-10-07', '2099-01-01', 'v999.0.0', '2026-07-28 ']) {
-    assert.deepEqual(envelopeError({ ...ENV, [PROTOCOL_VERSION]: version }), {
+    assert.deepEqual(envelopeError(envelope({ [PROTOCOL_VERSION]: version })), {
       code: -32022,
       message: 'Unsupported protocol version',
       data: { supported: ['2026-07-28'], requested: version },
@@ -283,7 +273,7 @@ test('readEnvelope: a claimed version that is not served is -32022 with supporte
 });
 
 test('readEnvelope: an empty claimed version is reported as requested "" (an empty string is present, not absent)', () => {
-  assert.deepEqual(envelopeError({ ...ENV, [PROTOCOL_VERSION]: '' }), {
+  assert.deepEqual(envelopeError(envelope({ [PROTOCOL_VERSION]: '' })), {
     code: -32022,
     message: 'Unsupported protocol version',
     data: { supported: ['2026-07-28'], requested: '' },
@@ -306,19 +296,19 @@ test('readEnvelope: missing clientCapabilities is -32602 naming the missing key'
 
 test('readEnvelope: clientCapabilities that is not an object is -32602 naming it', () => {
   for (const capabilities of [null, [], 'all', 0, true]) {
-    assert.deepEqual(envelopeError({ ...ENV, [CLIENT_CAPABILITIES]: capabilities }), CAPABILITIES_NOT_OBJECT, JSON.stringify(capabilities));
+    assert.deepEqual(envelopeError(envelope({ [CLIENT_CAPABILITIES]: capabilities })), CAPABILITIES_NOT_OBJECT, JSON.stringify(capabilities));
   }
 });
 
 test('readEnvelope: a present clientInfo that is not {name, version} strings is -32602 naming it', () => {
   for (const clientInfo of [null, 'c', [], {}, { name: 'c' }, { version: '1' }, { name: 'c', version: 1 }, { name: 1, version: '1' }]) {
-    assert.deepEqual(envelopeError({ ...ENV, [CLIENT_INFO]: clientInfo }), BAD_CLIENT_INFO, JSON.stringify(clientInfo));
+    assert.deepEqual(envelopeError(envelope({ [CLIENT_INFO]: clientInfo })), BAD_CLIENT_INFO, JSON.stringify(clientInfo));
   }
 });
 
 test('readEnvelope: an unknown logLevel is -32602 naming it', () => {
   for (const level of ['verbose', 'INFO', '', null, 3]) {
-    assert.deepEqual(envelopeError({ ...ENV, [LOG_LEVEL]: level }), BAD_LOG_LEVEL, JSON.stringify(level));
+    assert.deepEqual(envelopeError(envelope({ [LOG_LEVEL]: level })), BAD_LOG_LEVEL, JSON.stringify(level));
   }
 });
 
@@ -373,7 +363,7 @@ test('router: at most 8 notifications are held before the decision; each one bey
 test('router: held notifications never reach the legacy side when a modern request decides', () => {
   const { router, seen, request, notify } = fakeRouter();
   notify('notifications/initialized');
-  request('tools/list', { _meta: ENV });
+  request('tools/list', { _meta: envelope() });
   assert.equal(router.state, 'modern');
   assert.deepEqual(seen, ['modern request tools/list']);
 });
@@ -393,8 +383,8 @@ test('router: a cancel before the decision acts at once on the dispatcher and is
 test('router: probes and enveloped removed methods leave the router undecided; held notifications wait for the deciding request', () => {
   const { router, seen, request, notify } = fakeRouter();
   notify('notifications/initialized');
-  request('server/discover', { _meta: ENV });
-  assert.throws(() => request('ping', { _meta: ENV }), (error: unknown) =>
+  request('server/discover', { _meta: envelope() });
+  assert.throws(() => request('ping', { _meta: envelope() }), (error: unknown) =>
     error instanceof ProtocolError && error.code === -32601);
   assert.equal(router.state, 'undecided');
   assert.deepEqual(seen, ['modern request server/discover']);
@@ -648,7 +638,7 @@ test('50 leading notifications, then a bare initialize: the handshake decides le
 test('notifications never decide the era, not even one carrying a valid envelope', async () => {
   const { client } = connect();
   sendChunk(client,
-    notification('notifications/initialized', { _meta: ENV }),
+    notification('notifications/initialized', { _meta: envelope() }),
     notification('notifications/roots/list_changed'),
     modern('server/discover', {}, 0));
   assert.deepEqual(await client.response(0), ok(0, DISCOVER_RESULT));
@@ -1011,11 +1001,11 @@ test('other notifications on a modern connection are ignored: no output, no effe
 test('a logLevel in a notification\'s _meta never opens logging, on a modern or an undecided connection', async () => {
   const { client } = connect();
   // Undecided: an enveloped notification with a logLevel is held, and decides nothing.
-  client.send(notification('notifications/initialized', { _meta: { ...ENV, [LOG_LEVEL]: 'debug' } }));
+  client.send(notification('notifications/initialized', { _meta: envelope({ [LOG_LEVEL]: 'debug' }) }));
   client.send(modern('tools/call', { name: 'log' }, 1));
   assert.deepEqual(await client.next(), ok(1, complete(text('logged'))));
   // Modern: the same notification again, then a request without logLevel, then one with it.
-  client.send(notification('notifications/message', { _meta: { ...ENV, [LOG_LEVEL]: 'debug' }, level: 'debug', data: 'x' }));
+  client.send(notification('notifications/message', { _meta: envelope({ [LOG_LEVEL]: 'debug' }), level: 'debug', data: 'x' }));
   client.send(modern('tools/call', { name: 'log' }, 2));
   assert.deepEqual(await client.next(), ok(2, complete(text('logged'))));
   client.send(modern('tools/call', { name: 'log' }, 3, { [LOG_LEVEL]: 'info' }));
@@ -1068,7 +1058,7 @@ test('a 2025-03-26 batch containing an enveloped request is one -32600 and no el
 test('a 2025-03-26 batch with a claim on a notification only is refused the same way', async () => {
   const { client, calls } = connect();
   await client.initialize('2025-03-26');
-  client.send([bare('tools/call', { name: 'echo' }, 1), notification('notifications/progress', { _meta: ENV, progressToken: 1, progress: 1 })]);
+  client.send([bare('tools/call', { name: 'echo' }, 1), notification('notifications/progress', { _meta: envelope(), progressToken: 1, progress: 1 })]);
   assert.deepEqual(await client.next(), fail(null, BATCH_WITH_CLAIM));
   assert.deepEqual(calls, []);
   assert.deepEqual(await client.end(), []);

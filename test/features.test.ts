@@ -7,30 +7,13 @@ import assert from 'node:assert/strict';
 import { createServer, type Context, type ServerOptions } from '../core.ts';
 import { createEverythingServer, PNG, WAV } from '../examples/everything.ts';
 import { encodeCursor } from '../registry.ts';
-import { deferred, MemoryLogger, WireClient, type Frame } from './harness.ts';
+import { deferred, MemoryLogger, untilResponse, WireClient, type Frame } from './harness.ts';
+import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
-function ok(id: string | number, result: unknown): Frame {
-  return { jsonrpc: '2.0', id, result };
-}
-
-function fail(id: string | number | null, error: object): Frame {
-  return { jsonrpc: '2.0', id, error };
-}
-
 function text(value: string) {
   return { type: 'text' as const, text: value };
-}
-
-/** Reads frames in wire order up to and including the response to `id`. */
-async function untilResponse(client: WireClient, id: string | number): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  for (;;) {
-    const frame = await client.next();
-    frames.push(frame);
-    if (frame.id === id && !('method' in frame)) return frames;
-  }
 }
 
 /** Proves that nothing was written: a ping's answer is the next frame and nothing else is waiting. */

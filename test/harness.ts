@@ -110,6 +110,16 @@ export class WireClient {
   }
 }
 
+/** Reads frames in wire order up to and including the response to `id` (a batch answer never matches). */
+export async function untilResponse(client: WireClient, id: string | number): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  for (;;) {
+    const frame = await client.next();
+    frames.push(frame);
+    if (!Array.isArray(frame) && frame.id === id && !('method' in frame)) return frames;
+  }
+}
+
 /** A promise with its resolver, for handlers that must wait for a test's explicit signal. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
   let resolve!: (value: T) => void;

@@ -14,12 +14,12 @@ import { createServer, type Context, type Server } from '../core.ts';
 import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
+import { SseReader } from './sse-reader.ts';
+import { modern, MODERN, notification, request, SUBSCRIPTION_ID, type Id } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
 
 const LATEST = '2025-11-25';
-const MODERN = '2026-07-28';
-const SUB = 'io.modelcontextprotocol/subscriptionId';
 const CLIENT = { name: 'http-legacy-test', version: '1.0.0' };
 const BOTH = 'application/json, text/event-stream';
 const JSON_HEADERS = { 'content-type': 'application/json', accept: BOTH };
@@ -29,21 +29,11 @@ const SESSION_REQUIRED = { jsonrpc: '2.0', id: null, error: { code: -32600, mess
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 const NO_BACK_CHANNEL = "Cannot send 'sampling/createMessage': this transport context has no back-channel for server-initiated requests";
 
-type Id = string | number;
-
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
 
-function request(id: Id, method: string, params?: Record<string, unknown>): Frame {
-  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-}
-
 function initializeRequest(id: Id, protocolVersion = LATEST, capabilities: object = {}, clientInfo: object = CLIENT): Frame {
   return request(id, 'initialize', { protocolVersion, capabilities, clientInfo });
-}
-
-function notification(method: string, params?: Record<string, unknown>): Frame {
-  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
 
 function cancel(requestId: Id): Frame {
@@ -70,90 +60,6 @@ function progress(token: Id, value: number, total: number, message?: string): Fr
   const params: Record<string, unknown> = { progressToken: token, progress: value, total };
   if (message !== undefined) params.message = message;
   return { jsonrpc: '2.0', method: 'notifications/progress', params };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// SSE, read incrementally from a fetch body
-
-interface SseEvent {
-  id: string | undefined;
-  message: Frame;
-}
-
-/** A block's event: its message, or `priming` for an id with empty data, or undefined for comments. */
-function parseBlock(block: string): SseEvent | { priming: string } | undefined {
-  let id: string | undefined;
-  let type = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue; // a comment (keep-alive)
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'id') id = value;
-    else if (field === 'data') data.push(value);
-    else if (field === 'event') type = value;
-  }
-  const text = data.join('\n');
-  if (text === '') return id === undefined ? undefined : { priming: id };
-  assert.equal(type, 'message');
-  return { id, message: JSON.parse(text) };
-}
-
-class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #decoder = new TextDecoder();
-  #buffer = '';
-  #done = false;
-  /** Ids of the priming events skipped so far (2025-11-25 streams open with one). */
-  readonly priming: string[] = [];
-
-  constructor(response: Response) {
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('content-type'), 'text/event-stream');
-    this.#reader = response.body!.getReader();
-  }
-
-  /** The next event that carries a message (comments and priming events are skipped); undefined once the stream ended. */
-  async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const cut = this.#buffer.indexOf('\n\n');
-      if (cut !== -1) {
-        const block = this.#buffer.slice(0, cut);
-        this.#buffer = this.#buffer.slice(cut + 2);
-        const event = parseBlock(block);
-        if (event !== undefined && 'priming' in event) this.priming.push(event.priming);
-        else if (event !== undefined) return event;
-        continue;
-      }
-      if (this.#done) {
-        assert.equal(this.#buffer, '', 'the stream ended in the middle of an event');
-        return undefined;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) this.#done = true;
-      else this.#buffer += this.#decoder.decode(value, { stream: true });
-    }
-  }
-
-  /** The next event's message; fails when the stream ended instead. */
-  async message(): Promise<Frame> {
-    const event = await this.next();
-    assert.ok(event !== undefined, 'the stream ended before the expected event');
-    return event.message;
-  }
-
-  /** Every event up to the end of the stream. */
-  async rest(): Promise<SseEvent[]> {
-    const events: SseEvent[] = [];
-    for (let event = await this.next(); event !== undefined; event = await this.next()) events.push(event);
-    return events;
-  }
-
-  /** Asserts that the stream ends with no further event. */
-  async ended(): Promise<void> {
-    assert.deepEqual(await this.rest(), []);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -862,9 +768,7 @@ test('batches are refused with 400: on a 2025-11-25 session, empty, with an enve
   const old = new Legacy(endpoint);
   await old.initialize({}, '2025-03-26');
   await expectRefusal(await old.post([]), 400, badRequest('Invalid Request: an empty batch is not a request'));
-  const enveloped = request(3, 'tools/list', {
-    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
-  });
+  const enveloped = modern('tools/list', {}, 3);
   await expectRefusal(await old.post([request(2, 'ping'), enveloped]), 400,
     badRequest('Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));
   await expectRefusal(await old.post([request(4, 'ping'), initializeRequest(5, '2025-03-26')]), 400,
@@ -883,16 +787,13 @@ test('DELETE of a legacy session leaves a modern listen stream open and deliveri
     ...JSON_HEADERS,
     'mcp-protocol-version': MODERN,
     'mcp-method': 'subscriptions/listen',
-  }, JSON.stringify(request('L1', 'subscriptions/listen', {
-    notifications: { toolsListChanged: true },
-    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
-  })));
+  }, JSON.stringify(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L1')));
   assert.equal(listenResponse.headers.get('mcp-session-id'), null);
   const listen = new SseReader(listenResponse);
   assert.deepEqual(await listen.message(), {
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
-    params: { _meta: { [SUB]: 'L1' }, notifications: { toolsListChanged: true } },
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' }, notifications: { toolsListChanged: true } },
   });
 
   const legacy = new Legacy(endpoint);
@@ -903,10 +804,10 @@ test('DELETE of a legacy session leaves a modern listen stream open and deliveri
 
   server.notifyListChanged('tools');
   assert.deepEqual(await listen.message(),
-    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } } });
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } } });
   server.notifyListChanged('tools');
   assert.deepEqual(await listen.message(),
-    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } } });
+    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } } });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -17,32 +17,28 @@ import { encodeHeaderValue } from '../http-headers.ts';
 import { MODERN_REMOVED } from '../era.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
+import { SseReader } from './sse-reader.ts';
+import {
+  CLIENT_CAPABILITIES,
+  envelope,
+  EVERYTHING_INFO,
+  LOG_LEVEL,
+  modern,
+  MODERN,
+  PROTOCOL_VERSION,
+  SERVER_INFO,
+  SUBSCRIPTION_ID,
+  type Id,
+} from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
 
-const MODERN = '2026-07-28';
-const PV = 'io.modelcontextprotocol/protocolVersion';
-const CAPS = 'io.modelcontextprotocol/clientCapabilities';
-const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-const SUB = 'io.modelcontextprotocol/subscriptionId';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-const EVERYTHING_INFO = { name: 'mcp-core-everything', version: '0.1.0', title: 'mcp-core everything server' };
 const INFO = { name: 'http-modern-test', version: '1.0.0' };
 
-type Id = string | number;
 type Headers = Record<string, string | string[]>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames and headers
-
-function envelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { [PV]: MODERN, [CAPS]: {}, ...extra };
-}
-
-/** A modern request: `params` plus the envelope (`meta` adds or overrides envelope keys). */
-function modern(method: string, params: Record<string, unknown>, id: Id, meta: Record<string, unknown> = {}): Frame {
-  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(meta) } };
-}
 
 /** The headers a well-behaved modern client sends for `frame` (Mcp-Name where the method needs it). */
 function modernHeaders(frame: Frame, extra: Headers = {}): Headers {
@@ -196,66 +192,6 @@ function assertError(response: RawResponse, status: number, id: Id | null, code:
   assert.equal(typeof error.message, 'string');
   assert.ok(error.message.length > 0);
   if (data !== undefined) assert.deepEqual(error.data, data);
-}
-
-interface SseEvent { event: string | undefined; id: string | undefined; data: Frame }
-
-/** Reads SSE events incrementally from a fetch body; `next()` is undefined once the stream has ended. */
-class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #decoder = new TextDecoder();
-  #buffer = '';
-
-  constructor(body: ReadableStream<Uint8Array>) {
-    this.#reader = body.getReader();
-  }
-
-  async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const cut = this.#buffer.indexOf('\n\n');
-      if (cut >= 0) {
-        const block = this.#buffer.slice(0, cut);
-        this.#buffer = this.#buffer.slice(cut + 2);
-        const event = parseBlock(block);
-        if (event !== undefined) return event;
-        continue; // a comment-only block (keep-alive)
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) {
-        assert.equal(this.#buffer.trim(), '', 'the stream ended inside an event');
-        return undefined;
-      }
-      this.#buffer += this.#decoder.decode(value, { stream: true });
-    }
-  }
-
-  /** Every remaining event, up to the end of the stream. */
-  async rest(): Promise<SseEvent[]> {
-    const events: SseEvent[] = [];
-    for (let event = await this.next(); event !== undefined; event = await this.next()) events.push(event);
-    return events;
-  }
-
-  cancel(): Promise<void> {
-    return this.#reader.cancel();
-  }
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  let event: string | undefined;
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'id') id = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (data.length === 0 && event === undefined && id === undefined) return undefined;
-  return { event, id, data: JSON.parse(data.join('\n')) };
 }
 
 /** A modern POST through fetch (for streams and aborts). */
@@ -513,13 +449,13 @@ test('an MCP-Protocol-Version that disagrees with the claim gets 400 -32020', T,
     assertError(await post(http, modern('tools/list', {}, 2), { 'mcp-protocol-version': header }), 400, 2, -32020);
   }
   // header 2026-07-28, body claims v999.0.0: the header rung answers first
-  assertError(await post(http, modern('tools/list', {}, 3, { [PV]: 'v999.0.0' })), 400, 3, -32020);
+  assertError(await post(http, modern('tools/list', {}, 3, { [PROTOCOL_VERSION]: 'v999.0.0' })), 400, 3, -32020);
   await http.close();
 });
 
 test('a claim of an unserved version with a matching header gets 400 -32022 with supported and requested', T, async (t) => {
   const http = await serve(t);
-  const response = await post(http, modern('tools/list', {}, 4, { [PV]: 'v999.0.0' }), { 'mcp-protocol-version': 'v999.0.0' });
+  const response = await post(http, modern('tools/list', {}, 4, { [PROTOCOL_VERSION]: 'v999.0.0' }), { 'mcp-protocol-version': 'v999.0.0' });
   assertError(response, 400, 4, -32022, { supported: [MODERN], requested: 'v999.0.0' });
   await http.close();
 });
@@ -533,17 +469,17 @@ test('a modern header on a request without an envelope gets 400 -32602 naming bo
   ]) {
     const response = await post(http, frame);
     assertError(response, 400, 5, -32602);
-    assert.match(response.json.error.message, new RegExp(PV.replace('.', '\\.')));
-    assert.match(response.json.error.message, new RegExp(CAPS.replace('.', '\\.')));
+    assert.match(response.json.error.message, new RegExp(PROTOCOL_VERSION.replace('.', '\\.')));
+    assert.match(response.json.error.message, new RegExp(CLIENT_CAPABILITIES.replace('.', '\\.')));
   }
   await http.close();
 });
 
 test('an enveloped request with a broken envelope gets 400 -32602 and never falls back to legacy', T, async (t) => {
   const http = await serve(t);
-  const frame = { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: { [PV]: MODERN } } };
+  const frame = { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION]: MODERN } } };
   assertError(await post(http, frame), 400, 6, -32602);
-  assertError(await post(http, modern('tools/list', {}, 7, { [CAPS]: 'none' })), 400, 7, -32602);
+  assertError(await post(http, modern('tools/list', {}, 7, { [CLIENT_CAPABILITIES]: 'none' })), 400, 7, -32602);
   assertError(await post(http, modern('tools/list', {}, 8, { [LOG_LEVEL]: 'loud' })), 400, 8, -32602);
   assert.equal(http.handler.sessionCount, 0);
   await http.close();
@@ -705,7 +641,7 @@ test('a missing client capability gets 400 -32021 with data.requiredCapabilities
   const http = await serve(t);
   const response = await post(http, call('test_missing_capability', {}, 'cap'));
   assertAnswer(response, 400, errorFrame('cap', -32021, response.json.error.message, { requiredCapabilities: { sampling: {} } }));
-  const granted = await post(http, call('test_missing_capability', {}, 'cap2', { [CAPS]: { sampling: {} } }));
+  const granted = await post(http, call('test_missing_capability', {}, 'cap2', { [CLIENT_CAPABILITIES]: { sampling: {} } }));
   assertAnswer(granted, 200, { jsonrpc: '2.0', id: 'cap2', result: stamped(text('Success')) });
   await http.close();
 });
@@ -772,7 +708,7 @@ test('a request whose handler reports progress streams SSE: progress events, the
   assertSseHeaders(response);
   const events = await new SseReader(response.body!).rest();
   assert.ok(events.every((event) => event.event === 'message' && event.id === undefined));
-  assert.deepEqual(events.map((event) => event.data), [
+  assert.deepEqual(events.map((event) => event.message), [
     ...[0, 50, 100].map((progress) => ({
       jsonrpc: '2.0',
       method: 'notifications/progress',
@@ -799,7 +735,7 @@ test('a request accepting only text/event-stream gets even a plain answer as a o
   const http = await serve(t);
   const response = await fetchModern(http, call('test_simple_text', {}, 'sse-only'), { accept: 'text/event-stream' });
   assertSseHeaders(response);
-  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.data), [
+  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.message), [
     { jsonrpc: '2.0', id: 'sse-only', result: stamped(text('This is a simple text response for testing.')) },
   ]);
   // Mapped error statuses are kept (a JSON error body at 404 / 400).
@@ -817,7 +753,7 @@ test('log messages are sent only under the request logLevel, and switch the answ
   assertAnswer(above, 200, { jsonrpc: '2.0', id: 'l2', result: stamped(text('Logging evaluated')) });
   const response = await fetchModern(http, call('test_logging_tool', {}, 'l3', { [LOG_LEVEL]: 'info' }));
   assertSseHeaders(response);
-  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.data), [
+  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.message), [
     { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Logging tool evaluated' } },
     { jsonrpc: '2.0', id: 'l3', result: stamped(text('Logging evaluated')) },
   ]);
@@ -836,9 +772,9 @@ test('a modern notification POST gets 202 with an empty body and no session id',
     assert.equal(response.headers['mcp-session-id'], undefined);
   }
   // A broken claim on a notification is refused with id null.
-  const broken = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: { [PV]: MODERN } } };
+  const broken = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: { [PROTOCOL_VERSION]: MODERN } } };
   assertError(await post(http, broken), 400, null, -32602);
-  const unserved = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: envelope({ [PV]: 'v999.0.0' }) } };
+  const unserved = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: envelope({ [PROTOCOL_VERSION]: 'v999.0.0' }) } };
   assertError(await post(http, unserved, { 'mcp-protocol-version': 'v999.0.0' }), 400, null, -32022);
   assertError(await post(http, unserved), 400, null, -32020);
   assert.equal(http.handler.sessionCount, 0);
@@ -903,7 +839,7 @@ test('a client disconnect during an SSE response aborts the handler; nothing is 
   const response = await fetchModern(http, call('slow_progress', {}, 's3', { progressToken: 'tok' }), { 'x-test': 's3' });
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
-  assert.deepEqual((await reader.next())?.data, {
+  assert.deepEqual((await reader.next())?.message, {
     jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 2, message: 'half way' },
   });
   await started.promise;
@@ -932,19 +868,19 @@ test('a listen streams over SSE: the ack first, then tagged events triggered by 
   const reader = new SseReader(response.body!);
   const ack = await reader.next();
   assert.equal(ack?.event, 'message');
-  assert.deepEqual(ack?.data, {
+  assert.deepEqual(ack?.message, {
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
-    params: { _meta: { [SUB]: 'L1' }, notifications: { toolsListChanged: true, promptsListChanged: true } },
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' }, notifications: { toolsListChanged: true, promptsListChanged: true } },
   });
   const trigger = await post(http, call('test_trigger_tool_change', {}, 'trig'));
   assertAnswer(trigger, 200, { jsonrpc: '2.0', id: 'trig', result: stamped(text('Mutation triggered')) });
-  assert.deepEqual((await reader.next())?.data, {
-    jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } },
+  assert.deepEqual((await reader.next())?.message, {
+    jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
   });
   await post(http, call('test_trigger_prompt_change', {}, 'trig2'));
-  assert.deepEqual((await reader.next())?.data, {
-    jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: { [SUB]: 'L1' } },
+  assert.deepEqual((await reader.next())?.message, {
+    jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
   });
   await reader.cancel();
   await http.close();
@@ -956,7 +892,7 @@ test('a listen whose Accept does not admit text/event-stream gets 406', T, async
   const wildcard = await fetchModern(http, listen('L3', { toolsListChanged: true }), { accept: 'text/*' });
   assertSseHeaders(wildcard);
   const reader = new SseReader(wildcard.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   await reader.cancel();
   await http.close();
 });
@@ -967,7 +903,7 @@ test('closing a listen response releases its stream; a later trigger still succe
   const exchanges = watchExchanges(http);
   const response = await fetchModern(http, listen('L4', { toolsListChanged: true }), { 'x-test': 'L4' });
   const reader = new SseReader(response.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   assert.equal(server.connectionCount, 1);
   await reader.cancel();
   await exchanges.closed('L4');
@@ -983,7 +919,7 @@ test('maxStreams caps open listens (503 echoing the id); closing one makes room'
   const exchanges = watchExchanges(http);
   const first = await fetchModern(http, listen('S1', { toolsListChanged: true }), { 'x-test': 'S1' });
   const reader = new SseReader(first.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   assertError(await post(http, listen('S2', { toolsListChanged: true })), 503, 'S2', -32603);
   // Plain requests are not streams and are not capped.
   assert.equal((await post(http, call('test_simple_text', {}, 'plain'))).status, 200);
@@ -991,7 +927,7 @@ test('maxStreams caps open listens (503 echoing the id); closing one makes room'
   await exchanges.closed('S1');
   const again = await fetchModern(http, listen('S3', { toolsListChanged: true }));
   const againReader = new SseReader(again.body!);
-  assert.equal((await againReader.next())?.data.params._meta[SUB], 'S3');
+  assert.equal((await againReader.next())?.message.params._meta[SUBSCRIPTION_ID], 'S3');
   await againReader.cancel();
   await http.close();
 });
@@ -1000,11 +936,11 @@ test('closing the HTTP server ends an open listen stream with its final result',
   const http = await serve(t);
   const response = await fetchModern(http, listen('L5', { toolsListChanged: true }));
   const reader = new SseReader(response.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   const closing = http.close();
   const rest = await reader.rest();
-  assert.deepEqual(rest.map((event) => event.data), [
-    { jsonrpc: '2.0', id: 'L5', result: { resultType: 'complete', _meta: { [SUB]: 'L5', [SERVER_INFO]: EVERYTHING_INFO } } },
+  assert.deepEqual(rest.map((event) => event.message), [
+    { jsonrpc: '2.0', id: 'L5', result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'L5', [SERVER_INFO]: EVERYTHING_INFO } } },
   ]);
   await closing;
 });
@@ -1027,7 +963,7 @@ test('closing the HTTP server ends a running SSE response without a final event'
   const http = await serve(t, server);
   const response = await fetchModern(http, call('slow_progress', {}, 'c2', { progressToken: 'tok' }));
   const reader = new SseReader(response.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/progress');
+  assert.equal((await reader.next())?.message.method, 'notifications/progress');
   await started.promise;
   const closing = http.close();
   await aborted.promise;

@@ -24,6 +24,8 @@ import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import type { JsonRpcNotification, RequestId } from '../jsonrpc.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
+import { SseReader } from './sse-reader.ts';
+import { notification, request, type Id } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -34,21 +36,11 @@ const NOT_INITIALIZED = 'Invalid Request: server not initialized; send initializ
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 const DELAY_KEY = 'fixture/initializeDelayMs';
 
-type Id = string | number;
-
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
 
-function request(id: Id, method: string, params?: Record<string, unknown>): Frame {
-  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-}
-
 function initialize(id: Id, extra: Record<string, unknown> = {}): Frame {
   return request(id, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: CLIENT, ...extra });
-}
-
-function notification(method: string, params?: Record<string, unknown>): Frame {
-  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
 
 function cancel(requestId: Id): Frame {
@@ -152,73 +144,6 @@ async function deliver(client: WireClient, ...frames: Frame[]): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP
-
-interface SseEvent {
-  id: string | undefined;
-  message: Frame;
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue; // a comment (keep-alive)
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'id') id = value;
-    else if (field === 'data') data.push(value);
-  }
-  const text = data.join('\n');
-  return text === '' ? undefined : { id, message: JSON.parse(text) };
-}
-
-/** Reads SSE events incrementally from a fetch body. */
-class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #decoder = new TextDecoder();
-  #buffer = '';
-  #done = false;
-
-  constructor(response: Response) {
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('content-type'), 'text/event-stream');
-    this.#reader = response.body!.getReader();
-  }
-
-  async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const cut = this.#buffer.indexOf('\n\n');
-      if (cut !== -1) {
-        const block = this.#buffer.slice(0, cut);
-        this.#buffer = this.#buffer.slice(cut + 2);
-        const event = parseBlock(block);
-        if (event !== undefined) return event;
-        continue;
-      }
-      if (this.#done) {
-        assert.equal(this.#buffer, '', 'the stream ended in the middle of an event');
-        return undefined;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) this.#done = true;
-      else this.#buffer += this.#decoder.decode(value, { stream: true });
-    }
-  }
-
-  async message(): Promise<Frame> {
-    const event = await this.next();
-    assert.ok(event !== undefined, 'the stream ended before the expected event');
-    return event.message;
-  }
-
-  /** Asserts that the stream ends with no further event. */
-  async ended(): Promise<void> {
-    const rest: SseEvent[] = [];
-    for (let event = await this.next(); event !== undefined; event = await this.next()) rest.push(event);
-    assert.deepEqual(rest, []);
-  }
-}
 
 /** One POST: its response, and the moment the server has read its body and handed it to the core. */
 interface Posted {

@@ -194,6 +194,9 @@ test('helpers build the exact frames and errors', () => {
     InvalidParams: -32602,
     InternalError: -32603,
     ResourceNotFound: -32002,
+    HeaderMismatch: -32020,
+    MissingRequiredClientCapability: -32021,
+    UnsupportedProtocolVersion: -32022,
   });
 });
 

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, LOGGING_LEVELS, type Context, type ServerOptions } from '../core.ts';
-import { deferred, ENVELOPE_FREE_CLIENT, MemoryLogger, WireClient, type Frame } from './harness.ts';
+import { deferred, ENVELOPE_FREE_CLIENT, MemoryLogger, untilResponse, WireClient, type Frame } from './harness.ts';
+import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 const NOT_INITIALIZED = { code: -32600, message: 'Invalid Request: server not initialized; send initialize first' };
@@ -14,26 +15,8 @@ function initParams(protocolVersion: unknown = '2025-11-25', capabilities: unkno
   return { protocolVersion, capabilities, clientInfo };
 }
 
-function ok(id: string | number, result: unknown): Frame {
-  return { jsonrpc: '2.0', id, result };
-}
-
-function fail(id: string | number | null, error: object): Frame {
-  return { jsonrpc: '2.0', id, error };
-}
-
 function methodNotFound(id: string | number, method: string): Frame {
   return fail(id, { code: -32601, message: 'Method not found', data: method });
-}
-
-/** Reads frames in wire order up to and including the response to `id`. */
-async function untilResponse(client: WireClient, id: string | number): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  for (;;) {
-    const frame = await client.next();
-    frames.push(frame);
-    if (!Array.isArray(frame) && frame.id === id && !('method' in frame)) return frames;
-  }
 }
 
 /** A server with one tool of each feature kind, so every capability is advertised. */

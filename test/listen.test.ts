@@ -14,34 +14,18 @@ import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { serveStdio, type StdioServer } from '../stdio.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { WireClient, deferred, type Frame } from './harness.ts';
+import { envelope, modern, SERVER_INFO, SUBSCRIPTION_ID, type Id } from './wire.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'examples', 'everything.ts');
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
 
-const MODERN = '2026-07-28';
-const SUB = 'io.modelcontextprotocol/subscriptionId';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const INFO = { name: 'listen-test', version: '1.0.0' };
 
-type Id = string | number;
 type List = 'tools' | 'prompts' | 'resources';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
-
-function envelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientCapabilities': {},
-    ...extra,
-  };
-}
-
-/** A modern request: `params` plus the 2026-07-28 envelope (`meta` adds or overrides envelope keys). */
-function modern(method: string, params: Record<string, unknown>, id: Id, meta: Record<string, unknown> = {}): object {
-  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(meta) } };
-}
 
 function listen(id: Id, notifications: unknown): object {
   return modern('subscriptions/listen', { notifications }, id);
@@ -52,19 +36,19 @@ function cancel(id: Id): object {
 }
 
 function ack(id: Id, notifications: object): Frame {
-  return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUB]: id }, notifications } };
+  return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications } };
 }
 
 function listChanged(id: Id, list: List): Frame {
-  return { jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [SUB]: id } } };
+  return { jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [SUBSCRIPTION_ID]: id } } };
 }
 
 function updated(id: Id, uri: string): Frame {
-  return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUB]: id }, uri } };
+  return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUBSCRIPTION_ID]: id }, uri } };
 }
 
 function finalResult(id: Id, info: object = INFO): Frame {
-  return { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUB]: id, [SERVER_INFO]: info } } };
+  return { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id, [SERVER_INFO]: info } } };
 }
 
 const OVERFLOW_MESSAGE = 'Subscription overflowed: events were dropped; re-listen and refetch';
@@ -219,7 +203,7 @@ class SlowClient {
   /** Opens a listen, waits for its ack, and lets the output settle. */
   async openListen(id: Id, notifications: object): Promise<void> {
     this.send(listen(id, notifications));
-    await this.output.waitFor((frame) => frame.method === 'notifications/subscriptions/acknowledged' && frame.params._meta[SUB] === id);
+    await this.output.waitFor((frame) => frame.method === 'notifications/subscriptions/acknowledged' && frame.params._meta[SUBSCRIPTION_ID] === id);
     await this.settled();
   }
 
@@ -357,7 +341,7 @@ for (const id of ['sub-1', 42, 0, ''] as const) {
     assert.deepEqual(await client.next(), updated(id, 'test://a'));
     assert.deepEqual(await client.end(), [finalResult(id)]);
     for (const frame of client.frames) {
-      const tag = frame.params?._meta?.[SUB] ?? frame.result?._meta?.[SUB];
+      const tag = frame.params?._meta?.[SUBSCRIPTION_ID] ?? frame.result?._meta?.[SUBSCRIPTION_ID];
       assert.equal(typeof tag, typeof id, JSON.stringify(frame));
       assert.equal(tag, id);
     }
@@ -424,7 +408,7 @@ test('several listens on one connection each get the events they asked for, tagg
   await openListen(client, 'b', { promptsListChanged: true });
   await openListen(client, 3, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://b'] });
   assert.equal(client.stdio.connection.listenCount, 3);
-  const byId = (frames: Frame[]) => [...frames].sort((x, y) => String(x.params._meta[SUB]).localeCompare(String(y.params._meta[SUB])));
+  const byId = (frames: Frame[]) => [...frames].sort((x, y) => String(x.params._meta[SUBSCRIPTION_ID]).localeCompare(String(y.params._meta[SUBSCRIPTION_ID])));
 
   server.notifyListChanged('tools');
   assert.deepEqual(byId([await client.next(), await client.next()]), [listChanged(3, 'tools'), listChanged('a', 'tools')]);
@@ -459,7 +443,7 @@ test('events from the demo server\'s test_trigger_tool_change and test_trigger_p
   assert.equal(rest.length, 3, JSON.stringify(rest));
   assert.equal(rest[2].id, 'demo');
   assert.equal(rest[2].result.resultType, 'complete');
-  assert.equal(rest[2].result._meta[SUB], 'demo');
+  assert.equal(rest[2].result._meta[SUBSCRIPTION_ID], 'demo');
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -527,7 +511,7 @@ test('with maxListens 2 a third listen gets -32603 "Subscription limit reached" 
   assert.equal(client.stdio.connection.listenCount, 2);
   server.notifyListChanged('tools');
   const events = [await client.next(), await client.next()];
-  assert.deepEqual(events.map((f) => f.params._meta[SUB]).sort(), ['a', 'b'], 'the refused listen gets no events');
+  assert.deepEqual(events.map((f) => f.params._meta[SUBSCRIPTION_ID]).sort(), ['a', 'b'], 'the refused listen gets no events');
   client.send(cancel('a'));
   await openListen(client, 'c', { promptsListChanged: true });
   assert.equal(client.stdio.connection.listenCount, 2);
@@ -719,7 +703,7 @@ test('a listen with nothing buffered ends at EOF with its final result carrying 
   const rest = await client.end();
   assert.deepEqual(rest, [finalResult('sub')]);
   assert.deepEqual(Object.keys(rest[0].result).sort(), ['_meta', 'resultType']);
-  assert.deepEqual(Object.keys(rest[0].result._meta).sort(), [SERVER_INFO, SUB].sort());
+  assert.deepEqual(Object.keys(rest[0].result._meta).sort(), [SERVER_INFO, SUBSCRIPTION_ID].sort());
 });
 
 test('EOF: the listen ends at once, and a running tools/call still gets its progress and result during the drain', T, async () => {
@@ -754,7 +738,7 @@ test('nothing is written at EOF for a listen cancelled before it; the other list
   await openListen(client, 'kept', { toolsListChanged: true });
   client.send(cancel('gone'));
   assert.deepEqual(await client.end(), [finalResult('kept')]);
-  assert.equal(client.frames.filter((f) => f.id === 'gone' || f.params?._meta?.[SUB] === 'gone').length, 1, 'only its ack');
+  assert.equal(client.frames.filter((f) => f.id === 'gone' || f.params?._meta?.[SUBSCRIPTION_ID] === 'gone').length, 1, 'only its ack');
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -898,7 +882,7 @@ test('child process: listen, test_publish two events, close stdin → ack, both 
   const finals = frames.filter((f) => f.id === 'sub');
   assert.equal(finals.length, 1);
   assert.equal(finals[0].result.resultType, 'complete');
-  assert.equal(finals[0].result._meta[SUB], 'sub');
+  assert.equal(finals[0].result._meta[SUBSCRIPTION_ID], 'sub');
   assert.equal(typeof finals[0].result._meta[SERVER_INFO].name, 'string');
   const last = frames.indexOf(finals[0]);
   for (const event of events) assert.ok(frames.indexOf(event) < last, 'events come before the final result');

@@ -18,29 +18,30 @@ import {
   type ServerOptions,
 } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { deferred, MemoryLogger, WireClient, type Frame } from './harness.ts';
+import { deferred, MemoryLogger, untilResponse, WireClient, type Frame } from './harness.ts';
+import {
+  CLIENT_CAPABILITIES,
+  CLIENT_INFO,
+  envelope,
+  EVERYTHING_INFO,
+  fail,
+  LOG_LEVEL,
+  MODERN,
+  modern as modernRequest,
+  ok,
+  PROTOCOL_VERSION,
+  SERVER_INFO,
+  type Id,
+} from './wire.ts';
 
-const VERSION = '2026-07-28';
-const PV = 'io.modelcontextprotocol/protocolVersion';
-const CAPS = 'io.modelcontextprotocol/clientCapabilities';
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-const EVERYTHING_INFO = { name: 'mcp-core-everything', version: '0.1.0', title: 'mcp-core everything server' };
 const S_INFO = { name: 's', version: '1' };
 const NO_ARGS = { type: 'object', properties: {} };
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
-type Id = string | number;
 interface Call { caps?: object; meta?: object }
 
-function envelope(caps: object = {}, meta: object = {}): Record<string, unknown> {
-  return { [PV]: VERSION, [CAPS]: caps, ...meta };
-}
-
 function modernFrame(id: Id, method: string, params: object = {}, call: Call = {}): Frame {
-  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(call.caps, call.meta) } };
+  return modernRequest(method, params, id, call.caps === undefined ? call.meta : { [CLIENT_CAPABILITIES]: call.caps, ...call.meta });
 }
 
 /** Sends one enveloped request and resolves with its response frame. */
@@ -51,14 +52,6 @@ function modern(client: WireClient, id: Id, method: string, params: object = {},
 
 function text(value: string) {
   return { type: 'text' as const, text: value };
-}
-
-function fail(id: Id | null, error: object): Frame {
-  return { jsonrpc: '2.0', id, error };
-}
-
-function ok(id: Id, result: unknown): Frame {
-  return { jsonrpc: '2.0', id, result };
 }
 
 /** A complete modern result frame: the handler's fields, resultType and the serverInfo stamp beside its own _meta. */
@@ -80,16 +73,6 @@ function asking(id: Id, inputRequests: object | undefined, requestState?: string
   if (requestState !== undefined) result.requestState = requestState;
   result._meta = { [SERVER_INFO]: info };
   return ok(id, result);
-}
-
-/** Reads frames in wire order up to and including the response to `id`. */
-async function untilResponse(client: WireClient, id: Id): Promise<Frame[]> {
-  const frames: Frame[] = [];
-  for (;;) {
-    const frame = await client.next();
-    frames.push(frame);
-    if (frame.id === id && !('method' in frame)) return frames;
-  }
 }
 
 let quietCounter = 0;
@@ -148,7 +131,7 @@ function whoami(server: ReturnType<typeof createServer>): void {
 
 const MISSING_CAPS = {
   code: -32602,
-  message: `Invalid params: params._meta is missing required key(s): ${CAPS}`,
+  message: `Invalid params: params._meta is missing required key(s): ${CLIENT_CAPABILITIES}`,
 };
 
 test('an envelope without clientCapabilities is -32602 naming the missing key', async () => {
@@ -158,7 +141,7 @@ test('an envelope without clientCapabilities is -32602 naming the missing key', 
     ['c', 'tools/call', { name: 'test_simple_text' }],
     ['l', 'tools/list', {}],
   ] as const) {
-    const response = await client.request(method, { ...params, _meta: { [PV]: VERSION } }, id);
+    const response = await client.request(method, { ...params, _meta: { [PROTOCOL_VERSION]: MODERN } }, id);
     assert.deepEqual(response, fail(id, MISSING_CAPS), method);
   }
   // The same server still serves a complete envelope on the same connection.
@@ -172,8 +155,8 @@ test('an envelope without clientCapabilities is -32602 naming the missing key', 
 for (const version of [20260728, null, true, ['2026-07-28'], { v: '2026-07-28' }]) {
   test(`an envelope whose protocolVersion is ${JSON.stringify(version)} is -32602 naming it`, async () => {
     const client = new WireClient(createEverythingServer());
-    const response = await client.request('tools/call', { name: 'test_simple_text', _meta: { [PV]: version, [CAPS]: {} } }, 1);
-    assert.deepEqual(response, fail(1, { code: -32602, message: `Invalid params: params._meta['${PV}'] must be a string` }));
+    const response = await client.request('tools/call', { name: 'test_simple_text', _meta: envelope({ [PROTOCOL_VERSION]: version }) }, 1);
+    assert.deepEqual(response, fail(1, { code: -32602, message: `Invalid params: params._meta['${PROTOCOL_VERSION}'] must be a string` }));
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -182,10 +165,10 @@ for (const version of ['2025-11-25', '2025-06-18', 'v999.0.0', '', '2026-07-28 '
   test(`an envelope claiming unsupported version ${JSON.stringify(version)} is -32022 with supported and requested`, async () => {
     const client = new WireClient(createEverythingServer());
     const error = { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: version } };
-    const call = await client.request('tools/call', { name: 'test_simple_text', _meta: { [PV]: version, [CAPS]: {} } }, 1);
+    const call = await client.request('tools/call', { name: 'test_simple_text', _meta: envelope({ [PROTOCOL_VERSION]: version }) }, 1);
     assert.deepEqual(call, fail(1, error));
     // The version check comes before the capabilities check (spec order: step 3 before step 4).
-    const bare = await client.request('server/discover', { _meta: { [PV]: version } }, 2);
+    const bare = await client.request('server/discover', { _meta: { [PROTOCOL_VERSION]: version } }, 2);
     assert.deepEqual(bare, fail(2, error));
     assert.deepEqual(await client.end(), []);
   });
@@ -194,8 +177,8 @@ for (const version of ['2025-11-25', '2025-06-18', 'v999.0.0', '', '2026-07-28 '
 for (const caps of [null, [], 'all', 42, true]) {
   test(`clientCapabilities ${JSON.stringify(caps)} (not an object) is -32602 naming the key`, async () => {
     const client = new WireClient(createEverythingServer());
-    const response = await client.request('tools/call', { name: 'test_simple_text', _meta: { [PV]: VERSION, [CAPS]: caps } }, 1);
-    assert.deepEqual(response, fail(1, { code: -32602, message: `Invalid params: params._meta['${CAPS}'] must be an object` }));
+    const response = await client.request('tools/call', { name: 'test_simple_text', _meta: envelope({ [CLIENT_CAPABILITIES]: caps }) }, 1);
+    assert.deepEqual(response, fail(1, { code: -32602, message: `Invalid params: params._meta['${CLIENT_CAPABILITIES}'] must be an object` }));
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -219,11 +202,11 @@ test('clientInfo is optional; when given it reaches the handler, and only for th
   const info = { name: 'ExampleClient', version: '1.0.0', title: 'Example' };
   assert.deepEqual(await modern(client, 1, 'tools/call', { name: 'whoami' }), complete(1, {
     content: [text('who')],
-    structuredContent: { era: 'modern', protocolVersion: VERSION, clientCapabilities: {}, clientInfo: null },
+    structuredContent: { era: 'modern', protocolVersion: MODERN, clientCapabilities: {}, clientInfo: null },
   }, S_INFO));
   assert.deepEqual(await modern(client, 2, 'tools/call', { name: 'whoami' }, { meta: { [CLIENT_INFO]: info } }), complete(2, {
     content: [text('who')],
-    structuredContent: { era: 'modern', protocolVersion: VERSION, clientCapabilities: {}, clientInfo: info },
+    structuredContent: { era: 'modern', protocolVersion: MODERN, clientCapabilities: {}, clientInfo: info },
   }, S_INFO));
   const again = await modern(client, 3, 'tools/call', { name: 'whoami' });
   assert.equal(again.result.structuredContent.clientInfo, null);
