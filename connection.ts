@@ -18,6 +18,7 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
+import type { HttpRequestInfo } from './types.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 
@@ -48,6 +49,8 @@ export interface ConnectionOptions {
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
   isBackedUp?(): boolean;
+  /** The HTTP request behind this connection (handlers see it as `ctx.http`); `receive(value, http)` overrides it per frame. */
+  http?: HttpRequestInfo;
 }
 
 export class Connection {
@@ -57,6 +60,7 @@ export class Connection {
   readonly #router: EraRouter;
   readonly #modern: ModernLifecycle;
   readonly #stopListening: () => void;
+  readonly #http: HttpRequestInfo | undefined;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     const hooks: DispatcherHooks = {
@@ -87,6 +91,7 @@ export class Connection {
     this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
     this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     this.#router = new EraRouter(this.#legacy, this.#modern, this.#dispatcher, logger, options.era);
+    this.#http = options.http;
     if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
     this.#stopListening = model.hub.listen((event) => {
       this.#legacy.onChange(event);
@@ -136,9 +141,9 @@ export class Connection {
     return this.#dispatcher.closed;
   }
 
-  /** One parsed frame (or batch), for transports that parse bodies themselves. */
-  receive(value: unknown): void {
-    this.#dispatcher.receive(value);
+  /** One parsed frame (or batch), for transports that parse bodies themselves; `http`: the HTTP request that carried it. */
+  receive(value: unknown, http: HttpRequestInfo | undefined = this.#http): void {
+    this.#dispatcher.receive(value, http);
   }
 
   /** One frame's text; text that is not JSON is answered with a parse error and the connection goes on. */

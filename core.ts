@@ -8,7 +8,7 @@ import { RequestStateSealer } from './input.ts';
 import { stderrLogger, type Logger } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
 import { ChangeHub, Registry } from './registry.ts';
-import { compileSchema, type JsonSchema } from './schema.ts';
+import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
 import type {
   Implementation,
   InitializeHook,
@@ -30,6 +30,10 @@ export type { Logger } from './dispatcher.ts';
 export { OutboundRequestError } from './dispatcher.ts';
 export { InputRequired, inputRequired, elicitInput, sampleInput, listRootsInput, type InputRequest } from './input.ts';
 export { missingCapability } from './modern.ts';
+export type {
+  StandardTypedV1, StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
+  ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
+} from './standard-schema.ts';
 export type { Connection, ConnectionOptions } from './connection.ts';
 
 export interface ServerOptions {
@@ -71,10 +75,6 @@ export interface ServerOptions {
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
-
-function isObjectSchema(schema: JsonSchema | undefined): schema is Record<string, unknown> {
-  return typeof schema === 'object' && schema !== null && !Array.isArray(schema) && schema.type === 'object';
-}
 
 export class Server {
   readonly #model: ServerModel;
@@ -131,24 +131,41 @@ export class Server {
     return this.#model.hub.size;
   }
 
-  /** Registers a tool. Its input (and output) schema is compiled now, so a bad schema fails here, not per call. */
-  tool<Args = Record<string, unknown>>(name: string, definition: ToolDefinition, handler: ToolHandler<Args>): this {
-    if (!TOOL_NAME.test(name)) throw new TypeError(`tool name '${name}' must match ${TOOL_NAME}`);
-    const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
-    if (!isObjectSchema(inputSchema)) throw new TypeError(`tool '${name}': inputSchema must be an object schema`);
-    const { outputSchema } = definition;
-    if (outputSchema !== undefined && !isObjectSchema(outputSchema)) {
-      throw new TypeError(`tool '${name}': outputSchema must be an object schema`);
+  /**
+   * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema
+   * without a JSON Schema export, a duplicate name) throws here with a message naming it, not per call. With a
+   * Standard Schema `inputSchema` the handler's arguments are typed as its output (and `structuredContent` as a
+   * Standard Schema `outputSchema`'s input); with a JSON Schema they are a record, or what the handler's parameter
+   * is annotated with.
+   */
+  tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(
+    name: string,
+    definition: D,
+    handler: ToolHandler<Args, ToolStructuredFor<D>>,
+  ): this {
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+      throw new TypeError(`tool name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ - .`);
+    }
+    if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
+    const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool '${name}': inputSchema`, 'input');
+    const output = definition.outputSchema === undefined ? undefined
+      : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
+    let headerParams;
+    try {
+      headerParams = headerParamsOf(input.json);
+    } catch (error) {
+      throw new TypeError(`tool '${name}': inputSchema: ${(error as Error).message}`, { cause: error });
     }
     this.#model.tools.add(name, {
       name,
       era: definition.era,
       definition,
-      inputSchema,
-      validateInput: compileSchema(inputSchema),
-      validateOutput: outputSchema === undefined ? undefined : compileSchema(outputSchema),
-      headerParams: headerParamsOf(inputSchema),
-      handler: handler as ToolHandler<never>,
+      inputSchema: input.json,
+      outputSchema: output?.json,
+      parseInput: input.parse,
+      parseOutput: output?.parse,
+      headerParams,
+      handler: handler as unknown as ToolHandler<never>,
     });
     return this;
   }

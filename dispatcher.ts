@@ -17,6 +17,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
+import type { HttpRequestInfo } from './types.ts';
 
 export type ProgressToken = string | number;
 
@@ -95,14 +96,17 @@ export class InboundRequest {
   readonly method: string;
   readonly params: Record<string, unknown>;
   readonly progressToken: ProgressToken | undefined;
+  /** The HTTP request that carried this one (undefined on stdio). */
+  readonly http: HttpRequestInfo | undefined;
   state: RequestState = 'running';
   readonly #dispatcher: Dispatcher;
   readonly batch: Batch | undefined;
   #controller: AbortController | undefined;
   #lastProgress = -Infinity;
 
-  constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined) {
+  constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined, http?: HttpRequestInfo) {
     this.#dispatcher = dispatcher;
+    this.http = http;
     this.id = message.id;
     this.method = message.method;
     this.params = message.params ?? EMPTY_PARAMS;
@@ -202,11 +206,11 @@ export class Dispatcher {
     return this.#closed;
   }
 
-  /** Handles one parsed JSON value: a single frame or a batch. */
-  receive(value: unknown): void {
+  /** Handles one parsed JSON value: a single frame or a batch; `http` is the HTTP request that carried it. */
+  receive(value: unknown, http?: HttpRequestInfo): void {
     if (this.#closed) return;
     if (!Array.isArray(value)) {
-      this.#receiveOne(value, undefined);
+      this.#receiveOne(value, undefined, http);
       return;
     }
     const refusal = value.length === 0
@@ -217,15 +221,15 @@ export class Dispatcher {
       return;
     }
     const batch = new Batch();
-    for (const item of value) this.#receiveOne(item, batch);
+    for (const item of value) this.#receiveOne(item, batch, http);
     this.#settleBatch(batch);
   }
 
-  #receiveOne(value: unknown, batch: Batch | undefined): void {
+  #receiveOne(value: unknown, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
     const frame = classify(value);
     switch (frame.kind) {
       case 'request':
-        this.#startRequest(frame.message, batch);
+        this.#startRequest(frame.message, batch, http);
         return;
       case 'notification':
         this.#options.hooks.onNotification(frame.message);
@@ -247,7 +251,7 @@ export class Dispatcher {
     if (--batch.open === 0 && batch.responses.length > 0 && !this.#closed) this.#options.send(batch.responses);
   }
 
-  #startRequest(message: JsonRpcRequest, batch: Batch | undefined): void {
+  #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
     if (this.#inFlight.has(message.id)) {
       const text = `Invalid Request: request id ${JSON.stringify(message.id)} is already in flight`;
       this.#answer(errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: text }), batch);
@@ -258,7 +262,7 @@ export class Dispatcher {
       this.#answer(errorResponse(message.id, { code: ErrorCode.InternalError, message: text }), batch);
       return;
     }
-    const request = new InboundRequest(this, message, batch);
+    const request = new InboundRequest(this, message, batch, http);
     this.#inFlight.set(request.id, request);
     if (batch !== undefined) batch.open++;
     let result: unknown;

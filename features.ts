@@ -7,7 +7,7 @@ import type { Logger } from './dispatcher.ts';
 import { Registry, type ChangeHub } from './registry.ts';
 import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
-import { formatPath, type SchemaIssue, type Validator } from './schema.ts';
+import type { Parsed, Parser } from './standard-schema.ts';
 import type { UriTemplate } from './uri-template.ts';
 import {
   MODERN_VERSIONS,
@@ -35,9 +35,11 @@ export interface ToolEntry {
   name: string;
   era: Era | undefined;
   definition: ToolDefinition;
-  inputSchema: Record<string, unknown> | boolean;
-  validateInput: Validator;
-  validateOutput: Validator | undefined;
+  /** The JSON Schemas listed (a Standard Schema's export) and the parsers that check values against them. */
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | undefined;
+  parseInput: Parser;
+  parseOutput: Parser | undefined;
   /** Arguments mirrored into `Mcp-Param-*` headers on 2026-07-28 HTTP (`x-mcp-header`). */
   headerParams: HeaderParam[];
   handler: ToolHandler<never>;
@@ -131,17 +133,13 @@ function shapeTool(tool: ToolEntry, version: string): Shaped {
   pick(shaped, tool.definition, ['description']);
   shaped.inputSchema = tool.inputSchema;
   if (since(version, '2025-03-26')) pick(shaped, tool.definition, ['annotations']);
-  if (since(version, '2025-06-18')) pick(shaped, tool.definition, ['outputSchema']);
+  if (since(version, '2025-06-18') && tool.outputSchema !== undefined) shaped.outputSchema = tool.outputSchema;
   return shapeItem(shaped, tool.definition, version);
 }
 
 export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
   const page = model.tools.page(params.cursor, model.settings.pageSize, eraOf(version));
   return withCursor({ tools: page.items.map((tool) => shapeTool(tool, version)) }, page.nextCursor);
-}
-
-function describeIssues(issues: SchemaIssue[]): string {
-  return issues.slice(0, 3).map((issue) => `${formatPath('arguments', issue.path)} ${issue.message}`).join('; ');
 }
 
 function toolFailure(text: string): CallToolResult {
@@ -159,43 +157,94 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
-  const issues = tool.validateInput(args);
-  if (issues.length > 0) {
-    const message = `Invalid arguments for tool '${tool.name}': ${describeIssues(issues)}`;
+  let parsed: Parsed;
+  try {
+    const pending = tool.parseInput(args, 'arguments');
+    parsed = pending instanceof Promise ? await pending : pending;
+  } catch (error) {
+    // A Standard Schema's validate() runs the author's code (refinements…): its throw is the tool's failure.
+    return toolThrew(model, tool, error, ctx);
+  }
+  if (parsed.problems !== undefined) {
+    const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
     // From 2025-11-25 input-validation failures are tool execution errors the model can correct (SEP-1303).
     if (since(version, '2025-11-25')) return shapeToolResult(toolFailure(message), version);
     throw invalidParams(message.slice('Invalid '.length));
   }
   let result: CallToolResult | InputRequired;
   try {
-    result = await (tool.handler as ToolHandler)(args, ctx);
+    result = await (tool.handler as ToolHandler<unknown>)(parsed.value, ctx);
   } catch (error) {
-    // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
-    if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
-    if (error instanceof ToolError) return shapeToolResult(toolFailure(error.message), version);
-    if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
-    model.settings.logger.error(`tool '${tool.name}' failed`, error);
-    const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
-    return shapeToolResult(toolFailure(text), version);
+    return toolThrew(model, tool, error, ctx);
   }
   if (result instanceof InputRequired) return result;
-  return shapeToolResult(checkToolResult(model, tool, result), version);
+  let checked: CallToolResult;
+  try {
+    const pending = checkToolResult(model, tool, result);
+    checked = pending instanceof Promise ? await pending : pending;
+  } catch (error) {
+    return toolThrew(model, tool, error, ctx); // the outputSchema's validate() threw
+  }
+  return shapeToolResult(checked, version);
 }
 
-/** A tool's result must fit its declared output schema; a misfit is the server's bug, reported without detail. */
-function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult): CallToolResult {
-  if (!isPlainObject(result)) {
-    model.settings.logger.error(`tool '${tool.name}' returned ${JSON.stringify(result)}, not a CallToolResult`);
+function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
+  // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
+  if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
+  if (error instanceof ToolError) return shapeToolResult(toolFailure(error.message), ctx.protocolVersion);
+  if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
+  model.settings.logger.error(`tool '${tool.name}' failed`, error);
+  const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
+  return shapeToolResult(toolFailure(text), ctx.protocolVersion);
+}
+
+/** What is wrong with the shape of a handler's result, if anything. */
+function malformedResult(result: unknown): string | undefined {
+  if (!isPlainObject(result)) return `${describeValue(result)}, not a CallToolResult object`;
+  const { content, structuredContent, isError } = result;
+  if (content !== undefined && !Array.isArray(content)) return `content that is ${describeValue(content)}, not an array`;
+  const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
+  if (bad >= 0) return `content[${bad}] without a string "type" (e.g. {type: 'text', text: '...'})`;
+  if (structuredContent !== undefined && !isPlainObject(structuredContent)) {
+    return `structuredContent that is ${describeValue(structuredContent)}, not an object`;
+  }
+  if (isError !== undefined && typeof isError !== 'boolean') return `isError that is ${describeValue(isError)}, not a boolean`;
+  return undefined;
+}
+
+function describeValue(value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return `a ${typeof value} that is not JSON`;
+  }
+  return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/**
+ * A tool's result must be a CallToolResult and fit its declared output schema (whose parser may transform
+ * structuredContent); a misfit is the server's bug: logged with what is wrong, the client sees no detail.
+ */
+function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+  const mistake = malformedResult(result);
+  if (mistake !== undefined) {
+    model.settings.logger.error(`tool '${tool.name}' returned ${mistake}`);
     return toolFailure('Tool execution failed');
   }
-  if (tool.validateOutput === undefined || result.isError === true) return result;
-  const issues = result.structuredContent === undefined
-    ? [{ path: [], message: 'is required by the output schema' }]
-    : tool.validateOutput(result.structuredContent);
-  if (issues.length === 0) return result;
-  const detail = issues.map((issue) => `${formatPath('structuredContent', issue.path)} ${issue.message}`).join('; ');
-  model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
-  return toolFailure('Tool execution failed');
+  if (tool.parseOutput === undefined || result.isError === true) return result;
+  const fit = (parsed: Parsed): CallToolResult => {
+    if (parsed.problems === undefined && isPlainObject(parsed.value)) return { ...result, structuredContent: parsed.value };
+    const detail = parsed.problems !== undefined ? parsed.problems.join('; ')
+      : `the outputSchema turned it into ${describeValue(parsed.value)}, not an object`;
+    model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
+    return toolFailure('Tool execution failed');
+  };
+  if (result.structuredContent === undefined) {
+    return fit({ problems: ['structuredContent is required by the outputSchema'] });
+  }
+  const pending = tool.parseOutput(result.structuredContent, 'structuredContent');
+  return pending instanceof Promise ? pending.then(fit) : fit(pending);
 }
 
 const AUDIO_SINCE = '2025-03-26';

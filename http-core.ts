@@ -7,7 +7,7 @@ import type { Connection, Server } from './core.ts';
 import { hasClaim, readEnvelope } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
 import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
-import { ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
@@ -37,9 +37,20 @@ export interface HttpOptions {
   sessionStore?: SessionStore;
   /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
   eventStore?: EventStore | false;
+  /**
+   * CORS for browser clients: requests from these origins (`'*'`: any) pass the Origin check and get
+   * `Access-Control-Allow-Origin` (their own origin) and `Access-Control-Expose-Headers: Mcp-Session-Id`; a preflight
+   * `OPTIONS` is answered 204, allowing the MCP request headers. The Host check still applies.
+   */
+  cors?: { origins: string[] | '*'; maxAgeSeconds?: number };
 }
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */
+const CORS_REQUEST_HEADERS = [
+  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id',
+];
+const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const STATELESS_VERSION = '2025-03-26';
 
 function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
@@ -66,8 +77,54 @@ function accepts(headers: HeaderBag, type: 'application/json' | 'text/event-stre
   });
 }
 
+/** The answer to an allowed preflight: methods, the MCP request headers plus the Mcp-Param-* it asks for, max age. */
+function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<string, string> {
+  const asked = (single(headers, 'access-control-request-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+  const params = asked.filter((name) => PARAM_HEADER.test(name));
+  return {
+    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    'access-control-allow-headers': [...CORS_REQUEST_HEADERS, ...new Set(params)].join(', '),
+    'access-control-max-age': String(maxAgeSeconds),
+  };
+}
+
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
+}
+
+/** An exchange with an allowed cross-origin caller: every answer carries the CORS response headers. */
+class CorsReply implements Reply {
+  readonly #reply: Reply;
+  readonly #cors: Record<string, string>;
+
+  constructor(reply: Reply, origin: string) {
+    this.#reply = reply;
+    this.#cors = { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'Mcp-Session-Id', vary: 'Origin' };
+  }
+
+  get headers(): HeaderBag {
+    return this.#reply.headers;
+  }
+
+  get answered(): boolean {
+    return this.#reply.answered;
+  }
+
+  get http(): Reply['http'] {
+    return this.#reply.http;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.#reply.send(status, body, { ...headers, ...this.#cors });
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    return this.#reply.stream({ ...headers, ...this.#cors });
+  }
+
+  onAbort(listener: () => void): void {
+    this.#reply.onAbort(listener);
+  }
 }
 
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
@@ -130,23 +187,33 @@ export class HttpCore {
     this.#modern.clear();
   }
 
-  /** Checks that need only the request line and headers; returns false when the exchange was answered. */
-  admit(method: string, path: string, reply: Reply): boolean {
-    const { headers } = reply;
+  /**
+   * Checks that need only the request line and headers, and answers a CORS preflight. Returns the reply to serve
+   * the exchange with (it adds the CORS headers for an allowed cross-origin caller), or undefined when answered.
+   */
+  admit(method: string, path: string, exchange: Reply): Reply | undefined {
+    const { headers } = exchange;
     const hosts = this.#hosts;
+    const origin = single(headers, 'origin');
+    const cors = this.#options.cors;
+    const corsAllowed = origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
+    const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
       reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
-      return false;
+      return undefined;
     }
-    const origin = single(headers, 'origin');
-    if (origin !== undefined && !this.#originAllowed(origin, hosts)) {
+    if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
       reply.send(403, error(null, -32600, 'Forbidden: Origin is not allowed'));
-      return false;
+      return undefined;
     }
     if (this.#options.path !== undefined && path !== this.#options.path) {
       reply.send(404, error(null, -32600, 'Not Found'));
-      return false;
+      return undefined;
+    }
+    if (method === 'OPTIONS' && cors !== undefined) {
+      reply.send(204, undefined, corsAllowed ? preflightHeaders(headers, cors.maxAgeSeconds ?? 600) : {});
+      return undefined;
     }
     const sessions = this.#options.sessions !== false;
     const header = single(headers, 'mcp-protocol-version');
@@ -154,16 +221,16 @@ export class HttpCore {
     const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
     if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
       reply.send(405, error(null, -32600, `Method Not Allowed: ${method}`), { allow });
-      return false;
+      return undefined;
     }
     if (method === 'POST') {
       const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/json') {
         reply.send(415, error(null, -32600, 'Unsupported Media Type: Content-Type must be application/json'));
-        return false;
+        return undefined;
       }
     }
-    return true;
+    return reply;
   }
 
   #originAllowed(origin: string, hosts: string[]): boolean {
@@ -185,9 +252,14 @@ export class HttpCore {
       reply.send(400, error(null, -32700, 'Parse error'));
       return;
     }
+    this.postParsed(value, reply);
+  }
+
+  /** A POST body a framework already parsed as JSON (e.g. express.json()). */
+  postParsed(value: unknown, reply: Reply): void {
     const versions = reply.headers['mcp-protocol-version'];
     if (Array.isArray(versions) && versions.length > 1) {
-      reply.send(400, error(null, -32020, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
+      reply.send(400, error(null, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
       return;
     }
     const header = single(reply.headers, 'mcp-protocol-version');
@@ -212,7 +284,7 @@ export class HttpCore {
     if (hasClaim(params)) {
       const claimed = (params!._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'];
       if (header !== claimed) {
-        reply.send(400, error(id, -32020, 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version'));
+        reply.send(400, error(id, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version'));
       } else {
         this.#modernPost(message, id, reply);
       }
@@ -273,7 +345,7 @@ export class HttpCore {
     }
     const mismatch = checkRoutingHeaders(headers, method, params);
     if (mismatch !== undefined) {
-      reply.send(400, error(id, -32020, mismatch));
+      reply.send(400, error(id, ErrorCode.HeaderMismatch, mismatch));
       return;
     }
     const json = accepts(headers, 'application/json');
@@ -286,11 +358,12 @@ export class HttpCore {
     let sink: EventSink | undefined;
     const connection = this.#server.connect({
       era: 'modern',
+      http: reply.http,
       send: (frame) => {
         if (Array.isArray(frame)) return;
         if (isResponse(frame)) {
           const code = 'error' in frame ? frame.error.code : 0;
-          const status = code === -32601 ? 404 : code === -32021 ? 400 : 200;
+          const status = code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
           // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
           if (sink === undefined && !json && status === 200 && !reply.answered) sink = this.#stream(reply, listen);
           if (sink !== undefined) {
@@ -322,7 +395,7 @@ export class HttpCore {
       const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
       if (paramMismatch !== undefined) {
         connection.close();
-        reply.send(400, error(id, -32020, paramMismatch));
+        reply.send(400, error(id, ErrorCode.HeaderMismatch, paramMismatch));
         return;
       }
     }

@@ -1,6 +1,7 @@
 // Streamable HTTP on node:http: createHttpHandler() gives a `(req, res)` handler to mount in any node:http server
 // (and so express, fastify, …), serveHttp() listens on its own (127.0.0.1 by default). This adapter reads bodies
-// under the size limit and maps node's request/response onto the core's Reply; all MCP logic is in http-core.ts.
+// under the size limit (or takes one a framework already parsed) and maps node's request/response onto the core's
+// Reply; all MCP logic is in http-core.ts.
 
 import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { EventSink, Reply } from './sessions.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
+import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export { MemoryEventStore, type EventStore } from './sse.ts';
@@ -19,6 +21,7 @@ const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 /** One node:http exchange as the core sees it. */
 class NodeReply implements Reply {
   readonly headers: HeaderBag;
+  readonly http: HttpRequestInfo;
   readonly #response: ServerResponse;
   readonly #keepAliveMs: number | undefined;
   #answered = false;
@@ -26,6 +29,7 @@ class NodeReply implements Reply {
   constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined) {
     // Distinct values keep repeated headers visible (node would join them with ", ").
     this.headers = request.headersDistinct as HeaderBag;
+    this.http = { headers: request.headers, remoteAddress: request.socket?.remoteAddress };
     this.#response = response;
     this.#keepAliveMs = keepAliveMs;
   }
@@ -61,7 +65,12 @@ class NodeReply implements Reply {
 }
 
 export interface HttpHandler {
-  (request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * Serves one exchange. A body a framework already read is used instead of the request stream: `body` when given
+   * (not a function: express passes `next` there), else `request.body` (express.json(), express.text(), …). A parsed
+   * object or array is taken as is; a string or Buffer is held to maxBodyBytes and parsed here.
+   */
+  (request: IncomingMessage, response: ServerResponse, body?: unknown): void;
   /** Ends every session and stream the handler holds. */
   close(): void;
   readonly sessionCount: number;
@@ -71,17 +80,28 @@ export interface HttpHandler {
 export function createHttpHandler(server: Server, options: HttpOptions = {}): HttpHandler {
   const core = new HttpCore(server, options);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const handler = (request: IncomingMessage, response: ServerResponse): void => {
-    const reply = new NodeReply(request, response, options.keepAliveMs);
+  const handler = (request: IncomingMessage, response: ServerResponse, given?: unknown): void => {
     const method = request.method ?? 'GET';
     const path = (request.url ?? '/').split('?')[0]!;
-    if (!core.admit(method, path, reply)) {
+    const reply = core.admit(method, path, new NodeReply(request, response, options.keepAliveMs));
+    if (reply === undefined) {
       request.resume();
       return;
     }
     if (method !== 'POST') {
       request.resume();
       core.sessionRequest(method as 'GET' | 'DELETE', reply);
+      return;
+    }
+    const parsed = given !== undefined && typeof given !== 'function' ? given : (request as { body?: unknown }).body;
+    if (parsed !== undefined) {
+      if (typeof parsed === 'string' || parsed instanceof Uint8Array) {
+        const bytes = typeof parsed === 'string' ? Buffer.from(parsed, 'utf8') : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
+        if (bytes.length > maxBody) reply.send(413, PAYLOAD_TOO_LARGE);
+        else core.post(bytes.toString('utf8'), reply);
+      } else {
+        core.postParsed(parsed, reply); // the framework parsed it under its own limit
+      }
       return;
     }
     readBody(request, maxBody).then(
@@ -96,9 +116,11 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   }) as HttpHandler;
 }
 
+const PAYLOAD_TOO_LARGE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } };
+
 function tooLarge(reply: Reply, response: ServerResponse): void {
   // The rest of the body is not read; the connection closes after this answer.
-  reply.send(413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } }, { connection: 'close' });
+  reply.send(413, PAYLOAD_TOO_LARGE, { connection: 'close' });
   response.once('finish', () => response.socket?.destroySoon());
 }
 

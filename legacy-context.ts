@@ -9,6 +9,7 @@ import {
   MissingCapabilityError,
   type ClientCapabilities,
   type Context,
+  type HttpRequestInfo,
   type Implementation,
   type LoggingLevel,
   type RequestOptions,
@@ -98,6 +99,10 @@ class LegacyContext implements Context {
 
   get protocolVersion(): string {
     return this.#lifecycle.version;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.#request.http;
   }
 
   get clientCapabilities(): ClientCapabilities {

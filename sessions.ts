@@ -9,6 +9,7 @@ import { NO_BACK_CHANNEL, type Logger } from './dispatcher.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
+import type { HttpRequestInfo } from './types.ts';
 
 /** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
 export interface Reply {
@@ -20,6 +21,8 @@ export interface Reply {
   /** The client went away before the answer was complete. */
   onAbort(listener: () => void): void;
   readonly answered: boolean;
+  /** What handlers of the requests in this exchange see as `ctx.http`. */
+  readonly http?: HttpRequestInfo;
 }
 
 export interface EventSink {
@@ -243,7 +246,7 @@ export class Session {
       this.id = this.#registry!.add(this);
       exchange.stream = new Stream(reply.stream(this.#headers()));
     }
-    this.connection.receive(value);
+    this.connection.receive(value, reply.http);
   }
 
   /** A cancelled or abandoned request: its POST ends with no answer (202 when nothing was sent yet). */
@@ -261,7 +264,7 @@ export class Session {
     this.lastActivity = Date.now();
     if (ids.length === 0) {
       reply.send(202, undefined, this.#headers());
-      this.connection.receive(value);
+      this.connection.receive(value, reply.http);
       return;
     }
     const busy = ids.find((id) => this.#exchanges.has(id));
@@ -272,7 +275,7 @@ export class Session {
     }
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);
     for (const id of ids) this.#exchanges.set(id, exchange);
-    this.connection.receive(value);
+    this.connection.receive(value, reply.http); // each request's handler sees the POST that carried it
   }
 
   /** The standalone GET stream: one per session; `lastEventId` replays that stream's stored events first. */

@@ -1,9 +1,9 @@
 // The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
 // author registers and the context a handler receives. Types and constants only; no behaviour lives here.
 
-import type { JsonSchema } from './schema.ts';
 import type { RequestId } from './jsonrpc.ts';
 import type { InputRequired } from './input.ts';
+import type { ToolSchema } from './standard-schema.ts';
 
 export type { JsonSchema } from './schema.ts';
 export type { RequestId } from './jsonrpc.ts';
@@ -62,9 +62,10 @@ export type Content =
     annotations?: Annotations; _meta?: Meta;
   };
 
-export interface CallToolResult {
+/** `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`. */
+export interface CallToolResult<Structured = Record<string, unknown>> {
   content?: Content[];
-  structuredContent?: Record<string, unknown>;
+  structuredContent?: Structured;
   isError?: boolean;
   _meta?: Meta;
 }
@@ -82,12 +83,18 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-export interface ToolDefinition {
+/**
+ * A tool's metadata and schemas. Each schema is either an object JSON Schema (listed verbatim) or a Standard Schema
+ * validator that also implements Standard JSON Schema (zod 4, valibot, arktype, ...): its JSON Schema is listed, its
+ * own `validate` checks the value, and the handler's types are inferred from it.
+ */
+export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema> {
   title?: string;
   description?: string;
-  /** An object schema; `{type: "object", properties: {}}` when omitted. Listed verbatim. */
-  inputSchema?: JsonSchema;
-  outputSchema?: JsonSchema;
+  /** The arguments; `{type: "object", properties: {}}` when omitted. A Standard Schema's output is what the handler gets. */
+  inputSchema?: In;
+  /** `structuredContent` of results; a Standard Schema's output (of the handler's value) is what is sent. */
+  outputSchema?: Out;
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Meta;
@@ -144,10 +151,20 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+/** The HTTP request a handler is serving: headers and peer address, as the HTTP adapter saw them. */
+export interface HttpRequestInfo {
+  /** Lowercase names; node:http joins repeated headers with ", " (`set-cookie` stays an array). */
+  readonly headers: Record<string, string | string[] | undefined>;
+  /** The peer's address (a proxy's, behind one), when the runtime knows it. */
+  readonly remoteAddress?: string;
+}
+
 /** What every handler receives besides its arguments. */
 export interface Context {
   readonly requestId: RequestId;
   readonly era: Era;
+  /** The HTTP request that carried this request (for a 2025 session: the POST of this very request); undefined on stdio. */
+  readonly http?: HttpRequestInfo;
   /** Aborted when the client cancels the request or the connection ends. */
   readonly signal: AbortSignal;
   readonly protocolVersion: string;
@@ -171,8 +188,8 @@ export interface Context {
 }
 
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */
-export type ToolHandler<Args = Record<string, unknown>> =
-  (args: Args, ctx: Context) => CallToolResult | InputRequired | Promise<CallToolResult | InputRequired>;
+export type ToolHandler<Args = Record<string, unknown>, Structured = Record<string, unknown>> = (args: Args, ctx: Context) =>
+  CallToolResult<Structured> | InputRequired | Promise<CallToolResult<Structured> | InputRequired>;
 
 export type ResourceHandler =
   (uri: string, ctx: Context) => ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;

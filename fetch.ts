@@ -1,0 +1,282 @@
+// Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for runtimes that serve fetch
+// handlers (Deno.serve, Bun.serve, edge workers, Hono…). The same transport-neutral core as the node:http adapter
+// (http-core.ts), over a Reply made of Web APIs only: JSON answers as Response bodies, SSE as a ReadableStream
+// whose cancellation by the consumer is the client going away. 2025 sessions are off by default here: they need
+// one long-lived process, which edge runtimes do not promise. This module uses no node: built-in itself; the core
+// it drives uses node:crypto and node:buffer (Deno and Bun provide both; workers need their Node compatibility).
+
+import type { Server } from './core.ts';
+import { HttpCore, type HttpOptions } from './http-core.ts';
+import type { HeaderBag } from './http-headers.ts';
+import type { EventSink, Reply } from './sessions.ts';
+import { KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
+import type { HttpRequestInfo } from './types.ts';
+
+export type { HttpOptions } from './http-core.ts';
+
+/**
+ * The options of the node:http adapter, with one different default: `sessions` is false, so 2025 requests are
+ * served statelessly (no initialize, no session id). Set `sessions: true` only where one process serves every
+ * request of a client (a single Deno or Bun server), never on an edge runtime that may spread them over isolates.
+ */
+export type FetchHandlerOptions = HttpOptions;
+
+/** What the runtime knows about the peer, which a Request does not carry (e.g. Deno's `info.remoteAddr.hostname`). */
+export interface FetchRequestInfo {
+  remoteAddress?: string;
+}
+
+export interface FetchHandler {
+  /** Serves one request; `info.remoteAddress` reaches handlers as `ctx.http.remoteAddress`. */
+  (request: Request, info?: FetchRequestInfo): Promise<Response>;
+  /** Ends every session, stream and running request the handler holds. */
+  close(): void;
+  readonly sessionCount: number;
+}
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const PAYLOAD_TOO_LARGE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } };
+const UNREADABLE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: the body could not be read' } };
+/** `connection` is a hop-by-hop header the runtime owns (and HTTP/2 forbids): not set by a fetch handler. */
+const STREAM_HEADERS: Record<string, string> = Object.fromEntries(Object.entries(SSE_HEADERS).filter(([name]) => name !== 'connection'));
+const encoder = new TextEncoder();
+
+/**
+ * An SSE response body. The consumer cancelling the stream (a client that went away, or `response.body.cancel()`)
+ * closes the sink and calls `onCancel`; end() closes the stream after what is queued. Keep-alive comments every
+ * `keepAliveMs` (0: none) while the consumer keeps up.
+ */
+class StreamSink implements EventSink {
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly #listeners: (() => void)[] = [];
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+
+  constructor(keepAliveMs: number, onCancel: () => void) {
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      cancel: () => {
+        if (this.#closed) return; // ended by the server: what is left was already its whole answer
+        this.#close();
+        onCancel();
+      },
+    }, { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength });
+    if (keepAliveMs > 0) {
+      this.#timer = setInterval(() => {
+        if ((this.#controller.desiredSize ?? 0) > 0) this.send(KEEP_ALIVE);
+      }, keepAliveMs);
+      (this.#timer as { unref?: () => void }).unref?.(); // node and Bun: a stream alone keeps no process alive
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Queues one event; false when the consumer is behind (the queue is past its high-water mark) or gone. */
+  send(text: string): boolean {
+    if (this.#closed) return false;
+    this.#controller.enqueue(encoder.encode(text));
+    return (this.#controller.desiredSize ?? 0) > 0;
+  }
+
+  end(): void {
+    if (this.#closed) return;
+    try {
+      this.#close();
+    } finally {
+      this.#controller.close();
+    }
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#listeners.push(listener);
+  }
+
+  #close(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    const errors: unknown[] = [];
+    for (const listener of this.#listeners.splice(0)) {
+      try {
+        listener();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  }
+}
+
+/**
+ * One fetch exchange as the core sees it. `response` settles with the first answer; the exchange counts as
+ * aborted when the consumer cancels its stream, or the request's signal aborts, before the server completed it.
+ */
+class FetchReply implements Reply {
+  readonly headers: HeaderBag;
+  readonly http: HttpRequestInfo;
+  readonly response: Promise<Response>;
+  readonly #keepAliveMs: number;
+  readonly #abortListeners: (() => void)[] = [];
+  #resolve!: (response: Response) => void;
+  #sink: StreamSink | undefined;
+  #answered = false;
+  #aborted = false;
+
+  constructor(request: Request, headers: Record<string, string>, remoteAddress: string | undefined, keepAliveMs: number) {
+    this.headers = headers;
+    const own = { ...headers }; // handlers get their own copy
+    this.http = remoteAddress === undefined ? { headers: own } : { headers: own, remoteAddress };
+    this.#keepAliveMs = keepAliveMs;
+    this.response = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    if (request.signal.aborted) this.abort();
+    else request.signal.addEventListener('abort', () => this.abort(), { once: true });
+  }
+
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    if (this.#answered) return;
+    this.#answered = true;
+    if (body === undefined) {
+      this.#resolve(new Response(null, { status, headers }));
+      return;
+    }
+    this.#resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } }));
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    this.#answered = true;
+    const sink = new StreamSink(this.#keepAliveMs, () => this.#fireAbort());
+    this.#sink = sink;
+    this.#resolve(new Response(sink.readable, { status: 200, headers: { ...STREAM_HEADERS, ...headers } }));
+    return sink;
+  }
+
+  onAbort(listener: () => void): void {
+    if (this.#aborted) listener();
+    else this.#abortListeners.push(listener);
+  }
+
+  /**
+   * The client is gone (the request's signal aborted): an answer still owed settles the response with an empty
+   * 400 nobody reads, so the runtime is never left waiting; a stream stops; the core is told unless it had finished.
+   */
+  abort(): void {
+    if (!this.#answered) {
+      this.#answered = true;
+      this.#resolve(new Response(null, { status: 400 }));
+      this.#fireAbort();
+    } else if (this.#sink !== undefined && !this.#sink.closed) {
+      this.#sink.end(); // nothing more is queued for a client that is gone
+      this.#fireAbort();
+    }
+  }
+
+  #fireAbort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    for (const listener of this.#abortListeners.splice(0)) listener();
+  }
+}
+
+/** Request headers as a bag with lowercase names (a Request has no `host` header of its own: its URL's is used). */
+function headerBag(request: Request, url: URL): Record<string, string> {
+  const bag: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    bag[name] = value;
+  });
+  bag.host ??= url.host;
+  return bag;
+}
+
+/** The body as text, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
+async function readBody(request: Request, limit: number): Promise<string | undefined> {
+  if (Number(request.headers.get('content-length')) > limit) {
+    discard(request);
+    return undefined;
+  }
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** A body nobody will read. */
+function discard(request: Request): void {
+  if (request.body !== null && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
+}
+
+/**
+ * The MCP endpoint as a fetch handler: both eras on one endpoint, modern requests sessionless, 2025 requests
+ * stateless unless `sessions: true`. The same checks as the node:http adapter (Host, Origin, path, limits, CORS).
+ *
+ * ```ts
+ * const handle = createFetchHandler(server);
+ * Deno.serve((request, info) => handle(request, { remoteAddress: info.remoteAddr.hostname }));
+ * ```
+ */
+export function createFetchHandler(server: Server, options: FetchHandlerOptions = {}): FetchHandler {
+  const core = new HttpCore(server, { ...options, sessions: options.sessions ?? false });
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  if (!Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0) {
+    throw new RangeError(`keepAliveMs must be a non-negative integer, got ${keepAliveMs}`);
+  }
+  const handler = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
+    const url = new URL(request.url);
+    const exchange = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs);
+    const method = request.method;
+    const reply = core.admit(method, url.pathname, exchange);
+    if (reply === undefined) {
+      discard(request);
+      return exchange.response;
+    }
+    if (method !== 'POST') {
+      discard(request);
+      core.sessionRequest(method as 'GET' | 'DELETE', reply);
+      return exchange.response;
+    }
+    let body: string | undefined;
+    try {
+      body = await readBody(request, maxBody);
+    } catch {
+      reply.send(400, UNREADABLE); // an aborted request has already settled its response; this is then a no-op
+      return exchange.response;
+    }
+    if (body === undefined) reply.send(413, PAYLOAD_TOO_LARGE);
+    else core.post(body, reply);
+    return exchange.response;
+  };
+  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
+  return Object.defineProperties(handler, {
+    close: { value: () => core.close() },
+    sessionCount: { get: () => core.sessionCount, enumerable: true },
+  }) as FetchHandler;
+}

@@ -1,0 +1,209 @@
+// Tool schemas: a plain JSON Schema, or a validator implementing Standard Schema v1 together with Standard JSON
+// Schema v1 (zod 4, valibot, arktype, ...; https://standardschema.dev). Holds our own copy of those interfaces (types
+// only: no schema library is imported, at runtime or for types) and turns either kind of schema, at registration,
+// into the JSON Schema that tools/list shows plus a parser that checks a value and words its issues with paths.
+// A Standard Schema's own validate() does the checking, and its output (transforms, defaults) is what a handler
+// receives; a plain JSON Schema is compiled by schema.ts and the value passes through unchanged.
+
+import { compileSchema, formatPath, type JsonSchema } from './schema.ts';
+
+/** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
+export interface StandardTypedV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardTypedV1.Props<Input, Output>;
+}
+
+export declare namespace StandardTypedV1 {
+  export interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  export interface Types<Input = unknown, Output = Input> {
+    readonly input: Input;
+    readonly output: Output;
+  }
+  export type InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
+  export type InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
+}
+
+/** The Standard Schema v1 interface: a validator any library can implement. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
+}
+
+export declare namespace StandardSchemaV1 {
+  export interface Props<Input = unknown, Output = Input> extends StandardTypedV1.Props<Input, Output> {
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
+  }
+  export type Result<Output> = SuccessResult<Output> | FailureResult;
+  export interface SuccessResult<Output> {
+    readonly value: Output;
+    readonly issues?: undefined;
+  }
+  export interface Options {
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+  export interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  export interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  export interface PathSegment {
+    readonly key: PropertyKey;
+  }
+  export type InferInput<Schema extends StandardTypedV1> = StandardTypedV1.InferInput<Schema>;
+  export type InferOutput<Schema extends StandardTypedV1> = StandardTypedV1.InferOutput<Schema>;
+}
+
+/** The Standard JSON Schema v1 interface: something that can describe itself as JSON Schema. */
+export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardJSONSchemaV1.Props<Input, Output>;
+}
+
+export declare namespace StandardJSONSchemaV1 {
+  export interface Props<Input = unknown, Output = Input> extends StandardTypedV1.Props<Input, Output> {
+    readonly jsonSchema: Converter;
+  }
+  export interface Converter {
+    /** May throw when the type has no JSON Schema form. */
+    readonly input: (options: Options) => Record<string, unknown>;
+    readonly output: (options: Options) => Record<string, unknown>;
+  }
+  export type Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+  export interface Options {
+    readonly target: Target;
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+  export type InferInput<Schema extends StandardTypedV1> = StandardTypedV1.InferInput<Schema>;
+  export type InferOutput<Schema extends StandardTypedV1> = StandardTypedV1.InferOutput<Schema>;
+}
+
+/** What a tool schema may be besides plain JSON Schema: a Standard Schema that also exports its JSON Schema. */
+export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1.Props<Input, Output> & StandardJSONSchemaV1.Props<Input, Output>;
+}
+
+/** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
+export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
+
+/** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
+export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1.InferOutput<S> : Record<string, unknown>;
+
+/** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1.InferInput<S> : Record<string, unknown>;
+
+/** The handler's argument type for a tool definition (from its `inputSchema`). */
+export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
+
+/** The `structuredContent` type for a tool definition (from its `outputSchema`). */
+export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStructuredOf<S> : Record<string, unknown>;
+
+/** A checked value (a Standard Schema's output) or its issues, each worded with its path ('arguments.city …'). */
+export type Parsed = { value: unknown; problems?: undefined } | { problems: string[] };
+export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
+
+export interface CompiledToolSchema {
+  /** The JSON Schema clients see in tools/list. */
+  json: Record<string, unknown>;
+  parse: Parser;
+}
+
+const TARGET = 'draft-2020-12';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for anything carrying a `~standard` property (arktype's types are functions, so those count too). */
+export function isStandard(value: unknown): value is { readonly '~standard': unknown } {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
+}
+
+/**
+ * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
+ * TypeError naming the mistake: not an object schema, an invalid JSON Schema, a Standard Schema without a JSON
+ * Schema export or whose export fails.
+ */
+export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (isStandard(schema)) return compileStandard(schema['~standard'], where, io);
+  if (!isObject(schema)) {
+    throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
+  }
+  return { json: checkJson(schema, where), parse: jsonParser(schema) };
+}
+
+function checkJson(json: Record<string, unknown>, where: string): Record<string, unknown> {
+  if (json.type !== 'object') {
+    throw new TypeError(`${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`);
+  }
+  try {
+    compileSchema(json);
+  } catch (error) {
+    throw new TypeError(`${where}: ${(error as Error).message}`, { cause: error });
+  }
+  return json;
+}
+
+function jsonParser(json: JsonSchema): Parser {
+  const validate = compileSchema(json);
+  return (value, root) => {
+    const issues = validate(value);
+    if (issues.length === 0) return { value };
+    return { problems: issues.map((issue) => `${formatPath(root, issue.path)} ${issue.message}`) };
+  };
+}
+
+function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (!isObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
+    throw new TypeError(`${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`);
+  }
+  const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
+  const converter = std.jsonSchema;
+  if (!isObject(converter) || typeof converter[io] !== 'function') {
+    throw new TypeError(`${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
+      `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
+      'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema');
+  }
+  let json: unknown;
+  try {
+    json = (converter[io] as StandardJSONSchemaV1.Converter['input'])({ target: TARGET });
+  } catch (error) {
+    throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, { cause: error });
+  }
+  if (!isObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
+  checkJson(json, `${where} (${vendor})`);
+  const props = std as unknown as StandardSchemaV1.Props;
+  return {
+    json,
+    parse: (value, root) => {
+      const result = props.validate(value);
+      return isThenable(result) ? Promise.resolve(result).then((settled) => settle(settled, root)) : settle(result, root);
+    },
+  };
+}
+
+function settle(result: StandardSchemaV1.Result<unknown>, root: string): Parsed {
+  if (!isObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  if (!result.issues) return { value: result.value };
+  if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
+  return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };
+}
+
+function pathOf(issue: StandardSchemaV1.Issue): (string | number)[] {
+  return (issue.path ?? []).map((segment) => {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    return typeof key === 'symbol' ? key.toString() : key;
+  });
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
