@@ -31,7 +31,8 @@ export { OutboundRequestError } from './dispatcher.ts';
 export { InputRequired, inputRequired, elicitInput, sampleInput, listRootsInput, type InputRequest } from './input.ts';
 export { missingCapability } from './modern.ts';
 export type {
-  StandardTypedV1, StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
+  StandardTypedV1, StandardTypedV1Props, StandardSchemaV1, StandardSchemaV1Props, StandardSchemaV1Result,
+  StandardSchemaV1Issue, StandardJSONSchemaV1, StandardJSONSchemaV1Props, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
 } from './standard-schema.ts';
 export type { Connection, ConnectionOptions } from './connection.ts';

@@ -9,90 +9,80 @@ import { compileSchema, formatPath, type JsonSchema } from './schema.ts';
 
 /** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
 export interface StandardTypedV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardTypedV1.Props<Input, Output>;
+  readonly '~standard': StandardTypedV1Props<Input, Output>;
 }
 
-export declare namespace StandardTypedV1 {
-  export interface Props<Input = unknown, Output = Input> {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly types?: Types<Input, Output> | undefined;
-  }
-  export interface Types<Input = unknown, Output = Input> {
-    readonly input: Input;
-    readonly output: Output;
-  }
-  export type InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
-  export type InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
+export interface StandardTypedV1Props<Input = unknown, Output = Input> {
+  readonly version: 1;
+  readonly vendor: string;
+  readonly types?: StandardTypedV1Types<Input, Output> | undefined;
 }
+export interface StandardTypedV1Types<Input = unknown, Output = Input> {
+  readonly input: Input;
+  readonly output: Output;
+}
+export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
+export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
 
 /** The Standard Schema v1 interface: a validator any library can implement. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
+  readonly '~standard': StandardSchemaV1Props<Input, Output>;
 }
 
-export declare namespace StandardSchemaV1 {
-  export interface Props<Input = unknown, Output = Input> extends StandardTypedV1.Props<Input, Output> {
-    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
-  }
-  export type Result<Output> = SuccessResult<Output> | FailureResult;
-  export interface SuccessResult<Output> {
-    readonly value: Output;
-    readonly issues?: undefined;
-  }
-  export interface Options {
-    readonly libraryOptions?: Record<string, unknown> | undefined;
-  }
-  export interface FailureResult {
-    readonly issues: ReadonlyArray<Issue>;
-  }
-  export interface Issue {
-    readonly message: string;
-    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
-  }
-  export interface PathSegment {
-    readonly key: PropertyKey;
-  }
-  export type InferInput<Schema extends StandardTypedV1> = StandardTypedV1.InferInput<Schema>;
-  export type InferOutput<Schema extends StandardTypedV1> = StandardTypedV1.InferOutput<Schema>;
+export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+  readonly validate: (value: unknown, options?: StandardSchemaV1Options | undefined) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
+}
+export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
+export interface StandardSchemaV1SuccessResult<Output> {
+  readonly value: Output;
+  readonly issues?: undefined;
+}
+export interface StandardSchemaV1Options {
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+export interface StandardSchemaV1FailureResult {
+  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
+}
+export interface StandardSchemaV1Issue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | StandardSchemaV1PathSegment> | undefined;
+}
+export interface StandardSchemaV1PathSegment {
+  readonly key: PropertyKey;
 }
 
 /** The Standard JSON Schema v1 interface: something that can describe itself as JSON Schema. */
 export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardJSONSchemaV1.Props<Input, Output>;
+  readonly '~standard': StandardJSONSchemaV1Props<Input, Output>;
 }
 
-export declare namespace StandardJSONSchemaV1 {
-  export interface Props<Input = unknown, Output = Input> extends StandardTypedV1.Props<Input, Output> {
-    readonly jsonSchema: Converter;
-  }
-  export interface Converter {
-    /** May throw when the type has no JSON Schema form. */
-    readonly input: (options: Options) => Record<string, unknown>;
-    readonly output: (options: Options) => Record<string, unknown>;
-  }
-  export type Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
-  export interface Options {
-    readonly target: Target;
-    readonly libraryOptions?: Record<string, unknown> | undefined;
-  }
-  export type InferInput<Schema extends StandardTypedV1> = StandardTypedV1.InferInput<Schema>;
-  export type InferOutput<Schema extends StandardTypedV1> = StandardTypedV1.InferOutput<Schema>;
+export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+  readonly jsonSchema: StandardJSONSchemaV1Converter;
+}
+export interface StandardJSONSchemaV1Converter {
+  /** May throw when the type has no JSON Schema form. */
+  readonly input: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+  readonly output: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+}
+export type StandardJSONSchemaV1Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+export interface StandardJSONSchemaV1Options {
+  readonly target: StandardJSONSchemaV1Target;
+  readonly libraryOptions?: Record<string, unknown> | undefined;
 }
 
 /** What a tool schema may be besides plain JSON Schema: a Standard Schema that also exports its JSON Schema. */
 export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
-  readonly '~standard': StandardSchemaV1.Props<Input, Output> & StandardJSONSchemaV1.Props<Input, Output>;
+  readonly '~standard': StandardSchemaV1Props<Input, Output> & StandardJSONSchemaV1Props<Input, Output>;
 }
 
 /** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
 export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
 
 /** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
-export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1.InferOutput<S> : Record<string, unknown>;
+export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferOutput<S> : Record<string, unknown>;
 
 /** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
-export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1.InferInput<S> : Record<string, unknown>;
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferInput<S> : Record<string, unknown>;
 
 /** The handler's argument type for a tool definition (from its `inputSchema`). */
 export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
@@ -168,13 +158,13 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
   }
   let json: unknown;
   try {
-    json = (converter[io] as StandardJSONSchemaV1.Converter['input'])({ target: TARGET });
+    json = (converter[io] as StandardJSONSchemaV1Converter['input'])({ target: TARGET });
   } catch (error) {
     throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, { cause: error });
   }
   if (!isObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
   checkJson(json, `${where} (${vendor})`);
-  const props = std as unknown as StandardSchemaV1.Props;
+  const props = std as unknown as StandardSchemaV1Props;
   return {
     json,
     parse: (value, root) => {
@@ -184,14 +174,14 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
   };
 }
 
-function settle(result: StandardSchemaV1.Result<unknown>, root: string): Parsed {
+function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
   if (!isObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
   if (!result.issues) return { value: result.value };
   if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
   return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };
 }
 
-function pathOf(issue: StandardSchemaV1.Issue): (string | number)[] {
+function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
   return (issue.path ?? []).map((segment) => {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
     return typeof key === 'symbol' ? key.toString() : key;
