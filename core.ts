@@ -6,20 +6,24 @@ import { Connection, type ConnectionOptions, type ConnectionSettings } from './c
 import { headerParamsOf } from './http-headers.ts';
 import { RequestStateSealer } from './input.ts';
 import { stderrLogger, type Logger } from './dispatcher.ts';
-import type { ServerModel } from './features.ts';
-import { ChangeHub, Registry } from './registry.ts';
+import type { ServerModel, ToolEntry } from './features.ts';
+import { ChangeHub, Registry, type Registration } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
 import type {
   Implementation,
   InitializeHook,
   PromptDefinition,
   PromptHandler,
+  PromptUpdate,
   ResourceDefinition,
   ResourceHandler,
   ResourceTemplateDefinition,
   ResourceTemplateHandler,
+  ResourceTemplateUpdate,
+  ResourceUpdate,
   ToolDefinition,
   ToolHandler,
+  ToolUpdate,
 } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
@@ -36,6 +40,7 @@ export type {
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
 } from './standard-schema.ts';
 export type { Connection, ConnectionOptions } from './connection.ts';
+export type { Registration } from './registry.ts';
 
 export interface ServerOptions {
   /** Sent to clients in the initialize result. */
@@ -76,6 +81,31 @@ export interface ServerOptions {
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
+
+/** A tool's registry entry: schemas compiled, mistakes thrown with the tool's name (at registration and update). */
+function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandler<never>): ToolEntry {
+  if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
+  const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool '${name}': inputSchema`, 'input');
+  const output = definition.outputSchema === undefined ? undefined
+    : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
+  let headerParams;
+  try {
+    headerParams = headerParamsOf(input.json);
+  } catch (error) {
+    throw new TypeError(`tool '${name}': inputSchema: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    name,
+    era: definition.era,
+    definition,
+    inputSchema: input.json,
+    outputSchema: output?.json,
+    parseInput: input.parse,
+    parseOutput: output?.parse,
+    headerParams,
+    handler,
+  };
+}
 
 export class Server {
   readonly #model: ServerModel;
@@ -137,53 +167,54 @@ export class Server {
    * without a JSON Schema export, a duplicate name) throws here with a message naming it, not per call. With a
    * Standard Schema `inputSchema` the handler's arguments are typed as its output (and `structuredContent` as a
    * Standard Schema `outputSchema`'s input); with a JSON Schema they are a record, or what the handler's parameter
-   * is annotated with.
+   * is annotated with. Returns the registration: `remove()`, `update({...definition fields, handler})` (schemas
+   * recompiled, same checks), `disable()`/`enable()`; each tells clients the tool list changed.
    */
   tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(
     name: string,
     definition: D,
     handler: ToolHandler<Args, ToolStructuredFor<D>>,
-  ): this {
+  ): Registration<ToolUpdate> {
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
       throw new TypeError(`tool name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ - .`);
     }
-    if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
-    const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool '${name}': inputSchema`, 'input');
-    const output = definition.outputSchema === undefined ? undefined
-      : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
-    let headerParams;
-    try {
-      headerParams = headerParamsOf(input.json);
-    } catch (error) {
-      throw new TypeError(`tool '${name}': inputSchema: ${(error as Error).message}`, { cause: error });
-    }
-    this.#model.tools.add(name, {
-      name,
-      era: definition.era,
-      definition,
-      inputSchema: input.json,
-      outputSchema: output?.json,
-      parseInput: input.parse,
-      parseOutput: output?.parse,
-      headerParams,
-      handler: handler as unknown as ToolHandler<never>,
+    const entry = toolEntry(name, definition, handler as unknown as ToolHandler<never>);
+    return this.#model.tools.register(name, entry, (current, changes: ToolUpdate) => {
+      const { handler: next, ...fields } = changes;
+      return toolEntry(name, { ...current.definition, ...fields }, (next ?? current.handler) as ToolHandler<never>);
     });
-    return this;
   }
 
-  resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): this {
-    this.#model.resources.add(uri, { uri, era: definition.era, definition, handler });
-    return this;
+  /** Registers a resource at a fixed URI; returns its registration (remove, update, enable/disable). */
+  resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): Registration<ResourceUpdate> {
+    return this.#model.resources.register(uri, { uri, era: definition.era, definition, handler },
+      (current, { handler: next, ...fields }: ResourceUpdate) => {
+        const merged = { ...current.definition, ...fields };
+        return { uri, era: merged.era, definition: merged, handler: next ?? current.handler };
+      });
   }
 
-  resourceTemplate(uriTemplate: string, definition: ResourceTemplateDefinition, handler: ResourceTemplateHandler): this {
-    this.#model.templates.add(uriTemplate, { template: new UriTemplate(uriTemplate), era: definition.era, definition, handler });
-    return this;
+  /** Registers a resource template (RFC 6570); returns its registration (remove, update, enable/disable). */
+  resourceTemplate(
+    uriTemplate: string,
+    definition: ResourceTemplateDefinition,
+    handler: ResourceTemplateHandler,
+  ): Registration<ResourceTemplateUpdate> {
+    const template = new UriTemplate(uriTemplate);
+    return this.#model.templates.register(uriTemplate, { template, era: definition.era, definition, handler },
+      (current, { handler: next, ...fields }: ResourceTemplateUpdate) => {
+        const merged = { ...current.definition, ...fields };
+        return { template, era: merged.era, definition: merged, handler: next ?? current.handler };
+      });
   }
 
-  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): this {
-    this.#model.prompts.add(name, { name, era: definition.era, definition, handler });
-    return this;
+  /** Registers a prompt; returns its registration (remove, update, enable/disable). */
+  prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration<PromptUpdate> {
+    return this.#model.prompts.register(name, { name, era: definition.era, definition, handler },
+      (current, { handler: next, ...fields }: PromptUpdate) => {
+        const merged = { ...current.definition, ...fields };
+        return { name, era: merged.era, definition: merged, handler: next ?? current.handler };
+      });
   }
 
   /** Tells every initialized client that a list changed (registration does this by itself). */

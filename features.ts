@@ -111,13 +111,13 @@ export function shapeImplementation(info: Implementation, version: string): Shap
   return shaped;
 }
 
-/** What an era serves, from what is registered for it. */
+/** What an era serves, from what is registered for it (a disabled item counts: it is only hidden for a while). */
 export function servedFeatures(model: ServerModel, era: Era) {
-  const prompts = model.prompts.values(era);
-  const templates = model.templates.values(era);
+  const prompts = model.prompts.registered(era);
+  const templates = model.templates.registered(era);
   return {
-    tools: model.tools.values(era).length > 0,
-    resources: model.resources.values(era).length > 0 || templates.length > 0,
+    tools: model.tools.registered(era).length > 0,
+    resources: model.resources.registered(era).length > 0 || templates.length > 0,
     prompts: prompts.length > 0,
     completions: [...prompts, ...templates].some((entry) => entry.definition.complete !== undefined),
   };

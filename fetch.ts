@@ -13,6 +13,7 @@ import { KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
 
 /**
  * The options of the node:http adapter, with one different default: `sessions` is false, so 2025 requests are

@@ -3,6 +3,7 @@
 // 2026-07-28 POST ladder and the 2025 session path, all over the Reply interface. Only moves frames between HTTP
 // exchanges and connections; never answers a refusal with a session id.
 
+import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf, type AuthOptions } from './auth.ts';
 import type { Connection, Server } from './core.ts';
 import { hasClaim, readEnvelope } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
@@ -11,7 +12,7 @@ import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcRe
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
+import { LEGACY_VERSIONS, MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo } from './types.ts';
 
 export interface HttpOptions {
   /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
@@ -43,6 +44,15 @@ export interface HttpOptions {
    * `OPTIONS` is answered 204, allowing the MCP request headers. The Host check still applies.
    */
   cors?: { origins: string[] | '*'; maxAgeSeconds?: number };
+  /**
+   * OAuth 2.1 resource server: every MCP request (POST, GET, DELETE) needs `Authorization: Bearer <token>` accepted
+   * by `verifyToken`, else 401 (`WWW-Authenticate: Bearer resource_metadata="…"`, plus `error="invalid_token"` when a
+   * token was sent) or 403 `insufficient_scope`; the JSON-RPC body is error -32600 with id null. The RFC 9728 metadata
+   * is served to GET at `/.well-known/oauth-protected-resource` and its path-suffixed forms (Host check applies, the
+   * Origin check does not: it is a public document). Handlers see the identity as `ctx.auth`; a 2025 session belongs
+   * to the principal (issuer, subject, client) that created it: another one gets 404 Session not found.
+   */
+  auth?: AuthOptions;
 }
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -127,6 +137,40 @@ class CorsReply implements Reply {
   }
 }
 
+/** An exchange whose bearer token was verified: handlers of its requests see the identity as `ctx.auth`. */
+class AuthedReply implements Reply {
+  readonly #reply: Reply;
+  readonly auth: AuthInfo;
+  readonly http: HttpRequestInfo;
+
+  constructor(reply: Reply, auth: AuthInfo) {
+    this.#reply = reply;
+    this.auth = auth;
+    this.http = { ...(reply.http ?? { headers: reply.headers }) }; // its own object: the key ctx.auth is found by
+    attachAuth(this.http, auth);
+  }
+
+  get headers(): HeaderBag {
+    return this.#reply.headers;
+  }
+
+  get answered(): boolean {
+    return this.#reply.answered;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.#reply.send(status, body, headers);
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    return this.#reply.stream(headers);
+  }
+
+  onAbort(listener: () => void): void {
+    this.#reply.onAbort(listener);
+  }
+}
+
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
@@ -148,10 +192,18 @@ export class HttpCore {
   };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
   #streams = 0;
+  /** With `auth`: the metadata URL named in challenges, the paths the metadata is served at, each session's owner. */
+  readonly #metadataUrl: string | undefined;
+  readonly #metadataPaths: Set<string> | undefined;
+  readonly #owners = new WeakMap<Session, string>();
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
     this.#options = options;
+    if (options.auth !== undefined) {
+      this.#metadataUrl = options.auth.resourceMetadataUrl ?? metadataUrlOf(options.auth.resourceMetadata.resource);
+      this.#metadataPaths = metadataPaths(options.auth, options.path);
+    }
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
     this.#hosts = (options.allowedHosts ?? LOCAL_HOSTS).map((host) => host.toLowerCase());
     this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
@@ -203,6 +255,10 @@ export class HttpCore {
       reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
       return undefined;
     }
+    if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
+      reply.send(200, this.#options.auth!.resourceMetadata, { 'cache-control': 'max-age=3600' });
+      return undefined;
+    }
     if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
       reply.send(403, error(null, -32600, 'Forbidden: Origin is not allowed'));
       return undefined;
@@ -243,8 +299,70 @@ export class HttpCore {
     }
   }
 
+  /**
+   * Without `auth`: serves the exchange at once. With it: verifies the bearer token first, then serves the exchange
+   * as an AuthedReply, or refuses it with 401/403 and a `WWW-Authenticate` challenge.
+   */
+  #authorize(reply: Reply, serve: (reply: Reply) => void): void {
+    const auth = this.#options.auth;
+    if (auth === undefined) {
+      serve(reply);
+      return;
+    }
+    const required = auth.requiredScopes ?? [];
+    const refuse = (status: number, message: string, fields: { error?: string; description?: string; scope?: string[] }): void => {
+      reply.send(status, error(null, -32600, message), { 'www-authenticate': challenge(this.#metadataUrl!, fields) });
+    };
+    const token = bearerToken(reply.headers.authorization);
+    if (token === undefined) {
+      refuse(401, 'Unauthorized: a bearer token is required', { scope: required });
+      return;
+    }
+    const invalid = (): void => {
+      refuse(401, 'Unauthorized: the bearer token is not valid', { error: 'invalid_token', description: 'The access token is invalid or expired', scope: required });
+    };
+    let gone = false; // a client that leaves while its token is verified is not served (nothing would end its handler)
+    reply.onAbort(() => {
+      gone = true;
+    });
+    void (async () => {
+      let info: AuthInfo | undefined;
+      try {
+        info = await auth.verifyToken(token, reply.http ?? { headers: reply.headers });
+      } catch (failure) {
+        this.#server.logger.error('auth.verifyToken threw; the token is treated as invalid', failure);
+        invalid();
+        return;
+      }
+      if (gone) return;
+      if (typeof info !== 'object' || info === null || typeof info.subject !== 'string' ||
+        (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) {
+        invalid();
+        return;
+      }
+      const scopes = Array.isArray(info.scopes) ? info.scopes : [];
+      if (required.some((scope) => !scopes.includes(scope))) {
+        refuse(403, 'Forbidden: the bearer token lacks a required scope', {
+          error: 'insufficient_scope', description: `Required scopes: ${required.join(' ')}`, scope: required,
+        });
+        return;
+      }
+      serve(new AuthedReply(reply, info));
+    })();
+  }
+
+  /** Whether this exchange may use this session: with `auth`, only the principal that created it. */
+  #ownedBy(session: Session, reply: Reply): boolean {
+    const owner = this.#owners.get(session);
+    return owner === undefined || (reply instanceof AuthedReply && principalOf(reply.auth) === owner);
+  }
+
   /** A POST body that arrived whole (within the limit). */
   post(body: string, reply: Reply): void {
+    this.#authorize(reply, (authed) => this.#post(body, authed));
+  }
+
+  #post(body: string, reply: Reply): void {
     let value: unknown;
     try {
       value = JSON.parse(body);
@@ -252,11 +370,15 @@ export class HttpCore {
       reply.send(400, error(null, -32700, 'Parse error'));
       return;
     }
-    this.postParsed(value, reply);
+    this.#postParsed(value, reply);
   }
 
   /** A POST body a framework already parsed as JSON (e.g. express.json()). */
   postParsed(value: unknown, reply: Reply): void {
+    this.#authorize(reply, (authed) => this.#postParsed(value, authed));
+  }
+
+  #postParsed(value: unknown, reply: Reply): void {
     const versions = reply.headers['mcp-protocol-version'];
     if (Array.isArray(versions) && versions.length > 1) {
       reply.send(400, error(null, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
@@ -453,6 +575,7 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
+      if (reply instanceof AuthedReply) this.#owners.set(session, principalOf(reply.auth));
       // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14).
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
@@ -465,7 +588,7 @@ export class HttpCore {
       return;
     }
     const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended) {
+    if (session === undefined || session.ended || !this.#ownedBy(session, reply)) {
       reply.send(404, SESSION_NOT_FOUND);
       return;
     }
@@ -484,6 +607,10 @@ export class HttpCore {
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
+    this.#authorize(reply, (authed) => this.#sessionRequest(method, authed));
+  }
+
+  #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     if (method === 'GET' && !accepts(reply.headers, 'text/event-stream')) {
       reply.send(406, error(null, -32600, 'Not Acceptable: a GET stream needs Accept: text/event-stream'));
       return;
@@ -494,7 +621,7 @@ export class HttpCore {
       return;
     }
     const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended) {
+    if (session === undefined || session.ended || !this.#ownedBy(session, reply)) {
       reply.send(404, SESSION_NOT_FOUND);
       return;
     }

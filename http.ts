@@ -13,6 +13,7 @@ import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
 export { MemoryEventStore, type EventStore } from './sse.ts';
 export { MemorySessionStore, type SessionStore } from './sessions.ts';
 

@@ -2,11 +2,13 @@
 // capabilities, the connection's log threshold — and the shim that serves an `inputRequired(…)` answer to a 2025
 // client with real requests, re-running the handler with the answers. Owns no connection state of its own.
 
+import { authOf } from './auth.ts';
 import type { InboundRequest } from './dispatcher.ts';
 import { since } from './features.ts';
 import { InputRequired, requiredCapabilities, type InputRequest } from './input.ts';
 import {
   MissingCapabilityError,
+  type AuthInfo,
   type ClientCapabilities,
   type Context,
   type HttpRequestInfo,
@@ -103,6 +105,10 @@ class LegacyContext implements Context {
 
   get http(): HttpRequestInfo | undefined {
     return this.#request.http;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return authOf(this.#request.http);
   }
 
   get clientCapabilities(): ClientCapabilities {

@@ -3,6 +3,7 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
+import { authOf } from './auth.ts';
 import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
 import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
 import * as features from './features.ts';
@@ -12,6 +13,7 @@ import type { ListenStreams } from './subscriptions.ts';
 import {
   LOGGING_LEVELS,
   MODERN_VERSIONS,
+  type AuthInfo,
   type ClientCapabilities,
   type Context,
   type HttpRequestInfo,
@@ -178,6 +180,10 @@ class ModernContext implements Context {
 
   get http(): HttpRequestInfo | undefined {
     return this.#request.http;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return authOf(this.#request.http);
   }
 
   get clientCapabilities(): ClientCapabilities {

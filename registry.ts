@@ -54,10 +54,27 @@ export function decodeCursor(cursor: unknown, length: number): number {
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-/** Named items in registration order, paged by opaque cursors; an item may be restricted to one era. */
+interface Views<T> { legacy: T[]; modern: T[]; legacyAll: T[]; modernAll: T[] }
+
+/** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
+export interface Registration<Changes> {
+  /** Unregisters the item (a no-op once removed); clients are told the list changed. */
+  remove(): void;
+  /** Replaces the given definition fields (and the handler); the item keeps its place in listings. */
+  update(changes: Changes): void;
+  /** Lists and serves the item again after `disable()`. */
+  enable(): void;
+  /** Hides the item: neither listed nor callable (as unknown as a missing one) until `enable()`. */
+  disable(): void;
+  /** False while disabled, and after `remove()`. */
+  readonly enabled: boolean;
+}
+
+/** Named items in registration order, paged by opaque cursors; an item may be restricted to one era or disabled. */
 export class Registry<T extends { era: Era | undefined }> {
   readonly #items = new Map<string, T>();
-  #ordered: { legacy: T[]; modern: T[] } | undefined;
+  readonly #disabled = new Set<string>();
+  #ordered: Views<T> | undefined;
   readonly #onChange: () => void;
   readonly #kind: string;
 
@@ -66,36 +83,99 @@ export class Registry<T extends { era: Era | undefined }> {
     this.#onChange = onChange;
   }
 
-  /** The item under `key` if `era` serves it; an item of the other era is as unknown as a missing one. */
+  /** The item under `key` if `era` serves it; a disabled item or one of the other era is as unknown as a missing one. */
   get(key: string, era: Era): T | undefined {
     const item = this.#items.get(key);
-    return item === undefined || (item.era !== undefined && item.era !== era) ? undefined : item;
+    if (item === undefined || this.#disabled.has(key)) return undefined;
+    return item.era !== undefined && item.era !== era ? undefined : item;
   }
 
   add(key: string, item: T): void {
     if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
     this.#items.set(key, item);
-    this.#ordered = undefined;
-    this.#onChange();
+    this.#changed();
+  }
+
+  /**
+   * Adds `item` and returns its handle; `rebuild` makes the replacement for an update (it may throw, leaving the
+   * item as it was). A handle only ever acts on its own registration, never on a later one under the same key.
+   */
+  register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
+    this.add(key, item);
+    let current: T | undefined = item;
+    const disabled = this.#disabled;
+    const live = (action: string): T => {
+      if (current === undefined || this.#items.get(key) !== current) {
+        throw new Error(`cannot ${action} ${this.#kind} '${key}': it was removed`);
+      }
+      return current;
+    };
+    const setEnabled = (enabled: boolean) => {
+      live(enabled ? 'enable' : 'disable');
+      if (this.#disabled.has(key) !== enabled) return;
+      if (enabled) this.#disabled.delete(key);
+      else this.#disabled.add(key);
+      this.#changed();
+    };
+    return {
+      remove: () => {
+        if (current === undefined || this.#items.get(key) !== current) return;
+        current = undefined;
+        this.remove(key);
+      },
+      update: (changes: C) => {
+        const next = rebuild(live('update'), changes);
+        current = next;
+        this.#items.set(key, next); // an existing key keeps its position in a Map
+        this.#changed();
+      },
+      enable: () => setEnabled(true),
+      disable: () => setEnabled(false),
+      get enabled() {
+        return current !== undefined && !disabled.has(key);
+      },
+    };
   }
 
   remove(key: string): boolean {
     if (!this.#items.delete(key)) return false;
-    this.#ordered = undefined;
-    this.#onChange();
+    this.#disabled.delete(key);
+    this.#changed();
     return true;
   }
 
-  /** The items `era` serves, in registration order. */
+  #changed(): void {
+    this.#ordered = undefined;
+    this.#onChange();
+  }
+
+  /** The items registered for `era`, enabled or not (what decides the capabilities the server advertises). */
+  registered(era: Era): T[] {
+    return this.#views()[era === 'legacy' ? 'legacyAll' : 'modernAll'];
+  }
+
+  /** The enabled items `era` serves, in registration order. */
   values(era: Era): T[] {
+    return this.#views()[era];
+  }
+
+  #views(): Views<T> {
     if (this.#ordered === undefined) {
-      const all = [...this.#items.values()];
-      this.#ordered = {
-        legacy: all.filter((item) => item.era !== 'modern'),
-        modern: all.filter((item) => item.era !== 'legacy'),
-      };
+      const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [] };
+      for (const [key, item] of this.#items) {
+        const enabled = !this.#disabled.has(key);
+        if (item.era !== 'modern') {
+          views.legacyAll.push(item);
+          if (enabled) views.legacy.push(item);
+        }
+        if (item.era !== 'legacy') {
+          views.modernAll.push(item);
+          if (enabled) views.modern.push(item);
+        }
+      }
+      this.#ordered = views;
     }
-    return this.#ordered[era];
+    return this.#ordered;
   }
 
   page(cursor: unknown, pageSize: number, era: Era): Page<T> {

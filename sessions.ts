@@ -126,6 +126,8 @@ export class Session {
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
   #getStream: Stream | undefined;
+  /** GETs resuming another stream (a POST's that ended without its answer) while the standalone stream is open. */
+  readonly #resumed = new Set<Stream>();
   #ended = false;
 
   /**
@@ -153,7 +155,7 @@ export class Session {
 
   /** Whether anything of this session is still open (reaping waits for it). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || this.#getStream !== undefined;
+    return this.#exchanges.size > 0 || this.#getStream !== undefined || this.#resumed.size > 0;
   }
 
   #headers(): Record<string, string> | undefined {
@@ -278,22 +280,31 @@ export class Session {
     this.connection.receive(value, reply.http); // each request's handler sees the POST that carried it
   }
 
-  /** The standalone GET stream: one per session; `lastEventId` replays that stream's stored events first. */
+  /**
+   * The standalone GET stream: one per session; `lastEventId` replays that stream's stored events first. A GET whose
+   * `lastEventId` resumes another stream of the session (a POST's that ended without its answer, e.g. a cancelled
+   * request's: clients resume those) is not a second standalone stream: it replays that stream's events and stays
+   * open, carrying nothing more, until the client leaves or the session ends.
+   */
   async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
-    if (this.#getStream !== undefined) {
+    const conflict = (): void => {
       const message = 'Conflict: only one GET stream per session';
       reply.send(409, { jsonrpc: '2.0', id: null, error: { code: -32600, message } });
-      return;
-    }
-    this.lastActivity = Date.now();
+    };
     const store = this.eventStore;
+    if (this.#getStream !== undefined && (lastEventId === undefined || store === undefined)) return conflict();
+    this.lastActivity = Date.now();
     const replay = lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
-    if (this.#ended || this.#getStream !== undefined) {
-      reply.send(this.#ended ? 404 : 409, SESSION_NOT_FOUND);
-      return;
-    }
+    if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
+    const standalone = this.#getStream;
+    if (standalone !== undefined && (replay === undefined || replay.streamId === standalone.id)) return conflict();
     const stream = new Stream(open(reply), replay?.streamId);
     for (const event of replay?.events ?? []) stream.sink.send(formatEvent(event.data, event.id));
+    if (standalone !== undefined) {
+      this.#resumed.add(stream);
+      stream.sink.onClose(() => this.#resumed.delete(stream));
+      return;
+    }
     this.#getStream = stream;
     stream.sink.onClose(() => {
       if (this.#getStream === stream) this.#getStream = undefined;
@@ -313,6 +324,8 @@ export class Session {
     this.#exchanges.clear();
     this.#getStream?.close();
     this.#getStream = undefined;
+    for (const stream of this.#resumed) stream.close();
+    this.#resumed.clear();
     if (this.id !== undefined) void this.eventStore?.dropSession(this.id);
   }
 }

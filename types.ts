@@ -159,12 +159,26 @@ export interface HttpRequestInfo {
   readonly remoteAddress?: string;
 }
 
+/** Who a verified bearer token stands for (HttpOptions.auth.verifyToken's answer); handlers see it as `ctx.auth`. */
+export interface AuthInfo {
+  /** The principal (e.g. the token's `sub`). */
+  subject: string;
+  clientId?: string;
+  issuer?: string;
+  scopes: string[];
+  /** Expiry in seconds since the epoch; an expired token is refused as invalid. */
+  expiresAt?: number;
+  extra?: Record<string, unknown>;
+}
+
 /** What every handler receives besides its arguments. */
 export interface Context {
   readonly requestId: RequestId;
   readonly era: Era;
   /** The HTTP request that carried this request (for a 2025 session: the POST of this very request); undefined on stdio. */
   readonly http?: HttpRequestInfo;
+  /** The verified bearer token's identity when the HTTP endpoint requires authorization (HttpOptions.auth). */
+  readonly auth?: AuthInfo;
   /** Aborted when the client cancels the request or the connection ends. */
   readonly signal: AbortSignal;
   readonly protocolVersion: string;
@@ -203,6 +217,15 @@ export type ResourceTemplateHandler = (
 
 export type PromptHandler = (args: Record<string, string>, ctx: Context) =>
   GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
+
+/** What a tool registration's `update()` takes: definition fields to replace, and optionally a new handler. */
+export type ToolUpdate = Partial<ToolDefinition> & { handler?: ToolHandler<never, unknown> };
+/** What a resource registration's `update()` takes (the URI stays). */
+export type ResourceUpdate = Partial<ResourceDefinition> & { handler?: ResourceHandler };
+/** What a resource template registration's `update()` takes (the URI template stays). */
+export type ResourceTemplateUpdate = Partial<ResourceTemplateDefinition> & { handler?: ResourceTemplateHandler };
+/** What a prompt registration's `update()` takes (the name stays). */
+export type PromptUpdate = Partial<PromptDefinition> & { handler?: PromptHandler };
 
 /** What a 2025 client sent in `initialize`. */
 export interface InitializeParams {

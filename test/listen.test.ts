@@ -66,11 +66,12 @@ function text(value: string) {
 
 /** A server serving tools, prompts and resources (test://a, test://b) in both eras. */
 function fullServer(options: ServerOptions = {}): Server {
-  return createServer(INFO, options)
-    .tool('echo', { description: 'Echo' }, () => text('echo'))
-    .prompt('greeting', { description: 'A greeting' }, () => ({ messages: [] }))
-    .resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'a' }] }))
-    .resource('test://b', { name: 'b' }, (uri) => ({ contents: [{ uri, text: 'b' }] }));
+  const server = createServer(INFO, options);
+  server.tool('echo', { description: 'Echo' }, () => text('echo'));
+  server.prompt('greeting', { description: 'A greeting' }, () => ({ messages: [] }));
+  server.resource('test://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'a' }] }));
+  server.resource('test://b', { name: 'b' }, (uri) => ({ contents: [{ uri, text: 'b' }] }));
+  return server;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -238,7 +239,8 @@ test('the ack is the first frame for the listen and echoes exactly the requested
 });
 
 test('the ack is narrowed by the server: no prompts or resources served → those keys are dropped', T, async () => {
-  const server = createServer(INFO).tool('echo', {}, () => text('echo'));
+  const server = createServer(INFO);
+  server.tool('echo', {}, () => text('echo'));
   const client = new WireClient(server);
   await openListen(client, 'sub', {
     toolsListChanged: true,
@@ -256,7 +258,8 @@ test('the ack is narrowed by the server: no prompts or resources served → thos
 });
 
 test('a server without tools drops toolsListChanged from the ack', T, async () => {
-  const server = createServer(INFO).prompt('greeting', {}, () => ({ messages: [] }));
+  const server = createServer(INFO);
+  server.prompt('greeting', {}, () => ({ messages: [] }));
   const client = new WireClient(server);
   await openListen(client, 7, { toolsListChanged: true, promptsListChanged: true }, { promptsListChanged: true });
   server.notifyListChanged('tools');
@@ -709,7 +712,8 @@ test('a listen with nothing buffered ends at EOF with its final result carrying 
 test('EOF: the listen ends at once, and a running tools/call still gets its progress and result during the drain', T, async () => {
   const started = deferred();
   const finish = deferred();
-  const server = fullServer().tool('slow', {}, async (_args, ctx) => {
+  const server = fullServer();
+  server.tool('slow', {}, async (_args, ctx) => {
     started.resolve();
     await finish.promise;
     ctx.progress(1, 1, 'almost');
