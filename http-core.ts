@@ -1,18 +1,19 @@
-// The transport-neutral core of Streamable HTTP for both eras on one endpoint: security checks (Host, Origin),
+// The transport-neutral core of Streamable HTTP for both eras on one endpoint: behind the guard (http-guard.ts),
 // body-primary era classification with the MCP-Protocol-Version header as a cross-check, the sessionless
 // 2026-07-28 POST ladder and the 2025 session path, all over the Reply interface. Only moves frames between HTTP
 // exchanges and connections; never answers a refusal with a session id.
 
-import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf, type AuthOptions } from './auth.ts';
+import type { AuthOptions } from './auth.ts';
 import type { Connection, Server } from './core.ts';
 import { hasClaim, readEnvelope } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
+import { HttpGuard, error, single } from './http-guard.ts';
 import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
 import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
-import { LEGACY_VERSIONS, MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo } from './types.ts';
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
 export interface HttpOptions {
   /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
@@ -55,26 +56,7 @@ export interface HttpOptions {
   auth?: AuthOptions;
 }
 
-const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-/** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */
-const CORS_REQUEST_HEADERS = [
-  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id',
-];
-const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const STATELESS_VERSION = '2025-03-26';
-
-function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
-  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
-}
-
-function single(headers: HeaderBag, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function hostnameOf(host: string): string {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-}
 
 /** Media ranges of `Accept` (wildcards honoured). */
 function accepts(headers: HeaderBag, type: 'application/json' | 'text/event-stream'): boolean {
@@ -87,88 +69,8 @@ function accepts(headers: HeaderBag, type: 'application/json' | 'text/event-stre
   });
 }
 
-/** The answer to an allowed preflight: methods, the MCP request headers plus the Mcp-Param-* it asks for, max age. */
-function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<string, string> {
-  const asked = (single(headers, 'access-control-request-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
-  const params = asked.filter((name) => PARAM_HEADER.test(name));
-  return {
-    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-    'access-control-allow-headers': [...CORS_REQUEST_HEADERS, ...new Set(params)].join(', '),
-    'access-control-max-age': String(maxAgeSeconds),
-  };
-}
-
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
-}
-
-/** An exchange with an allowed cross-origin caller: every answer carries the CORS response headers. */
-class CorsReply implements Reply {
-  readonly #reply: Reply;
-  readonly #cors: Record<string, string>;
-
-  constructor(reply: Reply, origin: string) {
-    this.#reply = reply;
-    this.#cors = { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'Mcp-Session-Id', vary: 'Origin' };
-  }
-
-  get headers(): HeaderBag {
-    return this.#reply.headers;
-  }
-
-  get answered(): boolean {
-    return this.#reply.answered;
-  }
-
-  get http(): Reply['http'] {
-    return this.#reply.http;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.#reply.send(status, body, { ...headers, ...this.#cors });
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.#reply.stream({ ...headers, ...this.#cors });
-  }
-
-  onAbort(listener: () => void): void {
-    this.#reply.onAbort(listener);
-  }
-}
-
-/** An exchange whose bearer token was verified: handlers of its requests see the identity as `ctx.auth`. */
-class AuthedReply implements Reply {
-  readonly #reply: Reply;
-  readonly auth: AuthInfo;
-  readonly http: HttpRequestInfo;
-
-  constructor(reply: Reply, auth: AuthInfo) {
-    this.#reply = reply;
-    this.auth = auth;
-    this.http = { ...(reply.http ?? { headers: reply.headers }) }; // its own object: the key ctx.auth is found by
-    attachAuth(this.http, auth);
-  }
-
-  get headers(): HeaderBag {
-    return this.#reply.headers;
-  }
-
-  get answered(): boolean {
-    return this.#reply.answered;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.#reply.send(status, body, headers);
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.#reply.stream(headers);
-  }
-
-  onAbort(listener: () => void): void {
-    this.#reply.onAbort(listener);
-  }
 }
 
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
@@ -178,7 +80,6 @@ export class HttpCore {
   readonly #sessions: SessionStore;
   readonly #eventStore: EventStore | undefined;
   /** Each running modern exchange's connection, with the way to end its HTTP response when the core closes. */
-  readonly #hosts: string[];
   readonly #modern = new Map<Connection, () => void>();
   readonly #registry = {
     add: (session: Session): string => {
@@ -192,20 +93,13 @@ export class HttpCore {
   };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
   #streams = 0;
-  /** With `auth`: the metadata URL named in challenges, the paths the metadata is served at, each session's owner. */
-  readonly #metadataUrl: string | undefined;
-  readonly #metadataPaths: Set<string> | undefined;
-  readonly #owners = new WeakMap<Session, string>();
+  readonly #guard: HttpGuard;
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
     this.#options = options;
-    if (options.auth !== undefined) {
-      this.#metadataUrl = options.auth.resourceMetadataUrl ?? metadataUrlOf(options.auth.resourceMetadata.resource);
-      this.#metadataPaths = metadataPaths(options.auth, options.path);
-    }
+    this.#guard = new HttpGuard(options, server.logger);
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
-    this.#hosts = (options.allowedHosts ?? LOCAL_HOSTS).map((host) => host.toLowerCase());
     this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -230,6 +124,14 @@ export class HttpCore {
     if (session.id !== undefined) this.#sessions.delete(session.id);
   }
 
+  /**
+   * Header-only checks and a CORS preflight (http-guard.ts). Returns the reply to serve the exchange with, or
+   * undefined when it was answered.
+   */
+  admit(method: string, path: string, exchange: Reply): Reply | undefined {
+    return this.#guard.admit(method, path, exchange);
+  }
+
   /** Ends every session and modern exchange this core holds. */
   close(): void {
     clearInterval(this.#reaper);
@@ -239,127 +141,9 @@ export class HttpCore {
     this.#modern.clear();
   }
 
-  /**
-   * Checks that need only the request line and headers, and answers a CORS preflight. Returns the reply to serve
-   * the exchange with (it adds the CORS headers for an allowed cross-origin caller), or undefined when answered.
-   */
-  admit(method: string, path: string, exchange: Reply): Reply | undefined {
-    const { headers } = exchange;
-    const hosts = this.#hosts;
-    const origin = single(headers, 'origin');
-    const cors = this.#options.cors;
-    const corsAllowed = origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
-    const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
-    const host = single(headers, 'host');
-    if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
-      reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
-      return undefined;
-    }
-    if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
-      reply.send(200, this.#options.auth!.resourceMetadata, { 'cache-control': 'max-age=3600' });
-      return undefined;
-    }
-    if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
-      reply.send(403, error(null, -32600, 'Forbidden: Origin is not allowed'));
-      return undefined;
-    }
-    if (this.#options.path !== undefined && path !== this.#options.path) {
-      reply.send(404, error(null, -32600, 'Not Found'));
-      return undefined;
-    }
-    if (method === 'OPTIONS' && cors !== undefined) {
-      reply.send(204, undefined, corsAllowed ? preflightHeaders(headers, cors.maxAgeSeconds ?? 600) : {});
-      return undefined;
-    }
-    const sessions = this.#options.sessions !== false;
-    const header = single(headers, 'mcp-protocol-version');
-    const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
-    const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
-    if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
-      reply.send(405, error(null, -32600, `Method Not Allowed: ${method}`), { allow });
-      return undefined;
-    }
-    if (method === 'POST') {
-      const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') {
-        reply.send(415, error(null, -32600, 'Unsupported Media Type: Content-Type must be application/json'));
-        return undefined;
-      }
-    }
-    return reply;
-  }
-
-  #originAllowed(origin: string, hosts: string[]): boolean {
-    if (this.#options.allowedOrigins?.includes(origin) === true) return true;
-    try {
-      const url = new URL(origin);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && hosts.includes(url.hostname);
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * Without `auth`: serves the exchange at once. With it: verifies the bearer token first, then serves the exchange
-   * as an AuthedReply, or refuses it with 401/403 and a `WWW-Authenticate` challenge.
-   */
-  #authorize(reply: Reply, serve: (reply: Reply) => void): void {
-    const auth = this.#options.auth;
-    if (auth === undefined) {
-      serve(reply);
-      return;
-    }
-    const required = auth.requiredScopes ?? [];
-    const refuse = (status: number, message: string, fields: { error?: string; description?: string; scope?: string[] }): void => {
-      reply.send(status, error(null, -32600, message), { 'www-authenticate': challenge(this.#metadataUrl!, fields) });
-    };
-    const token = bearerToken(reply.headers.authorization);
-    if (token === undefined) {
-      refuse(401, 'Unauthorized: a bearer token is required', { scope: required });
-      return;
-    }
-    const invalid = (): void => {
-      refuse(401, 'Unauthorized: the bearer token is not valid', { error: 'invalid_token', description: 'The access token is invalid or expired', scope: required });
-    };
-    let gone = false; // a client that leaves while its token is verified is not served (nothing would end its handler)
-    reply.onAbort(() => {
-      gone = true;
-    });
-    void (async () => {
-      let info: AuthInfo | undefined;
-      try {
-        info = await auth.verifyToken(token, reply.http ?? { headers: reply.headers });
-      } catch (failure) {
-        this.#server.logger.error('auth.verifyToken threw; the token is treated as invalid', failure);
-        invalid();
-        return;
-      }
-      if (gone) return;
-      if (typeof info !== 'object' || info === null || typeof info.subject !== 'string' ||
-        (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) {
-        invalid();
-        return;
-      }
-      const scopes = Array.isArray(info.scopes) ? info.scopes : [];
-      if (required.some((scope) => !scopes.includes(scope))) {
-        refuse(403, 'Forbidden: the bearer token lacks a required scope', {
-          error: 'insufficient_scope', description: `Required scopes: ${required.join(' ')}`, scope: required,
-        });
-        return;
-      }
-      serve(new AuthedReply(reply, info));
-    })();
-  }
-
-  /** Whether this exchange may use this session: with `auth`, only the principal that created it. */
-  #ownedBy(session: Session, reply: Reply): boolean {
-    const owner = this.#owners.get(session);
-    return owner === undefined || (reply instanceof AuthedReply && principalOf(reply.auth) === owner);
-  }
-
   /** A POST body that arrived whole (within the limit). */
   post(body: string, reply: Reply): void {
-    this.#authorize(reply, (authed) => this.#post(body, authed));
+    this.#guard.authorize(reply, (authed) => this.#post(body, authed));
   }
 
   #post(body: string, reply: Reply): void {
@@ -375,7 +159,7 @@ export class HttpCore {
 
   /** A POST body a framework already parsed as JSON (e.g. express.json()). */
   postParsed(value: unknown, reply: Reply): void {
-    this.#authorize(reply, (authed) => this.#postParsed(value, authed));
+    this.#guard.authorize(reply, (authed) => this.#postParsed(value, authed));
   }
 
   #postParsed(value: unknown, reply: Reply): void {
@@ -575,7 +359,7 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
-      if (reply instanceof AuthedReply) this.#owners.set(session, principalOf(reply.auth));
+      this.#guard.own(session, reply);
       // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14).
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
@@ -588,7 +372,7 @@ export class HttpCore {
       return;
     }
     const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended || !this.#ownedBy(session, reply)) {
+    if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) {
       reply.send(404, SESSION_NOT_FOUND);
       return;
     }
@@ -607,7 +391,7 @@ export class HttpCore {
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
-    this.#authorize(reply, (authed) => this.#sessionRequest(method, authed));
+    this.#guard.authorize(reply, (authed) => this.#sessionRequest(method, authed));
   }
 
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
@@ -621,7 +405,7 @@ export class HttpCore {
       return;
     }
     const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended || !this.#ownedBy(session, reply)) {
+    if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) {
       reply.send(404, SESSION_NOT_FOUND);
       return;
     }
