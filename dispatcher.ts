@@ -17,7 +17,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
-import type { HttpRequestInfo } from './types.ts';
+import type { HttpRequestInfo, TraceContext } from './types.ts';
 
 export type ProgressToken = string | number;
 
@@ -91,6 +91,8 @@ function endReason(state: RequestState): DOMException {
 const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** One inbound request while the server works on it: its signal, progress and related notifications. */
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+
 export class InboundRequest {
   readonly id: RequestId;
   readonly method: string;
@@ -114,6 +116,18 @@ export class InboundRequest {
     const meta = this.params._meta;
     const token = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /** The W3C trace keys of `params._meta` (string values only), or undefined when there are none. */
+  get trace(): TraceContext | undefined {
+    const meta = this.params._meta;
+    if (typeof meta !== 'object' || meta === null) return undefined;
+    let trace: TraceContext | undefined;
+    for (const key of TRACE_KEYS) {
+      const value = (meta as Record<string, unknown>)[key];
+      if (typeof value === 'string') (trace ??= {})[key] = value;
+    }
+    return trace;
   }
 
   /** Created on first use: most requests never look at it. Aborted once the request is over, however it ended. */

@@ -12,6 +12,7 @@ import {
   type ClientCapabilities,
   type Context,
   type HttpRequestInfo,
+  type TraceContext,
   type Implementation,
   type LoggingLevel,
   type RequestOptions,
@@ -117,6 +118,10 @@ class LegacyContext implements Context {
 
   get clientInfo(): Implementation | undefined {
     return this.#lifecycle.clientInfo;
+  }
+
+  get trace(): TraceContext | undefined {
+    return this.#request.trace;
   }
 
   progress(progress: number, total?: number, message?: string): void {

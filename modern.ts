@@ -17,6 +17,7 @@ import {
   type ClientCapabilities,
   type Context,
   type HttpRequestInfo,
+  type TraceContext,
   type Implementation,
   type LoggingLevel,
 } from './types.ts';
@@ -192,6 +193,10 @@ class ModernContext implements Context {
 
   get clientInfo(): Implementation | undefined {
     return this.#envelope.clientInfo;
+  }
+
+  get trace(): TraceContext | undefined {
+    return this.#request.trace;
   }
 
   progress(progress: number, total?: number, message?: string): void {

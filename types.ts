@@ -171,6 +171,13 @@ export interface AuthInfo {
   extra?: Record<string, unknown>;
 }
 
+/** W3C Trace Context (`traceparent`, `tracestate`) and Baggage (`baggage`) keys read from a request's `_meta`. */
+export interface TraceContext {
+  traceparent?: string;
+  tracestate?: string;
+  baggage?: string;
+}
+
 /** What every handler receives besides its arguments. */
 export interface Context {
   readonly requestId: RequestId;
@@ -181,6 +188,8 @@ export interface Context {
   readonly auth?: AuthInfo;
   /** Aborted when the client cancels the request or the connection ends. */
   readonly signal: AbortSignal;
+  /** The W3C trace keys the request carried in `params._meta` (string values only); undefined when it carried none. */
+  readonly trace?: TraceContext;
   readonly protocolVersion: string;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
