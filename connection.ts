@@ -2,7 +2,7 @@
 // era router with both lifecycles behind it, listen streams, and the subscription to server changes. Owns the
 // release of everything the connection holds on every exit path; never reaches into another connection.
 
-import { Dispatcher, type DispatcherHooks, type InboundRequest, type Logger } from './dispatcher.ts';
+import { Dispatcher, type DispatcherHooks, type InboundRequest } from './dispatcher.ts';
 import { EraRouter, type EraState } from './era.ts';
 import { LegacyLifecycle } from './handshake.ts';
 import type { RequestStateSealer } from './input.ts';
@@ -18,7 +18,7 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
-import type { HttpRequestInfo } from './types.ts';
+import type { HttpRequestInfo, Logger } from './types.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 

@@ -5,12 +5,12 @@
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './connection.ts';
 import { headerParamsOf } from './http-headers.ts';
 import { RequestStateSealer } from './input.ts';
-import { stderrLogger, type Logger } from './dispatcher.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
 import { ChangeHub, Registry, type Registration } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
 import type {
   Implementation,
+  Logger,
   InitializeHook,
   PromptDefinition,
   PromptHandler,
@@ -30,7 +30,6 @@ import { UriTemplate } from './uri-template.ts';
 export * from './types.ts';
 export { ProtocolError, ErrorCode } from './jsonrpc.ts';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
-export type { Logger } from './dispatcher.ts';
 export { OutboundRequestError } from './dispatcher.ts';
 export { InputRequired, inputRequired, elicitInput, sampleInput, listRootsInput, type InputRequest } from './input.ts';
 export { missingCapability } from './modern.ts';
@@ -78,6 +77,17 @@ export interface ServerOptions {
   /** Where the core reports handler failures and dropped frames (default: stderr). */
   logger?: Logger;
 }
+
+/** The default logger: one line per report on stderr, stack included. */
+const stderrLogger: Logger = {
+  error(message, error) {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`[mcp-core] ${message}${error === undefined ? '' : `: ${detail}`}\n`);
+  },
+  warn(message) {
+    process.stderr.write(`[mcp-core] ${message}\n`);
+  },
+};
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });

@@ -17,27 +17,9 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
-import type { HttpRequestInfo, TraceContext } from './types.ts';
+import type { HttpRequestInfo, Logger, TraceContext } from './types.ts';
 
 export type ProgressToken = string | number;
-
-export interface Logger {
-  error(message: string, error?: unknown): void;
-  warn(message: string): void;
-}
-
-export const stderrLogger: Logger = {
-  error(message, error) {
-    process.stderr.write(`[mcp-core] ${message}${error === undefined ? '' : `: ${describe(error)}`}\n`);
-  },
-  warn(message) {
-    process.stderr.write(`[mcp-core] ${message}\n`);
-  },
-};
-
-function describe(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
 
 export interface OutboundOptions {
   /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */

@@ -3,7 +3,7 @@
 // The era is decided by the first request that is not a probe, on arrival, before any handler runs; an enveloped
 // server/discover probe and a refused modern-removed method decide nothing. Never consults handler outcomes.
 
-import type { Dispatcher, DispatcherHooks, InboundRequest, Logger } from './dispatcher.ts';
+import type { Dispatcher, DispatcherHooks, InboundRequest } from './dispatcher.ts';
 import {
   ErrorCode,
   ProtocolError,
@@ -13,7 +13,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcResponse,
 } from './jsonrpc.ts';
-import { LOGGING_LEVELS, MODERN_VERSIONS, type ClientCapabilities, type Implementation, type LoggingLevel } from './types.ts';
+import { LOGGING_LEVELS, MODERN_VERSIONS, type ClientCapabilities, type Implementation, type Logger, type LoggingLevel } from './types.ts';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';

@@ -3,7 +3,6 @@
 // Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
 
 import { ErrorCode, ProtocolError, invalidParams } from './jsonrpc.ts';
-import type { Logger } from './dispatcher.ts';
 import { Registry, type ChangeHub } from './registry.ts';
 import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
@@ -20,6 +19,7 @@ import {
   type GetPromptResult,
   type Implementation,
   type InitializeHook,
+  type Logger,
   type PromptDefinition,
   type PromptHandler,
   type ReadResourceResult,

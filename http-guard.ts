@@ -3,12 +3,11 @@
 // principal owns a 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
 import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf } from './auth.ts';
-import type { Logger } from './dispatcher.ts';
 import type { HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { RequestId } from './jsonrpc.ts';
 import type { EventSink, Reply, Session } from './sessions.ts';
-import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo } from './types.ts';
+import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 /** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */

@@ -5,11 +5,11 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
-import { NO_BACK_CHANNEL, type Logger } from './dispatcher.ts';
+import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
-import type { HttpRequestInfo } from './types.ts';
+import type { HttpRequestInfo, Logger } from './types.ts';
 
 /** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
 export interface Reply {

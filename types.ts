@@ -253,6 +253,12 @@ export type InitializeHook = (
   ctx: { signal: AbortSignal; requestId: RequestId; protocolVersion: string },
 ) => void | Promise<void>;
 
+/** Where the core reports handler failures and dropped frames; never stdout (stderr by default). */
+export interface Logger {
+  error(message: string, error?: unknown): void;
+  warn(message: string): void;
+}
+
 /** Thrown by a tool to report a failure whose message the model should see (an in-band `isError` result). */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
