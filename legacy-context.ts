@@ -2,17 +2,14 @@
 // capabilities, the connection's log threshold — and the shim that serves an `inputRequired(…)` answer to a 2025
 // client with real requests, re-running the handler with the answers. Owns no connection state of its own.
 
-import { authOf } from './auth.ts';
+import { RequestContext } from './context.ts';
 import type { InboundRequest } from './dispatcher.ts';
 import { since } from './features.ts';
 import { InputRequired, requiredCapabilities, type InputRequest } from './input.ts';
 import {
   MissingCapabilityError,
-  type AuthInfo,
   type ClientCapabilities,
   type Context,
-  type HttpRequestInfo,
-  type TraceContext,
   type Implementation,
   type LoggingLevel,
   type RequestOptions,
@@ -79,37 +76,20 @@ export class InputRoundError extends Error {
 }
 
 /** The handler context on a legacy connection: real server→client requests, connection-level log threshold. */
-class LegacyContext implements Context {
+class LegacyContext extends RequestContext implements Context {
   inputResponses: Record<string, Record<string, unknown>> | undefined;
   requestState: unknown;
   readonly #lifecycle: LegacyState;
-  readonly #request: InboundRequest;
 
   constructor(lifecycle: LegacyState, request: InboundRequest) {
+    super(request);
     this.#lifecycle = lifecycle;
-    this.#request = request;
   }
 
   readonly era = 'legacy';
 
-  get requestId() {
-    return this.#request.id;
-  }
-
-  get signal(): AbortSignal {
-    return this.#request.signal;
-  }
-
   get protocolVersion(): string {
     return this.#lifecycle.version;
-  }
-
-  get http(): HttpRequestInfo | undefined {
-    return this.#request.http;
-  }
-
-  get auth(): AuthInfo | undefined {
-    return authOf(this.#request.http);
   }
 
   get clientCapabilities(): ClientCapabilities {
@@ -120,30 +100,26 @@ class LegacyContext implements Context {
     return this.#lifecycle.clientInfo;
   }
 
-  get trace(): TraceContext | undefined {
-    return this.#request.trace;
-  }
-
   progress(progress: number, total?: number, message?: string): void {
     // `message` joined progress notifications in 2025-03-26.
-    this.#request.progress(progress, total, since(this.#lifecycle.version, '2025-03-26') ? message : undefined);
+    this.request.progress(progress, total, since(this.#lifecycle.version, '2025-03-26') ? message : undefined);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (!this.#lifecycle.passesLogLevel(level)) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.#request.notify('notifications/message', params);
+    this.request.notify('notifications/message', params);
   }
 
   #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
     // No back-channel is the answer whatever the capabilities (a stateless client declares none): pitfalls P29.
-    const refusal = this.#request.refusal(method);
+    const refusal = this.request.refusal(method);
     if (refusal !== undefined) return Promise.reject(refusal);
     if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {
       return Promise.reject(new MissingCapabilityError(String(capability), method));
     }
-    return this.#request.request(method, params, options);
+    return this.request.request(method, params, options);
   }
 
   elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {

@@ -3,7 +3,7 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
-import { authOf } from './auth.ts';
+import { RequestContext } from './context.ts';
 import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
 import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
 import * as features from './features.ts';
@@ -13,11 +13,8 @@ import type { ListenStreams } from './subscriptions.ts';
 import {
   LOGGING_LEVELS,
   MODERN_VERSIONS,
-  type AuthInfo,
   type ClientCapabilities,
   type Context,
-  type HttpRequestInfo,
-  type TraceContext,
   type Implementation,
   type LoggingLevel,
 } from './types.ts';
@@ -152,39 +149,22 @@ export function missingCapability(requiredCapabilities: ClientCapabilities): Pro
 
 
 /** The handler context of one modern request: its own envelope, no connection state, no outbound requests. */
-class ModernContext implements Context {
+class ModernContext extends RequestContext implements Context {
   readonly era = 'modern';
   inputResponses: Record<string, Record<string, unknown>> | undefined;
   requestState: unknown;
-  readonly #request: InboundRequest;
   readonly #envelope: Envelope;
   readonly #logThreshold: number;
 
   constructor(request: InboundRequest, envelope: Envelope, logging: boolean) {
-    this.#request = request;
+    super(request);
     this.#envelope = envelope;
     // Logging is opt-in per request: without the envelope's logLevel nothing is ever sent.
     this.#logThreshold = logging && envelope.logLevel !== undefined ? LOGGING_LEVELS.indexOf(envelope.logLevel) : Infinity;
   }
 
-  get requestId() {
-    return this.#request.id;
-  }
-
-  get signal(): AbortSignal {
-    return this.#request.signal;
-  }
-
   get protocolVersion(): string {
     return this.#envelope.protocolVersion;
-  }
-
-  get http(): HttpRequestInfo | undefined {
-    return this.#request.http;
-  }
-
-  get auth(): AuthInfo | undefined {
-    return authOf(this.#request.http);
   }
 
   get clientCapabilities(): ClientCapabilities {
@@ -195,19 +175,15 @@ class ModernContext implements Context {
     return this.#envelope.clientInfo;
   }
 
-  get trace(): TraceContext | undefined {
-    return this.#request.trace;
-  }
-
   progress(progress: number, total?: number, message?: string): void {
-    this.#request.progress(progress, total, message);
+    this.request.progress(progress, total, message);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (LOGGING_LEVELS.indexOf(level) < this.#logThreshold) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.#request.notify('notifications/message', params);
+    this.request.notify('notifications/message', params);
   }
 
   #refuse(method: string): Promise<never> {
