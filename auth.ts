@@ -37,6 +37,7 @@ export interface AuthOptions {
   resourceMetadataUrl?: string;
 }
 
+/** The well-known path segment of OAuth 2.0 Protected Resource Metadata (RFC 9728). */
 export const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
 /** The RFC 9728 §3.1 metadata URL of a resource: the well-known segment goes between the host and the path. */
@@ -84,10 +85,12 @@ export function principalOf(auth: AuthInfo): string {
 /** The verified identity behind an HTTP request info object (set by the HTTP core, read by contexts as `ctx.auth`). */
 const verified = new WeakMap<HttpRequestInfo, AuthInfo>();
 
+/** Records the verified identity behind an HTTP request (done by the HTTP core after token verification). */
 export function attachAuth(http: HttpRequestInfo, auth: AuthInfo): void {
   verified.set(http, auth);
 }
 
+/** The verified identity recorded for an HTTP request, if any (what handlers see as `ctx.auth`). */
 export function authOf(http: HttpRequestInfo | undefined): AuthInfo | undefined {
   return http === undefined ? undefined : verified.get(http);
 }

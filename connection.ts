@@ -31,6 +31,7 @@ export interface ConnectionSettings extends ListenLimits {
   sealer: RequestStateSealer;
 }
 
+/** What a transport gives `server.connect()`: how to send frames, and what it knows about its context. */
 export interface ConnectionOptions {
   /**
    * Writes one frame (or a batch answer) to the peer; `related` is the id of the inbound request a notification or
@@ -53,6 +54,7 @@ export interface ConnectionOptions {
   http?: HttpRequestInfo;
 }
 
+/** One client connection (a stdio process, a 2025 session, a modern HTTP request): frames in, frames out. */
 export class Connection {
   readonly #dispatcher: Dispatcher;
   readonly #legacy: LegacyLifecycle;

@@ -28,6 +28,8 @@ import type {
 import { UriTemplate } from './uri-template.ts';
 
 export * from './types.ts';
+export type * from './protocol.ts';
+export type * from './protocol-methods.ts';
 export { ProtocolError, ErrorCode } from './jsonrpc.ts';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
 export { OutboundRequestError } from './dispatcher.ts';
@@ -41,6 +43,7 @@ export type {
 export type { Connection, ConnectionOptions } from './connection.ts';
 export type { Registration } from './registry.ts';
 
+/** Options of createServer(): limits, defaults and hooks shared by every connection of the server. */
 export interface ServerOptions {
   /** Sent to clients in the initialize result. */
   instructions?: string;
@@ -117,6 +120,7 @@ function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandle
   };
 }
 
+/** An MCP server: its tools, resources, templates and prompts, served on the connections transports open. */
 export class Server {
   readonly #model: ServerModel;
   readonly #connectionSettings: ConnectionSettings;
@@ -243,6 +247,7 @@ export class Server {
   }
 }
 
+/** Creates a server named by `info`; serve it with serveStdio, createHttpHandler or createFetchHandler. */
 export function createServer(info: Implementation, options?: ServerOptions): Server {
   return new Server(info, options);
 }

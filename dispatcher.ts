@@ -19,14 +19,17 @@ import {
 } from './jsonrpc.ts';
 import type { HttpRequestInfo, Logger, TraceContext } from './types.ts';
 
+/** A request's `_meta.progressToken`: a string or an integer. */
 export type ProgressToken = string | number;
 
+/** Options of one server→client request: cancellation signal and timeout. */
 export interface OutboundOptions {
   /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */
   signal?: AbortSignal;
   timeoutMs?: number;
 }
 
+/** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
   /** Serves one admitted request. Returns its result (or a promise); throws a ProtocolError for a wire error. */
   onRequest(request: InboundRequest): unknown;
@@ -40,6 +43,7 @@ export interface DispatcherHooks {
   onStrayResponse?(message: JsonRpcResponse): void;
 }
 
+/** How a dispatcher writes frames, its hooks, and its limits. */
 export interface DispatcherOptions {
   /**
    * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
@@ -75,6 +79,7 @@ const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string
 /** One inbound request while the server works on it: its signal, progress and related notifications. */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
 
+/** One inbound request in the in-flight table: its id, method, params, progress token and cancellation. */
 export class InboundRequest {
   readonly id: RequestId;
   readonly method: string;
@@ -177,6 +182,7 @@ export class OutboundRequestError extends Error {
   }
 }
 
+/** The JSON-RPC engine of one connection: in-flight table, cancellation, progress, batches and outbound requests. */
 export class Dispatcher {
   readonly #options: DispatcherOptions;
   readonly #inFlight = new Map<RequestId, InboundRequest>();

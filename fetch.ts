@@ -27,6 +27,7 @@ export interface FetchRequestInfo {
   remoteAddress?: string;
 }
 
+/** The MCP endpoint as a Fetch API handler (Request in, Response out) for Deno, Bun and edge runtimes. */
 export interface FetchHandler {
   /** Serves one request; `info.remoteAddress` reaches handlers as `ctx.http.remoteAddress`. */
   (request: Request, info?: FetchRequestInfo): Promise<Response>;

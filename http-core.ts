@@ -15,6 +15,7 @@ import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type Even
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
+/** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions {
   /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
   path?: string;

@@ -65,6 +65,7 @@ class NodeReply implements Reply {
   }
 }
 
+/** The node:http request handler createHttpHandler() returns (usable as express middleware too). */
 export interface HttpHandler {
   /**
    * Serves one exchange. A body a framework already read is used instead of the request stream: `body` when given
@@ -164,6 +165,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<string | und
   });
 }
 
+/** Options of serveHttp(): the handler options plus where to listen. */
 export interface ServeHttpOptions extends HttpOptions {
   /** Default 3000; 0 picks a free port. */
   port?: number;
@@ -171,6 +173,7 @@ export interface ServeHttpOptions extends HttpOptions {
   host?: string;
 }
 
+/** A listening HTTP server returned by serveHttp(): its endpoint URL, the node server and the handler. */
 export interface HttpServer {
   readonly url: string;
   readonly httpServer: NodeServer;

@@ -48,18 +48,22 @@ export class InputRequired {
   }
 }
 
+/** Builds the InputRequired answer: input requests by key, and optional state handed back on the next round. */
 export function inputRequired(inputRequests: Record<string, InputRequest>, state?: unknown): InputRequired {
   return new InputRequired(inputRequests, state);
 }
 
+/** An `elicitation/create` input request with these params. */
 export function elicitInput(params: Record<string, unknown>): InputRequest {
   return { method: 'elicitation/create', params };
 }
 
+/** A `sampling/createMessage` input request with these params. */
 export function sampleInput(params: Record<string, unknown>): InputRequest {
   return { method: 'sampling/createMessage', params };
 }
 
+/** A `roots/list` input request. */
 export function listRootsInput(): InputRequest {
   return { method: 'roots/list', params: {} };
 }

@@ -2,8 +2,10 @@
 // invalid, the exact error answers for bad frames, ProtocolError and the error codes the core emits.
 // Owns no state and performs no I/O; it must never throw on any input value.
 
+/** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;
 
+/** A JSON-RPC request frame. */
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
   id: RequestId;
@@ -11,31 +13,37 @@ export interface JsonRpcRequest {
   params?: Record<string, unknown>;
 }
 
+/** A JSON-RPC notification frame (no `id`; never answered). */
 export interface JsonRpcNotification {
   jsonrpc: '2.0';
   method: string;
   params?: Record<string, unknown>;
 }
 
+/** The `error` member of an error response. */
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
   data?: unknown;
 }
 
+/** A successful JSON-RPC response frame. */
 export interface JsonRpcSuccess {
   jsonrpc: '2.0';
   id: RequestId;
   result: unknown;
 }
 
+/** A JSON-RPC error response frame; `id` is null when the request's id could not be read. */
 export interface JsonRpcFailure {
   jsonrpc: '2.0';
   id: RequestId | null;
   error: JsonRpcErrorObject;
 }
 
+/** A JSON-RPC response frame: success or error. */
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+/** Any single JSON-RPC frame. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** The codes the core puts on the wire (protocol.md §9). Nothing else is ever emitted by the core itself. */
@@ -70,12 +78,14 @@ export class ProtocolError extends Error {
   }
 }
 
+/** What classify() made of one value: a request, notification, response, or an invalid frame with its error. */
 export type Frame =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
 
+/** True for a valid request id: a string or a safe integer. */
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
@@ -132,20 +142,25 @@ export function parseJson(text: string): { value: unknown } | undefined {
   }
 }
 
+/** An error response frame for `id`. */
 export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcFailure {
   return { jsonrpc: '2.0', id, error };
 }
 
+/** A success response frame for `id`. */
 export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess {
   return { jsonrpc: '2.0', id, result };
 }
 
+/** The answer to text that is not JSON (`-32700`, id null). */
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
+/** A `-32602` ProtocolError whose message is "Invalid params: " + `message`. */
 export function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);
 }
 
+/** A `-32601` ProtocolError with the method name as `data`. */
 export function methodNotFound(method: string): ProtocolError {
   return new ProtocolError(ErrorCode.MethodNotFound, 'Method not found', method);
 }

@@ -21,6 +21,7 @@ import {
 
 type Shaped = Record<string, unknown>;
 
+/** The `ttlMs` and `cacheScope` put on cacheable 2026-07-28 results. */
 export interface CachePolicy {
   ttlMs: number;
   scope: 'public' | 'private';
@@ -56,6 +57,7 @@ const METHODS: Record<string, { capability?: keyof Served; cacheable?: true; inp
   'subscriptions/listen': { serve: (l, r) => l.listens.open(r, l.served()) },
 };
 
+/** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
 export class ModernLifecycle implements Lifecycle {
   readonly model: features.ServerModel;
   readonly listens: ListenStreams;

@@ -5,10 +5,12 @@
 import { invalidParams } from './jsonrpc.ts';
 import type { Era } from './types.ts';
 
+/** A change the server announces: a list changed, or one resource was updated. */
 export type ChangeEvent =
   | { type: 'tools' | 'prompts' | 'resources' }
   | { type: 'resource'; uri: string };
 
+/** Receives change events from the hub. */
 export type ChangeListener = (event: ChangeEvent) => void;
 
 /** Fans change events out to the live connections; listeners are the core's own connection code. */
@@ -30,6 +32,7 @@ export class ChangeHub {
   }
 }
 
+/** One page of a registry listing and the cursor of the next one. */
 export interface Page<T> {
   items: T[];
   nextCursor: string | undefined;
@@ -38,6 +41,7 @@ export interface Page<T> {
 const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,24}$/;
 const OFFSET_SHAPE = /^o(0|[1-9][0-9]{0,8})$/;
 
+/** The opaque cursor of a list offset. */
 export function encodeCursor(offset: number): string {
   return Buffer.from(`o${offset}`).toString('base64url');
 }

@@ -25,6 +25,7 @@ export interface Reply {
   readonly http?: HttpRequestInfo;
 }
 
+/** One open SSE stream of an HTTP exchange: write event text, end it, learn when it closed. */
 export interface EventSink {
   send(text: string): boolean;
   end(): void;
@@ -32,6 +33,7 @@ export interface EventSink {
   onClose(listener: () => void): void;
 }
 
+/** The answer to a request naming an unknown or ended session id (HTTP 404). */
 export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 
 /** One SSE stream of a session with its single writer: events are stored, then written, strictly in order. */
@@ -100,6 +102,7 @@ class Exchange {
   }
 }
 
+/** How a 2025 session answers requests and stores events. */
 export interface SessionOptions {
   /** 'json': one JSON body per request POST and no back-channel; 'sse': a stream once something precedes the answer. */
   responseMode: 'sse' | 'json';
@@ -113,6 +116,7 @@ function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
 }
 
+/** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
 export class Session {
   id: string | undefined;
   readonly connection: Connection;
@@ -339,6 +343,7 @@ export interface SessionStore {
   values(): IterableIterator<Session>;
 }
 
+/** The default session store: a Map in this process. */
 export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
 
 /** How a session enters and leaves its HTTP handler's store. */

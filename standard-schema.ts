@@ -12,16 +12,20 @@ export interface StandardTypedV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardTypedV1Props<Input, Output>;
 }
 
+/** The `~standard` property of a Standard Typed value: spec version, vendor and (type-only) input/output types. */
 export interface StandardTypedV1Props<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
   readonly types?: StandardTypedV1Types<Input, Output> | undefined;
 }
+/** The input and output types a Standard Typed value carries (for inference only). */
 export interface StandardTypedV1Types<Input = unknown, Output = Input> {
   readonly input: Input;
   readonly output: Output;
 }
+/** A Standard Typed value's input type. */
 export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
+/** A Standard Typed value's output type. */
 export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
 
 /** The Standard Schema v1 interface: a validator any library can implement. */
@@ -29,24 +33,31 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaV1Props<Input, Output>;
 }
 
+/** The `~standard` property of a Standard Schema: the typed props plus `validate`. */
 export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
   readonly validate: (value: unknown, options?: StandardSchemaV1Options | undefined) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
 }
+/** What `validate` returns: the output value or the issues. */
 export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
+/** A successful validation: the (possibly transformed) output value. */
 export interface StandardSchemaV1SuccessResult<Output> {
   readonly value: Output;
   readonly issues?: undefined;
 }
+/** Options passed to `validate`. */
 export interface StandardSchemaV1Options {
   readonly libraryOptions?: Record<string, unknown> | undefined;
 }
+/** A failed validation: its issues. */
 export interface StandardSchemaV1FailureResult {
   readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
 }
+/** One validation issue: a message and where in the value it is. */
 export interface StandardSchemaV1Issue {
   readonly message: string;
   readonly path?: ReadonlyArray<PropertyKey | StandardSchemaV1PathSegment> | undefined;
 }
+/** One segment of an issue path given as an object. */
 export interface StandardSchemaV1PathSegment {
   readonly key: PropertyKey;
 }
@@ -56,15 +67,19 @@ export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardJSONSchemaV1Props<Input, Output>;
 }
 
+/** The `~standard` property of a Standard JSON Schema: the typed props plus the `jsonSchema` converter. */
 export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
   readonly jsonSchema: StandardJSONSchemaV1Converter;
 }
+/** Produces the JSON Schema of the input or the output side. */
 export interface StandardJSONSchemaV1Converter {
   /** May throw when the type has no JSON Schema form. */
   readonly input: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
   readonly output: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
 }
+/** The JSON Schema dialect asked of a converter. */
 export type StandardJSONSchemaV1Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+/** Options of a JSON Schema conversion: the target dialect. */
 export interface StandardJSONSchemaV1Options {
   readonly target: StandardJSONSchemaV1Target;
   readonly libraryOptions?: Record<string, unknown> | undefined;
@@ -92,8 +107,10 @@ export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStr
 
 /** A checked value (a Standard Schema's output) or its issues, each worded with its path ('arguments.city …'). */
 export type Parsed = { value: unknown; problems?: undefined } | { problems: string[] };
+/** Checks one value against a compiled tool schema; `root` names it in problem messages. */
 export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
 
+/** A tool schema ready for use: the JSON Schema to list and the parser to check values with. */
 export interface CompiledToolSchema {
   /** The JSON Schema clients see in tools/list. */
   json: Record<string, unknown>;

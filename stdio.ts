@@ -8,6 +8,7 @@ import { META_SUBSCRIPTION_ID } from './era.ts';
 import type { JsonRpcMessage, JsonRpcResponse } from './jsonrpc.ts';
 import { LineSplitter, type LineSink } from './ndjson.ts';
 
+/** Options of serveStdio(): the streams (default process.stdin/stdout) and the framing and back-pressure limits. */
 export interface StdioOptions {
   input?: Readable;
   output?: Writable;
@@ -23,6 +24,7 @@ export interface StdioOptions {
   maxQueuedBytes?: number;
 }
 
+/** A server being served over stdio: its one connection, and how to await or force its end. */
 export interface StdioServer {
   readonly connection: Connection;
   /** Settles when the connection has ended and its output is flushed; rejects only in the server's rethrow mode. */
@@ -33,6 +35,7 @@ export interface StdioServer {
 
 type Phase = 'reading' | 'draining' | 'closed';
 
+/** Serves `server` over newline-delimited JSON on stdin/stdout (or the given streams) as one connection. */
 export function serveStdio(server: Server, options: StdioOptions = {}): StdioServer {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;

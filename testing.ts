@@ -19,6 +19,7 @@ import {
 type Params = Record<string, unknown>;
 type Answer = Params | Promise<Params>;
 
+/** Options of connectTestClient(): the era and version to speak, what the client declares, and its answers to server requests. */
 export interface TestClientOptions {
   /** Which lifecycle to speak (default: the era of `protocolVersion`, else `'modern'`, i.e. 2026-07-28). */
   era?: 'legacy' | 'modern';
@@ -35,6 +36,7 @@ export interface TestClientOptions {
   onListRoots?(params: Params): Answer;
 }
 
+/** Per-call options of the test client's requests. */
 export interface CallOptions {
   /** Receives the request's `notifications/progress` params (a progress token is sent when given). */
   onProgress?(params: Params): void;

@@ -10,6 +10,7 @@ export type { RequestId } from './jsonrpc.ts';
 
 /** Legacy (initialize-handshake) protocol versions, oldest first. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+/** The newest legacy version: the counter-offer to an unknown or modern `initialize` version. */
 export const LATEST_LEGACY_VERSION = '2025-11-25';
 /** Modern (per-request envelope) protocol versions. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -17,6 +18,7 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 /** A protocol era: the 2025 initialize handshake, or 2026-07-28 per-request envelopes. */
 export type Era = 'legacy' | 'modern';
 
+/** A log severity (RFC 5424 names), as in `notifications/message` and `logging/setLevel`. */
 export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /** RFC 5424 severities in increasing order. */
@@ -24,6 +26,7 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = [
   'debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency',
 ];
 
+/** An icon of a server, tool, resource or prompt (sent from 2025-11-25). */
 export interface Icon {
   src: string;
   mimeType?: string;
@@ -31,6 +34,7 @@ export interface Icon {
   theme?: 'light' | 'dark';
 }
 
+/** The name and version of a client or server (`clientInfo`, `serverInfo`); the optional fields are sent from 2025-06-18 and 2025-11-25. */
 export interface Implementation {
   name: string;
   version: string;
@@ -40,18 +44,24 @@ export interface Implementation {
   icons?: Icon[];
 }
 
+/** A `_meta` object: reserved and custom keys, passed through as given. */
 export type Meta = Record<string, unknown>;
 
+/** Hints on content and resources: for whom, how important, when last modified. */
 export interface Annotations {
   audience?: ('user' | 'assistant')[];
   priority?: number;
   lastModified?: string;
 }
 
+/** The contents of a text resource. */
 export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Meta }
+/** The contents of a binary resource, base64-encoded in `blob`. */
 export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Meta }
+/** One entry of a `resources/read` result: text or binary. */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
+/** One content block of a tool result or prompt message (audio from 2025-03-26, `resource_link` from 2025-06-18). */
 export type Content =
   | { type: 'text'; text: string; annotations?: Annotations; _meta?: Meta }
   | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
@@ -70,11 +80,15 @@ export interface CallToolResult<Structured = Record<string, unknown>> {
   _meta?: Meta;
 }
 
+/** What a resource handler returns: the resource's contents. */
 export interface ReadResourceResult { contents: ResourceContents[]; _meta?: Meta }
 
+/** One message of a prompt. */
 export interface PromptMessage { role: 'user' | 'assistant'; content: Content }
+/** What a prompt handler returns: the prompt's messages. */
 export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta }
 
+/** Behaviour hints about a tool for clients (untrusted: a client must not rely on them for safety). */
 export interface ToolAnnotations {
   title?: string;
   readOnlyHint?: boolean;
@@ -102,6 +116,7 @@ export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends 
   era?: Era;
 }
 
+/** A resource's metadata, given to `server.resource()`. */
 export interface ResourceDefinition {
   name: string;
   title?: string;
@@ -118,13 +133,16 @@ export interface ResourceDefinition {
 /** Suggests completions for a partial value; `context` holds the other arguments already chosen. */
 export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>;
 
+/** A resource template's metadata, given to `server.resourceTemplate()`. */
 export interface ResourceTemplateDefinition extends ResourceDefinition {
   /** Completion for template variables, by variable name. */
   complete?: Record<string, Completer>;
 }
 
+/** One argument a prompt takes. */
 export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
 
+/** A prompt's metadata, given to `server.prompt()`. */
 export interface PromptDefinition {
   title?: string;
   description?: string;
@@ -137,6 +155,7 @@ export interface PromptDefinition {
   complete?: Record<string, Completer>;
 }
 
+/** The capabilities a client declared (in `initialize`, or in a 2026-07-28 request's envelope). */
 export interface ClientCapabilities {
   experimental?: Record<string, unknown>;
   roots?: { listChanged?: boolean };
@@ -145,6 +164,7 @@ export interface ClientCapabilities {
   [key: string]: unknown;
 }
 
+/** Options of a server→client request made from a handler (`ctx.elicit`, `ctx.sample`, …). */
 export interface RequestOptions {
   signal?: AbortSignal;
   /** Defaults to the server's `requestTimeoutMs` (60 s). */
@@ -214,6 +234,7 @@ export interface Context {
 export type ToolHandler<Args = Record<string, unknown>, Structured = Record<string, unknown>> = (args: Args, ctx: Context) =>
   CallToolResult<Structured> | InputRequired | Promise<CallToolResult<Structured> | InputRequired>;
 
+/** Reads a fixed resource; may answer `inputRequired(…)` to ask the client for input first. */
 export type ResourceHandler =
   (uri: string, ctx: Context) => ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;
 
@@ -224,6 +245,7 @@ export type ResourceTemplateHandler = (
   ctx: Context,
 ) => ReadResourceResult | InputRequired | undefined | Promise<ReadResourceResult | InputRequired | undefined>;
 
+/** Builds a prompt from its arguments; may answer `inputRequired(…)` to ask the client for input first. */
 export type PromptHandler = (args: Record<string, string>, ctx: Context) =>
   GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
