@@ -201,6 +201,8 @@ export class Server {
 
   /** Registers a resource at a fixed URI; returns its registration (remove, update, enable/disable). */
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): Registration<ResourceUpdate> {
+    if (!URL.canParse(uri)) throw new TypeError(`resource '${uri}': the URI must be absolute (scheme:…)`);
+    if (typeof handler !== 'function') throw new TypeError(`resource '${uri}': the handler must be a function`);
     return this.#model.resources.register(uri, { uri, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: ResourceUpdate) => {
         const merged = { ...current.definition, ...fields };
@@ -224,6 +226,8 @@ export class Server {
 
   /** Registers a prompt; returns its registration (remove, update, enable/disable). */
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration<PromptUpdate> {
+    if (typeof name !== 'string' || name === '') throw new TypeError('a prompt needs a non-empty name');
+    if (typeof handler !== 'function') throw new TypeError(`prompt '${name}': the handler must be a function`);
     return this.#model.prompts.register(name, { name, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: PromptUpdate) => {
         const merged = { ...current.definition, ...fields };

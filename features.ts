@@ -212,6 +212,12 @@ function malformedResult(result: unknown): string | undefined {
   return undefined;
 }
 
+/** A handler's result is the server's bug: the log names the mistake, the client gets -32603 without detail. */
+function malformed(model: ServerModel, detail: string): never {
+  model.settings.logger.error(detail);
+  throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
+}
+
 function describeValue(value: unknown): string {
   let json: string | undefined;
   try {
@@ -316,6 +322,13 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
     }
   }
   if (result === undefined) throw resourceNotFound(uri, ctx.era);
+  if (!(result instanceof InputRequired)) {
+    const contents = isPlainObject(result) ? result.contents : undefined;
+    const bad = Array.isArray(contents) ? contents.findIndex((item) => !isPlainObject(item) || typeof item.uri !== 'string' ||
+      (typeof item.text !== 'string' && typeof item.blob !== 'string')) : -1;
+    if (!Array.isArray(contents)) malformed(model, `resource handler for '${uri}' returned ${describeValue(result)}, not {contents: [...]}`);
+    if (bad >= 0) malformed(model, `resource handler for '${uri}' returned contents[${bad}] without a string uri and a string text or blob`);
+  }
   return result as unknown as Shaped;
 }
 
@@ -355,6 +368,13 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
     }
   }
   const result = await prompt.handler(args, ctx);
+  if (!(result instanceof InputRequired)) {
+    const messages = isPlainObject(result) ? result.messages : undefined;
+    const bad = Array.isArray(messages) ? messages.findIndex((m) => !isPlainObject(m) ||
+      (m.role !== 'user' && m.role !== 'assistant') || !isPlainObject(m.content) || typeof m.content.type !== 'string') : -1;
+    if (!Array.isArray(messages)) malformed(model, `prompt '${prompt.name}' returned ${describeValue(result)}, not {messages: [...]}`);
+    if (bad >= 0) malformed(model, `prompt '${prompt.name}' returned messages[${bad}] without a user/assistant role and a typed content`);
+  }
   const version = ctx.protocolVersion;
   if (result instanceof InputRequired || since(version, STRUCTURED_SINCE)) return result;
   return { ...result, messages: result.messages.filter((m) => shapeContent([m.content], version).length === 1) };
