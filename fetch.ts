@@ -31,8 +31,8 @@ export interface FetchRequestInfo {
 export interface FetchHandler {
   /** Serves one request; `info.remoteAddress` reaches handlers as `ctx.http.remoteAddress`. */
   (request: Request, info?: FetchRequestInfo): Promise<Response>;
-  /** Ends every session, stream and running request the handler holds. */
-  close(): void;
+  /** Ends every session, stream and running request the handler holds: running requests get `drainWindowMs` (2 s). */
+  close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
 }
 
@@ -278,7 +278,7 @@ export function createFetchHandler(server: Server, options: FetchHandlerOptions 
   };
   // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
   return Object.defineProperties(handler, {
-    close: { value: () => core.close() },
+    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
     sessionCount: { get: () => core.sessionCount, enumerable: true },
   }) as FetchHandler;
 }

@@ -134,12 +134,16 @@ export class HttpCore {
   }
 
   /** Ends every session and modern exchange this core holds. */
-  close(): void {
+  close(drainWindowMs = 2000): Promise<void> {
     clearInterval(this.#reaper);
-    for (const session of [...this.#sessions.values()]) this.#endSession(session);
-    // Listens end gracefully (their final results); other running requests are aborted; every response then ends.
-    for (const [connection, end] of [...this.#modern]) void connection.drain(0).then(end);
+    // Listens end gracefully (their final results); running requests get the window to finish, then are aborted.
+    const sessions = [...this.#sessions.values()].map(async (session) => {
+      await session.connection.drain(drainWindowMs);
+      this.#endSession(session);
+    });
+    const modern = [...this.#modern].map(([connection, end]) => connection.drain(drainWindowMs).then(end));
     this.#modern.clear();
+    return Promise.all([...sessions, ...modern]).then(() => undefined);
   }
 
   /** A POST body that arrived whole (within the limit). */

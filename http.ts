@@ -73,8 +73,8 @@ export interface HttpHandler {
    * object or array is taken as is; a string or Buffer is held to maxBodyBytes and parsed here.
    */
   (request: IncomingMessage, response: ServerResponse, body?: unknown): void;
-  /** Ends every session and stream the handler holds. */
-  close(): void;
+  /** Ends every session and stream the handler holds: running requests get `drainWindowMs` (2 s) to finish. */
+  close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
 }
 
@@ -113,7 +113,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   };
   // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
   return Object.defineProperties(handler, {
-    close: { value: () => core.close() },
+    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
     sessionCount: { get: () => core.sessionCount, enumerable: true },
   }) as HttpHandler;
 }
@@ -213,11 +213,13 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     url: `http://${shownHost}:${address.port}${path}`,
     httpServer,
     handler,
-    close: () => new Promise<void>((resolve) => {
+    close: async () => {
       closing = true;
-      handler.close();
-      httpServer.close(() => resolve());
-      if (running.size === 0) httpServer.closeAllConnections();
-    }),
+      await handler.close();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        if (running.size === 0) httpServer.closeAllConnections();
+      });
+    },
   };
 }
