@@ -14,6 +14,7 @@ import type {
   Meta,
   PromptArgument,
   ReadResourceResult,
+  ResourceDefinition,
   RequestId,
   ToolAnnotations,
 } from './types.ts';
@@ -72,18 +73,8 @@ export type CallToolResultWire = CallToolResult & { content: Content[] };
 // ---------------------------------------------------------------------------------------------------------------
 // Resources
 
-/** A resource as `resources/list` lists it. */
-export interface Resource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Meta;
-}
+/** A resource as `resources/list` lists it: its registered metadata (era aside) plus its URI. */
+export type Resource = Omit<ResourceDefinition, 'era'> & { uri: string };
 
 /** A resource template (RFC 6570 URI template) as `resources/templates/list` lists it. */
 export interface ResourceTemplate {

@@ -9,7 +9,8 @@
 
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer as createNodeServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { raw, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Context, type Server } from '../core.ts';
 import { createHttpHandler, serveHttp, type HttpOptions } from '../http.ts';
@@ -48,39 +49,6 @@ function headersFor(frame: Frame, extra: Headers = {}): Headers {
     if (frame.method === 'tools/call') headers['mcp-name'] = frame.params.name;
   }
   return { ...headers, ...extra };
-}
-
-interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
-
-/** One exchange through node:http (any method, Host and Origin). */
-function raw(url: string, options: { method?: string; headers?: Headers; body?: string } = {}): Promise<RawResponse> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: options.method ?? 'POST',
-      headers: options.headers ?? {},
-      agent: false,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: Frame;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode!, headers: response.headers, text, json });
-      });
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(options.body);
-  });
 }
 
 function post(url: string, frame: Frame, extra: Headers = {}): Promise<RawResponse> {

@@ -10,6 +10,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createNodeServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { raw, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
@@ -132,39 +133,6 @@ function watchExchanges(http: HttpServer) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Clients
-
-interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
-
-/** One request on its own socket through node:http (which lets us set Host and send any method or body). */
-function raw(url: string, options: { method?: string; headers?: Headers; body?: string; path?: string } = {}): Promise<RawResponse> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      path: options.path ?? target.pathname,
-      method: options.method ?? 'POST',
-      headers: options.headers ?? {},
-      agent: false,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let json: Frame;
-        try {
-          json = body === '' ? undefined : JSON.parse(body);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode!, headers: response.headers, text: body, json });
-      });
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(options.body);
-  });
-}
 
 /** POSTs one modern frame with the headers a correct client sends (overridable; `undefined` removes one). */
 function post(http: HttpServer, frame: Frame, headers: Record<string, string | string[] | undefined> = {}): Promise<RawResponse> {
