@@ -1,0 +1,219 @@
+// What the benchmark measures, one function per figure: call throughput and latency, cold start, memory per
+// session / listen stream, import time and package weight. Each takes a contender and returns plain numbers;
+// the orchestration (alternation, medians, reporting) lives in run.ts. Nothing here asserts a target.
+
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { Agent, type IncomingMessage } from 'node:http';
+import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  HttpClient, StdioClient, initializeFrame, openListen, openSession, startServer, type Era, type ServerProcess,
+} from './clients.ts';
+
+export type Transport = 'stdio' | 'http';
+
+/** A server under test, started as its users start it. */
+export interface Contender {
+  key: string;
+  label: string;
+  node: string;
+  nodeArgs: string[];
+  script: string;
+  eras: Era[];
+  /** Entry modules a user of this contender imports (for the import-time figure). */
+  imports: string[];
+  /** Packages a user installs (for the installed-size figure); undefined: the packed tarball is everything. */
+  installs?: string[];
+}
+
+export function start(contender: Contender, transport: Transport, extraNodeArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(contender.node, [...contender.nodeArgs, ...extraNodeArgs, contender.script, transport], transport);
+}
+
+export interface Throughput { callsPerSecond: number; p50Us: number; p99Us: number }
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+/** Round trips of the echo tool by `concurrency` callers for `measureMs`, after `warmMs` of the same. */
+export async function throughput(
+  contender: Contender, transport: Transport, era: Era, concurrency: number, warmMs: number, measureMs: number,
+): Promise<Throughput> {
+  const server = await start(contender, transport);
+  try {
+    const client = transport === 'stdio' ? new StdioClient(server.child) : new HttpClient(server.port, concurrency);
+    await client.open(era);
+    const latencies: number[] = [];
+    const drive = async (until: number, record: boolean): Promise<void> => {
+      while (performance.now() < until) {
+        const began = performance.now();
+        await client.call(era);
+        if (record) latencies.push(performance.now() - began);
+      }
+    };
+    const callers = (until: number, record: boolean) => Promise.all(Array.from({ length: concurrency }, () => drive(until, record)));
+    await callers(performance.now() + warmMs, false);
+    const began = performance.now();
+    await callers(began + measureMs, true);
+    const elapsed = performance.now() - began;
+    if (client instanceof HttpClient) client.close();
+    latencies.sort((a, b) => a - b);
+    return {
+      callsPerSecond: (latencies.length / elapsed) * 1000,
+      p50Us: percentile(latencies, 0.5) * 1000,
+      p99Us: percentile(latencies, 0.99) * 1000,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Milliseconds from spawn to the answer of the first request (a 2025 `initialize`). */
+export async function coldStart(contender: Contender, transport: Transport): Promise<number> {
+  const began = performance.now();
+  const server = await start(contender, transport);
+  try {
+    if (transport === 'http') {
+      await openSession(false, server.port);
+    } else {
+      await new Promise<void>((resolve) => {
+        server.child.stdout!.once('data', () => resolve());
+        server.child.stdin!.write(initializeFrame(0) + '\n');
+      });
+    }
+    return performance.now() - began;
+  } finally {
+    await server.stop();
+  }
+}
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** Collects garbage in the server (its bench script runs gc() on SIGUSR2) and reads its resident set size. */
+async function settledRss(server: ServerProcess): Promise<number> {
+  for (let round = 0; round < 2; round++) {
+    server.child.kill('SIGUSR2');
+    await delay(200);
+  }
+  return rssBytes(server.child.pid!);
+}
+
+export interface Memory { rssAtSampleBytes: number; bytesPerItem: number; items: number }
+
+/**
+ * RSS after `sample` items and bytes per item over `total` of them: idle 2025 HTTP sessions (initialized, no GET
+ * stream) or open 2026 `subscriptions/listen` streams (acknowledged).
+ */
+export async function memory(contender: Contender, kind: 'sessions' | 'listens', sample: number, total: number): Promise<Memory> {
+  const server = await start(contender, 'http', ['--expose-gc']);
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  const streams: IncomingMessage[] = [];
+  let opened = 0;
+  const openOne = async (): Promise<void> => {
+    const id = opened++;
+    if (kind === 'sessions') await openSession(agent, server.port);
+    else streams.push(await openListen(server.port, id));
+  };
+  const openUpTo = async (count: number): Promise<void> => {
+    const lanes = kind === 'sessions' ? 8 : 32;
+    await Promise.all(Array.from({ length: lanes }, async () => {
+      while (opened < count) await openOne();
+    }));
+  };
+  try {
+    await openUpTo(1);
+    const base = await settledRss(server);
+    await openUpTo(sample);
+    const atSample = await settledRss(server);
+    await openUpTo(total);
+    const atTotal = await settledRss(server);
+    return { rssAtSampleBytes: atSample, bytesPerItem: (atTotal - base) / (total - 1), items: total };
+  } finally {
+    for (const stream of streams) stream.destroy();
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+/** Milliseconds to import the contender's entry modules in a fresh process (node startup excluded). */
+export async function importTime(contender: Contender, cwd: string): Promise<number> {
+  const program = `const t = performance.now(); ${contender.imports.map((m) => `await import(${JSON.stringify(m)});`).join(' ')}`
+    + ' process.stdout.write(String(performance.now() - t));';
+  return Number(await output(contender.node, [...contender.nodeArgs, '--input-type=module', '-e', program], cwd));
+}
+
+export function output(command: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.once('error', reject);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+export interface Weight { tarballBytes: number; tarballFiles: number; installedBytes: number; installedFiles: number; packages: number }
+
+interface PackSummary { size: number; entryCount: number; unpackedSize: number }
+
+/** The packed tarball of `dir` (npm pack --dry-run, offline). */
+export async function packed(dir: string, cwd: string): Promise<PackSummary> {
+  const json = await output('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', dir], cwd);
+  return (JSON.parse(json) as PackSummary[])[0]!;
+}
+
+function packageDir(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function directorySize(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const inner = directorySize(path);
+      bytes += inner.bytes;
+      files += inner.files;
+    } else if (entry.isFile()) {
+      bytes += statSync(path).size;
+      files += 1;
+    }
+  }
+  return { bytes, files };
+}
+
+/** What `npm install <packages>` puts in a user's node_modules: the dependency closure as installed here. */
+export function installedClosure(packages: string[], root: string): { bytes: number; files: number; packages: number } {
+  const seen = new Set<string>();
+  const queue = packages.map((name) => ({ name, from: root }));
+  let bytes = 0;
+  let files = 0;
+  while (queue.length > 0) {
+    const { name, from } = queue.shift()!;
+    const dir = packageDir(name, from);
+    if (dir === undefined || seen.has(dir)) continue;
+    seen.add(dir);
+    const size = directorySize(dir);
+    bytes += size.bytes;
+    files += size.files;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+      queue.push({ name: dep, from: dir });
+    }
+  }
+  return { bytes, files, packages: seen.size };
+}

@@ -1,0 +1,118 @@
+// Turns one benchmark run into Markdown: absolute figures, ratios against the raw floor and against SDK v2 from
+// the same run, and the issue's targets checked against mcp-core's figures. Pure: no I/O, no measuring.
+
+import type { Era } from './clients.ts';
+import type { Transport } from './measure.ts';
+
+export interface Results {
+  machine: { node: string; devNode: string; cores: number; smoke: boolean };
+  contenders: { key: string; label: string; eras: Era[] }[];
+  throughput: { transport: Transport; era: Era; concurrency: number; contender: string; callsPerSecond: number; p50Us: number; p99Us: number }[];
+  coldStart: { transport: Transport; contender: string; ms: number }[];
+  memory: { kind: 'sessions' | 'listens'; contender: string; rssAtSampleBytes: number; bytesPerItem: number; items: number }[];
+  weight: {
+    contender: string; importMs: number; tarballBytes: number; tarballFiles: number;
+    installedBytes: number; installedFiles: number; packages: number;
+  }[];
+  seconds: number;
+}
+
+/** The issue's targets. */
+export const TARGETS = { floorRatio: 0.75, sdkV2Ratio: 3.5, coldStartRatio: 1.2, sessionBytes: 4096 };
+
+const ERA_NAME: Record<Era, string> = { '2025': '2025-11-25', '2026': '2026-07-28' };
+
+function ratio(value: number | undefined, base: number | undefined): string {
+  return value === undefined || base === undefined || base === 0 ? '–' : `${(value / base).toFixed(2)}×`;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+function mark(met: boolean): string {
+  return met ? 'met' : '**missed**';
+}
+
+export function renderMarkdown(results: Results, cores: string[]): string {
+  const label = new Map(results.contenders.map((c) => [c.key, c.label]));
+  const lines: string[] = [];
+  const { machine } = results;
+  lines.push('# Benchmark results', '');
+  lines.push(`Machine Node ${machine.node}, dev Node ${machine.devNode}, ${machine.cores} cores; run took ${results.seconds.toFixed(0)} s`
+    + `${machine.smoke ? ' (**smoke run: sizes too small to mean anything**)' : ''}. Medians of repetitions, contenders alternated.`, '');
+
+  lines.push('## Echo tool round trips', '');
+  lines.push('| transport | era | callers | server | calls/s | × floor | × SDK v2 | p50 µs | p99 µs |');
+  lines.push('|---|---|---|---|---|---|---|---|---|');
+  const scenarioKey = (r: Results['throughput'][number]) => `${r.transport}/${r.era}/${r.concurrency}`;
+  const byScenario = new Map<string, Results['throughput']>();
+  for (const row of results.throughput) byScenario.set(scenarioKey(row), [...(byScenario.get(scenarioKey(row)) ?? []), row]);
+  for (const rows of byScenario.values()) {
+    const floor = rows.find((r) => r.contender === 'floor')?.callsPerSecond;
+    const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
+    for (const row of rows) {
+      lines.push(`| ${row.transport} | ${ERA_NAME[row.era]} | ${row.concurrency} | ${label.get(row.contender)} | ${Math.round(row.callsPerSecond)}`
+        + ` | ${ratio(row.callsPerSecond, floor)} | ${ratio(row.callsPerSecond, sdk)} | ${Math.round(row.p50Us)} | ${Math.round(row.p99Us)} |`);
+    }
+  }
+  lines.push('', 'SDK v1 implements the 2025 era only, so it has no 2026-07-28 rows.', '');
+
+  lines.push('## Cold start (spawn → first answered request, a 2025 `initialize`)', '');
+  lines.push('| transport | server | ms | × floor | × SDK v2 |', '|---|---|---|---|---|');
+  for (const transport of ['stdio', 'http'] as const) {
+    const rows = results.coldStart.filter((r) => r.transport === transport);
+    const floor = rows.find((r) => r.contender === 'floor')?.ms;
+    const sdk = rows.find((r) => r.contender === 'sdk-v2')?.ms;
+    for (const row of rows) lines.push(`| ${transport} | ${label.get(row.contender)} | ${row.ms.toFixed(1)} | ${ratio(row.ms, floor)} | ${ratio(row.ms, sdk)} |`);
+  }
+  lines.push('');
+
+  lines.push('## Memory (HTTP; RSS after a forced GC)', '');
+  lines.push('| what | server | RSS at sample | bytes each (over n) | × SDK v2 |', '|---|---|---|---|---|');
+  for (const kind of ['sessions', 'listens'] as const) {
+    const rows = results.memory.filter((r) => r.kind === kind);
+    const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;
+    const what = kind === 'sessions' ? 'idle 2025 session' : 'open 2026 listen stream';
+    for (const row of rows) {
+      lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
+        + ` | ${ratio(row.bytesPerItem, sdk)} |`);
+    }
+  }
+  lines.push('');
+
+  lines.push('## Package weight', '');
+  lines.push('| server | import ms | tarball | tarball files | installed | installed files | packages |', '|---|---|---|---|---|---|---|');
+  for (const row of results.weight) {
+    lines.push(`| ${label.get(row.contender)} | ${row.importMs.toFixed(1)} | ${kib(row.tarballBytes)} | ${row.tarballFiles}`
+      + ` | ${kib(row.installedBytes)} | ${row.installedFiles} | ${row.packages} |`);
+  }
+  lines.push('');
+
+  lines.push('## Targets (mcp-core)', '');
+  lines.push('| target | figure | status |', '|---|---|---|');
+  for (const core of cores) {
+    for (const rows of byScenario.values()) {
+      const row = rows.find((r) => r.contender === core);
+      const floor = rows.find((r) => r.contender === 'floor')?.callsPerSecond;
+      const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
+      if (row === undefined || floor === undefined || sdk === undefined) continue;
+      const vsFloor = row.callsPerSecond / floor;
+      const vsSdk = row.callsPerSecond / sdk;
+      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.floorRatio}× floor, ≥ ${TARGETS.sdkV2Ratio}× SDK v2`
+        + ` | ${vsFloor.toFixed(2)}× floor, ${vsSdk.toFixed(2)}× SDK v2 | ${mark(vsFloor >= TARGETS.floorRatio && vsSdk >= TARGETS.sdkV2Ratio)} |`);
+    }
+    for (const transport of ['stdio', 'http'] as const) {
+      const row = results.coldStart.find((r) => r.transport === transport && r.contender === core);
+      const floor = results.coldStart.find((r) => r.transport === transport && r.contender === 'floor');
+      if (row === undefined || floor === undefined) continue;
+      lines.push(`| ${label.get(core)} cold start ${transport}: ≤ ${TARGETS.coldStartRatio}× floor | ${(row.ms / floor.ms).toFixed(2)}× | ${mark(row.ms / floor.ms <= TARGETS.coldStartRatio)} |`);
+    }
+    const session = results.memory.find((r) => r.kind === 'sessions' && r.contender === core);
+    if (session !== undefined) {
+      lines.push(`| ${label.get(core)} idle 2025 session: ≤ ${TARGETS.sessionBytes} B | ${Math.round(session.bytesPerItem)} B | ${mark(session.bytesPerItem <= TARGETS.sessionBytes)} |`);
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,170 @@
+// `npm run bench`: mcp-core against the raw floor and the official TypeScript SDK servers (v2 and v1), in one run
+// on one machine. Alternates the contenders, takes medians of repetitions, prints a Markdown table and writes it
+// to bench/results.md with the raw figures in bench/results.json. Flags: --smoke (tiny sizes, for the test
+// suite: proves the harness works, measures nothing), --reps N, --out DIR. Never asserts a target: it reports.
+
+import { existsSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Era } from './clients.ts';
+import {
+  coldStart, importTime, installedClosure, memory, output, packed, throughput,
+  type Contender, type Memory, type Throughput, type Transport,
+} from './measure.ts';
+import { renderMarkdown, type Results } from './report.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVERS = join(ROOT, 'bench', 'servers');
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    reps: { type: 'string' },
+    out: { type: 'string', default: join(ROOT, 'bench') },
+  },
+});
+
+const SIZES = flags.smoke
+  ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40 }
+  : { reps: Number(flags.reps ?? 3), warmMs: 400, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000 };
+
+/** The machine's Node: the first `node` on PATH outside node_modules (npm puts the dev Node first). */
+function machineNode(): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir.includes('node_modules') && existsSync(join(dir, 'node'))) return join(dir, 'node');
+  }
+  throw new Error('no node on PATH outside node_modules');
+}
+
+const MACHINE_NODE = machineNode();
+const DEV_NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const dist = (file: string) => new URL(`../dist/${file}`, import.meta.url).href;
+const source = (file: string) => new URL(`../${file}`, import.meta.url).href;
+
+const FLOOR: Contender = {
+  key: 'floor', label: 'raw floor', node: MACHINE_NODE, nodeArgs: [], script: join(SERVERS, 'floor.mjs'),
+  eras: ['2025', '2026'], imports: ['node:http', 'node:readline'],
+};
+const CONTENDERS: Contender[] = [
+  FLOOR,
+  {
+    key: 'core-dist', label: 'mcp-core (dist, machine Node)', node: MACHINE_NODE, nodeArgs: [],
+    script: join(SERVERS, 'mcp-core.mjs'), eras: ['2025', '2026'],
+    imports: [dist('core.js'), dist('stdio.js'), dist('http.js')],
+  },
+  {
+    key: 'core-ts', label: 'mcp-core (.ts, dev Node)', node: DEV_NODE,
+    nodeArgs: ['--experimental-strip-types', '--no-warnings'], script: join(SERVERS, 'mcp-core.mjs'), eras: ['2025', '2026'],
+    imports: [source('core.ts'), source('stdio.ts'), source('http.ts')],
+  },
+  {
+    key: 'sdk-v2', label: 'SDK v2 (@modelcontextprotocol/server)', node: MACHINE_NODE, nodeArgs: [],
+    script: join(SERVERS, 'sdk-v2.mjs'), eras: ['2025', '2026'],
+    imports: ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio', '@modelcontextprotocol/node', 'zod'],
+    installs: ['@modelcontextprotocol/server', '@modelcontextprotocol/node'],
+  },
+  {
+    key: 'sdk-v1', label: 'SDK v1 (@modelcontextprotocol/sdk)', node: MACHINE_NODE, nodeArgs: [],
+    script: join(SERVERS, 'sdk-v1.mjs'), eras: ['2025'],
+    imports: [
+      '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js',
+      '@modelcontextprotocol/sdk/server/streamableHttp.js', 'zod',
+    ],
+    installs: ['@modelcontextprotocol/sdk'],
+  },
+];
+const CORES = CONTENDERS.filter((c) => c.key.startsWith('core'));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Contender order for repetition `rep`: rotated, so that none always runs first (cold caches) or last. */
+function rotation<T>(items: T[], rep: number): T[] {
+  const shift = rep % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+const began = performance.now();
+const results: Results = {
+  machine: { node: (await output(MACHINE_NODE, ['--version'], ROOT)).trim(), devNode: process.version, cores: 0, smoke: flags.smoke },
+  contenders: CONTENDERS.map(({ key, label, eras }) => ({ key, label, eras })),
+  throughput: [], coldStart: [], memory: [], weight: [], seconds: 0,
+};
+results.machine.cores = (await import('node:os')).availableParallelism();
+
+const SCENARIOS: { transport: Transport; era: Era; concurrency: number }[] = [];
+for (const transport of ['stdio', 'http'] as const) {
+  for (const era of ['2025', '2026'] as const) {
+    for (const concurrency of [1, 8]) SCENARIOS.push({ transport, era, concurrency });
+  }
+}
+
+for (const scenario of SCENARIOS) {
+  const runs = new Map<string, Throughput[]>();
+  const eligible = CONTENDERS.filter((c) => c.eras.includes(scenario.era));
+  for (let rep = 0; rep < SIZES.reps; rep++) {
+    for (const contender of rotation(eligible, rep)) {
+      const figure = await throughput(contender, scenario.transport, scenario.era, scenario.concurrency, SIZES.warmMs, SIZES.measureMs);
+      runs.set(contender.key, [...(runs.get(contender.key) ?? []), figure]);
+    }
+  }
+  for (const [key, figures] of runs) {
+    results.throughput.push({
+      ...scenario, contender: key,
+      callsPerSecond: median(figures.map((f) => f.callsPerSecond)),
+      p50Us: median(figures.map((f) => f.p50Us)),
+      p99Us: median(figures.map((f) => f.p99Us)),
+    });
+  }
+  log(`throughput ${scenario.transport} ${scenario.era} x${scenario.concurrency}: ${[...runs.keys()].map((k) => `${k} ${Math.round(median(runs.get(k)!.map((f) => f.callsPerSecond)))}/s`).join(', ')}`);
+}
+
+for (const transport of ['stdio', 'http'] as const) {
+  const runs = new Map<string, number[]>();
+  for (let rep = 0; rep < SIZES.coldReps; rep++) {
+    for (const contender of rotation(CONTENDERS, rep)) {
+      runs.set(contender.key, [...(runs.get(contender.key) ?? []), await coldStart(contender, transport)]);
+    }
+  }
+  for (const [key, times] of runs) results.coldStart.push({ transport, contender: key, ms: median(times) });
+  log(`cold start ${transport} done`);
+}
+
+for (const kind of ['sessions', 'listens'] as const) {
+  const eligible = CONTENDERS.filter((c) => c !== FLOOR && (kind === 'sessions' || c.eras.includes('2026')));
+  for (const contender of eligible) {
+    const figure: Memory = await memory(contender, kind, SIZES.sample, SIZES.total);
+    results.memory.push({ kind, contender: contender.key, ...figure });
+    log(`memory ${kind} ${contender.key}: ${Math.round(figure.bytesPerItem)} B each`);
+  }
+}
+
+const corePack = await packed(ROOT, ROOT);
+for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
+  const times: number[] = [];
+  for (let rep = 0; rep < SIZES.importReps; rep++) times.push(await importTime(contender, ROOT));
+  const tarball = contender.installs === undefined ? corePack : await packed(join(ROOT, 'node_modules', contender.installs[0]!), ROOT);
+  const installed = contender.installs === undefined
+    ? { bytes: corePack.unpackedSize, files: corePack.entryCount, packages: 1 }
+    : installedClosure(contender.installs, ROOT);
+  results.weight.push({
+    contender: contender.key, importMs: median(times),
+    tarballBytes: tarball.size, tarballFiles: tarball.entryCount,
+    installedBytes: installed.bytes, installedFiles: installed.files, packages: installed.packages,
+  });
+}
+log('weight done');
+
+results.seconds = (performance.now() - began) / 1000;
+const markdown = renderMarkdown(results, CORES.map((c) => c.key));
+writeFileSync(join(flags.out, 'results.md'), markdown);
+writeFileSync(join(flags.out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(markdown);

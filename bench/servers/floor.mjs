@@ -1,0 +1,42 @@
+// The raw floor: the least a Node process can do per MCP call. It reads a line (stdio) or a POST body (HTTP),
+// JSON.parses it, and JSON.stringifies a canned result with the request's id. No validation, no sessions, no
+// protocol. Run: node floor.mjs stdio | node floor.mjs http   (HTTP prints "listening <port>" on stdout)
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+
+const TOOL_RESULT = { content: [{ type: 'text', text: 'hello' }] };
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'floor', version: '1.0.0' },
+};
+
+function answer(text) {
+  const message = JSON.parse(text);
+  if (message.id === undefined) return undefined;
+  const result = message.method === 'initialize' ? INIT_RESULT : TOOL_RESULT;
+  return JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+}
+
+if (process.argv[2] === 'http') {
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = answer(Buffer.concat(chunks).toString());
+      if (body === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'floor' }).end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+} else {
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    const out = answer(line);
+    if (out !== undefined) process.stdout.write(out + '\n');
+  });
+}

@@ -1,0 +1,23 @@
+// mcp-core as users run it: `node mcp-core.mjs <stdio|http> dist` loads the built dist/ (machine Node);
+// `node --experimental-strip-types mcp-core.mjs <stdio|http> ts` loads the .ts sources (Node >= 22.19).
+// One echo tool; HTTP serves both eras on one endpoint and prints "listening <port>" on stdout.
+const [transport = 'stdio', build = 'dist'] = process.argv.slice(2);
+const root = build === 'ts' ? '../../' : '../../dist/';
+const ext = build === 'ts' ? '.ts' : '.js';
+const { createServer } = await import(`${root}core${ext}`);
+
+const server = createServer({ name: 'bench', version: '1.0.0' }, { maxSubscriptions: 20_000, maxListens: 20_000 });
+server.tool('echo', {
+  description: 'Echoes its text',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+}, ({ text }) => ({ content: [{ type: 'text', text }] }));
+
+if (transport === 'http') {
+  const { serveHttp } = await import(`${root}http${ext}`);
+  const http = await serveHttp(server, { port: 0, host: "127.0.0.1", maxSessions: 20_000 });
+  console.log(`listening ${new URL(http.url).port}`);
+} else {
+  const { serveStdio } = await import(`${root}stdio${ext}`);
+  serveStdio(server);
+}
+if (typeof globalThis.gc === 'function') process.on('SIGUSR2', () => globalThis.gc());
