@@ -2,7 +2,7 @@
 // era router with both lifecycles behind it, listen streams, and the subscription to server changes. Owns the
 // release of everything the connection holds on every exit path; never reaches into another connection.
 
-import { Dispatcher, type DispatcherHooks, type InboundRequest } from './dispatcher.ts';
+import { Dispatcher, type DispatcherLimits, type DispatcherPeer } from './dispatcher.ts';
 import { EraRouter, type EraState } from './era.ts';
 import { LegacyLifecycle } from './handshake.ts';
 import type { RequestStateSealer } from './input.ts';
@@ -13,39 +13,26 @@ import {
   PARSE_ERROR,
   errorResponse,
   parseJson,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type RequestId,
 } from './jsonrpc.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
+import type { ChangeEvent, ChangeHub } from './registry.ts';
 import type { HttpRequestInfo, Logger } from './types.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 
 /** Server-wide settings every connection shares. */
-export interface ConnectionSettings extends ListenLimits {
-  maxInFlight: number;
-  requestTimeoutMs: number;
+export interface ConnectionSettings extends ListenLimits, DispatcherLimits {
   maxSubscriptions: number;
   cache: CachePolicy;
   sealer: RequestStateSealer;
 }
 
 /** What a transport gives `server.connect()`: how to send frames, and what it knows about its context. */
-export interface ConnectionOptions {
-  /**
-   * Writes one frame (or a batch answer) to the peer; `related` is the id of the inbound request a notification or
-   * server→client request belongs to.
-   */
-  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void;
+export interface ConnectionOptions extends DispatcherPeer {
   /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
   era?: 'legacy' | 'modern';
-  /** Why a server→client request cannot reach the client from here (undefined: it can). */
-  noBackChannel?(related: RequestId | undefined): string | undefined;
   /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version. */
   assumeInitialized?: string;
-  /** An inbound request ended without an answer (cancelled, or abandoned when the connection closed). */
-  onWithdrawn?(id: RequestId): void;
   /** Debug (re-throw) mode: receives exactly the first unexpected handler error; the connection then closes. */
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
@@ -58,47 +45,34 @@ export interface ConnectionOptions {
 export class Connection {
   readonly #dispatcher: Dispatcher;
   readonly #legacy: LegacyLifecycle;
-  readonly #listens: ListenStreams;
+  readonly #listens: ListenStreams | undefined;
   readonly #router: EraRouter;
-  readonly #modern: ModernLifecycle;
-  readonly #stopListening: () => void;
+  readonly #modern: ModernLifecycle | undefined;
+  readonly #hub: ChangeHub;
   readonly #http: HttpRequestInfo | undefined;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
-    const hooks: DispatcherHooks = {
-      onRequest: (request: InboundRequest) => this.#router.onRequest(request),
-      onNotification: (message) => this.#router.onNotification(message),
-      checkBatch: (items) => this.#router.checkBatch(items),
-      onStrayResponse: (message) => this.#router.onStrayResponse(message),
-    };
+    this.#dispatcher = new Dispatcher(options, settings, logger);
+    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings);
+    // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
+    if (options.era !== 'legacy') {
+      this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
+      this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
+    }
+    this.#router = new EraRouter(this.#legacy, this.#modern, this.#dispatcher, logger, options.era);
     const { onHandlerError } = options;
     if (onHandlerError !== undefined) {
-      hooks.onUnexpectedError = (error) => {
+      this.#router.onUnexpectedError = (error) => {
         if (this.#dispatcher.closed) return;
         this.close();
         onHandlerError(error);
       };
     }
-    const { onWithdrawn } = options;
-    this.#dispatcher = new Dispatcher({
-      send: options.send,
-      noBackChannel: options.noBackChannel,
-      onWithdrawn: onWithdrawn === undefined ? undefined : (request) => onWithdrawn(request.id),
-      hooks,
-      logger,
-      maxInFlight: settings.maxInFlight,
-      requestTimeoutMs: settings.requestTimeoutMs,
-    });
-    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, { maxSubscriptions: settings.maxSubscriptions });
-    this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
-    this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
-    this.#router = new EraRouter(this.#legacy, this.#modern, this.#dispatcher, logger, options.era);
+    this.#dispatcher.attach(this.#router);
     this.#http = options.http;
     if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
-    this.#stopListening = model.hub.listen((event) => {
-      this.#legacy.onChange(event);
-      this.#listens.onChange(event);
-    });
+    this.#hub = model.hub;
+    this.#hub.add(this);
   }
 
   get era(): EraState {
@@ -115,16 +89,16 @@ export class Connection {
    * envelope (-32602/-32022) and method (-32601). Throws the first failure as a ProtocolError.
    */
   preflightModern(method: string, params: Record<string, unknown>): void {
-    this.#modern.preflight(method, params);
+    this.#modern!.preflight(method, params);
   }
 
   /** The modern tool a tools/call names, for checks of its mirrored headers. */
   modernTool(name: unknown): ToolEntry | undefined {
-    return typeof name === 'string' ? this.#modern.model.tools.get(name, 'modern') : undefined;
+    return typeof name === 'string' ? this.#modern!.model.tools.get(name, 'modern') : undefined;
   }
 
   get listenCount(): number {
-    return this.#listens.size;
+    return this.#listens?.size ?? 0;
   }
 
   get inFlightCount(): number {
@@ -160,9 +134,15 @@ export class Connection {
     this.#dispatcher.answerUnreadable(OVERSIZED_FRAME);
   }
 
+  /** A server change (from the hub): to the 2025 side's notifications and to the listen streams. */
+  onChange(event: ChangeEvent): void {
+    this.#legacy.onChange(event);
+    this.#listens?.onChange(event);
+  }
+
   /** The transport can take more output again. */
   resume(): void {
-    this.#listens.resume();
+    this.#listens?.resume();
   }
 
   /**
@@ -170,14 +150,14 @@ export class Connection {
    * running requests get the window to finish with output fully enabled, then the connection closes.
    */
   async drain(windowMs: number): Promise<void> {
-    this.#listens.endAll();
+    this.#listens?.endAll();
     await this.#dispatcher.drain(windowMs);
     this.close();
   }
 
   /** Ends the connection at once; running handlers are aborted and nothing more is written. */
   close(): void {
-    this.#stopListening();
+    this.#hub.remove(this);
     this.#dispatcher.close();
   }
 }

@@ -43,8 +43,8 @@ export interface DispatcherHooks {
   onStrayResponse?(message: JsonRpcResponse): void;
 }
 
-/** How a dispatcher writes frames, its hooks, and its limits. */
-export interface DispatcherOptions {
+/** The transport side of a dispatcher (a connection's options): how frames go out and what happens to withdrawn requests. */
+export interface DispatcherPeer {
   /**
    * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
    * (transports with one stream per request route by it); responses carry their own id.
@@ -53,9 +53,11 @@ export interface DispatcherOptions {
   /** Why a server→client request cannot reach the client from here (undefined: it can). */
   noBackChannel?(related: RequestId | undefined): string | undefined;
   /** A request left the table without an answer (cancelled or abandoned). */
-  onWithdrawn?(request: InboundRequest): void;
-  hooks: DispatcherHooks;
-  logger: Logger;
+  onWithdrawn?(id: RequestId): void;
+}
+
+/** Limits shared by every dispatcher of a server. */
+export interface DispatcherLimits {
   maxInFlight: number;
   requestTimeoutMs: number;
 }
@@ -184,16 +186,28 @@ export class OutboundRequestError extends Error {
 
 /** The JSON-RPC engine of one connection: in-flight table, cancellation, progress, batches and outbound requests. */
 export class Dispatcher {
-  readonly #options: DispatcherOptions;
+  // The peer and limits are objects the connection and server already hold: an idle 2025 session costs memory
+  // for every field it keeps, so the dispatcher keeps references, not copies, and makes the outbound table on demand.
+  readonly #peer: DispatcherPeer;
+  readonly #limits: DispatcherLimits;
+  readonly #logger: Logger;
+  #hooks!: DispatcherHooks;
   readonly #inFlight = new Map<RequestId, InboundRequest>();
-  readonly #pending = new Map<number, PendingOutbound>();
+  #pending: Map<number, PendingOutbound> | undefined;
   #nextOutboundId = 0;
   #inputClosed = false;
   #closed = false;
   #drained: (() => void) | undefined;
 
-  constructor(options: DispatcherOptions) {
-    this.#options = options;
+  constructor(peer: DispatcherPeer, limits: DispatcherLimits, logger: Logger) {
+    this.#peer = peer;
+    this.#limits = limits;
+    this.#logger = logger;
+  }
+
+  /** Sets the owner that serves what arrives; called once, before the first frame. */
+  attach(hooks: DispatcherHooks): void {
+    this.#hooks = hooks;
   }
 
   get inFlightCount(): number {
@@ -201,7 +215,7 @@ export class Dispatcher {
   }
 
   get pendingOutboundCount(): number {
-    return this.#pending.size;
+    return (this.#pending?.size ?? 0);
   }
 
   get closed(): boolean {
@@ -217,9 +231,9 @@ export class Dispatcher {
     }
     const refusal = value.length === 0
       ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
-      : this.#options.hooks.checkBatch(value);
+      : this.#hooks.checkBatch(value);
     if (refusal !== undefined) {
-      this.#options.send(errorResponse(null, refusal));
+      this.#peer.send(errorResponse(null, refusal));
       return;
     }
     const batch = new Batch();
@@ -234,7 +248,7 @@ export class Dispatcher {
         this.#startRequest(frame.message, batch, http);
         return;
       case 'notification':
-        this.#options.hooks.onNotification(frame.message);
+        this.#hooks.onNotification(frame.message);
         return;
       case 'response':
         this.#receiveResponse(frame.message);
@@ -245,12 +259,12 @@ export class Dispatcher {
   }
 
   #answer(response: JsonRpcResponse, batch: Batch | undefined): void {
-    if (batch === undefined) this.#options.send(response);
+    if (batch === undefined) this.#peer.send(response);
     else batch.responses.push(response);
   }
 
   #settleBatch(batch: Batch): void {
-    if (--batch.open === 0 && batch.responses.length > 0 && !this.#closed) this.#options.send(batch.responses);
+    if (--batch.open === 0 && batch.responses.length > 0 && !this.#closed) this.#peer.send(batch.responses);
   }
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
@@ -259,8 +273,8 @@ export class Dispatcher {
       this.#answer(errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: text }), batch);
       return;
     }
-    if (this.#inFlight.size >= this.#options.maxInFlight) {
-      const text = `Internal error: too many requests in flight (limit ${this.#options.maxInFlight})`;
+    if (this.#inFlight.size >= this.#limits.maxInFlight) {
+      const text = `Internal error: too many requests in flight (limit ${this.#limits.maxInFlight})`;
       this.#answer(errorResponse(message.id, { code: ErrorCode.InternalError, message: text }), batch);
       return;
     }
@@ -269,7 +283,7 @@ export class Dispatcher {
     if (batch !== undefined) batch.open++;
     let result: unknown;
     try {
-      result = this.#options.hooks.onRequest(request);
+      result = this.#hooks.onRequest(request);
     } catch (error) {
       this.#fail(request, error);
       return;
@@ -301,14 +315,14 @@ export class Dispatcher {
       this.#finish(request, errorResponse(request.id, error.toJSON()));
       return;
     }
-    this.#options.logger.error(`handler for '${request.method}' failed`, error);
+    this.#logger.error(`handler for '${request.method}' failed`, error);
     this.#finish(request, errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
-    this.#options.hooks.onUnexpectedError?.(error, request);
+    this.#hooks.onUnexpectedError?.(error, request);
   }
 
   #finish(request: InboundRequest, response: JsonRpcResponse): void {
     if (request.batch === undefined) {
-      if (!this.#closed) this.#options.send(response);
+      if (!this.#closed) this.#peer.send(response);
       return;
     }
     request.batch.responses.push(response);
@@ -321,12 +335,12 @@ export class Dispatcher {
     if (request === undefined) return;
     this.#settle(request, 'cancelled');
     if (request.batch !== undefined) this.#settleBatch(request.batch);
-    this.#options.onWithdrawn?.(request);
+    this.#peer.onWithdrawn?.(request.id);
   }
 
   /** Answers text that never became a message (unparseable or oversized). */
   answerUnreadable(response: JsonRpcFailure): void {
-    if (!this.#closed) this.#options.send(response);
+    if (!this.#closed) this.#peer.send(response);
   }
 
   notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
@@ -334,7 +348,7 @@ export class Dispatcher {
     const message: JsonRpcNotification = params === undefined
       ? { jsonrpc: '2.0', method }
       : { jsonrpc: '2.0', method, params };
-    this.#options.send(message, related);
+    this.#peer.send(message, related);
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
@@ -353,7 +367,7 @@ export class Dispatcher {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextOutboundId++;
     return new Promise((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs;
+      const timeoutMs = options.timeoutMs ?? this.#limits.requestTimeoutMs;
       const withdraw = (error: unknown, reason: string): void => {
         pending.cleanup();
         this.notify('notifications/cancelled', { requestId: id, reason }, related);
@@ -370,12 +384,12 @@ export class Dispatcher {
         cleanup: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          this.#pending.delete(id);
+          this.#pending!.delete(id);
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#pending.set(id, pending);
-      this.#options.send(params === undefined
+      (this.#pending ??= new Map()).set(id, pending);
+      this.#peer.send(params === undefined
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params }, related);
     });
@@ -383,17 +397,17 @@ export class Dispatcher {
 
   /** Why a server→client request related to `related` cannot reach the client from here (undefined: it can). */
   refusal(method: string, related: RequestId | undefined): OutboundRequestError | undefined {
-    const noBackChannel = this.#options.noBackChannel?.(related);
+    const noBackChannel = this.#peer.noBackChannel?.(related);
     return noBackChannel === undefined
       ? undefined
       : new OutboundRequestError(`Cannot send '${method}': ${noBackChannel}`, ErrorCode.InvalidRequest);
   }
 
   #receiveResponse(message: JsonRpcResponse): void {
-    const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
+    const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
     if (pending === undefined) {
-      if (message.id === null) this.#options.logger.warn(`peer sent an error without an id: ${JSON.stringify(message)}`);
-      else this.#options.hooks.onStrayResponse?.(message);
+      if (message.id === null) this.#logger.warn(`peer sent an error without an id: ${JSON.stringify(message)}`);
+      else this.#hooks.onStrayResponse?.(message);
       return;
     }
     pending.cleanup();
@@ -406,6 +420,7 @@ export class Dispatcher {
   }
 
   #rejectPending(reason: string): void {
+    if (this.#pending === undefined) return;
     for (const pending of [...this.#pending.values()]) {
       pending.cleanup();
       pending.reject(new OutboundRequestError(reason));
@@ -437,7 +452,7 @@ export class Dispatcher {
     this.#closed = true;
     for (const request of [...this.#inFlight.values()]) {
       this.#settle(request, 'abandoned');
-      this.#options.onWithdrawn?.(request);
+      this.#peer.onWithdrawn?.(request.id);
     }
     this.#rejectPending('the connection closed');
   }

@@ -107,11 +107,14 @@ export class EraRouter implements DispatcherHooks {
   #state: EraState = 'undecided';
   #held: JsonRpcNotification[] = [];
   readonly #legacy: LegacySide;
-  readonly #modern: Lifecycle;
+  /** Absent on a connection whose era is fixed to 2025, which refuses every claim before reaching it. */
+  readonly #modern: Lifecycle | undefined;
   readonly #dispatcher: Dispatcher;
   readonly #logger: Logger;
+  /** Debug (re-throw) mode only: the connection's reaction to an unexpected handler error. */
+  onUnexpectedError?: (error: unknown) => void;
 
-  constructor(legacy: LegacySide, modern: Lifecycle, dispatcher: Dispatcher, logger: Logger, era?: 'legacy' | 'modern') {
+  constructor(legacy: LegacySide, modern: Lifecycle | undefined, dispatcher: Dispatcher, logger: Logger, era?: 'legacy' | 'modern') {
     this.#state = era ?? 'undecided';
     this.#legacy = legacy;
     this.#modern = modern;
@@ -132,7 +135,7 @@ export class EraRouter implements DispatcherHooks {
         throw removedMethod(method);
       }
       if (method !== 'server/discover') this.#decide('modern');
-      return this.#modern.onRequest(request);
+      return this.#modern!.onRequest(request);
     }
     if (this.#state === 'undecided') this.#decide('legacy');
     if (this.#state === 'legacy') return this.#legacy.onRequest(request);

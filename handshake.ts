@@ -42,6 +42,25 @@ interface Advertised {
 }
 
 type Shaped = Record<string, unknown>;
+
+/**
+ * Advertised sets are few (five flags) and never change once committed: sessions share one object per set, so an
+ * idle 2025 session keeps a reference instead of a copy.
+ */
+const ADVERTISED_SETS = new Map<string, Advertised>();
+
+function shared(advertised: Advertised): Advertised {
+  const key = `${+advertised.tools}${+advertised.resources}${+advertised.prompts}${+advertised.logging}${+advertised.completions}`;
+  let known = ADVERTISED_SETS.get(key);
+  if (known === undefined) ADVERTISED_SETS.set(key, known = Object.freeze(advertised));
+  return known;
+}
+
+/** What arrives while the initialize hook runs: replayed in arrival order; held cancels withdraw held requests. */
+interface Gate {
+  held: (() => void)[];
+  cancels: Set<RequestId>;
+}
 type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
 
 /** Methods served after the handshake, each behind the capability that advertises it. */
@@ -93,7 +112,8 @@ export function initializeParamsRefusal(params: Record<string, unknown>): string
 }
 
 export function negotiateVersion(requested: string): string {
-  return (LEGACY_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_LEGACY_VERSION;
+  // The known constant, not the parsed string: an idle session keeps a reference instead of its own copy.
+  return LEGACY_VERSIONS.find((version) => version === requested) ?? LATEST_LEGACY_VERSION;
 }
 
 export class LegacyLifecycle {
@@ -104,14 +124,12 @@ export class LegacyLifecycle {
   version = LATEST_LEGACY_VERSION;
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
+  /** Set when the handshake commits; the initialize result is derived from it (and `version`) when asked again. */
   #advertised: Advertised | undefined;
-  #initializeResult: Shaped | undefined;
   #logLevel = LOGGING_LEVELS.indexOf('info');
-  readonly #subscriptions = new Set<string>();
-  /** Frames that arrived while the initialize hook ran, replayed in arrival order when it finishes. */
-  #held: (() => void)[] = [];
-  /** Ids of held requests that a held cancel withdraws: they never run. */
-  readonly #heldCancels = new Set<RequestId>();
+  #subscriptions: Set<string> | undefined;
+  /** Present exactly while the phase is `initializing`. */
+  #gate: Gate | undefined;
 
   constructor(model: features.ServerModel, dispatcher: Dispatcher, options: LegacyOptions) {
     this.model = model;
@@ -120,7 +138,7 @@ export class LegacyLifecycle {
   }
 
   get subscriptionCount(): number {
-    return this.#subscriptions.size;
+    return this.#subscriptions?.size ?? 0;
   }
 
   onRequest(request: InboundRequest): unknown {
@@ -142,8 +160,8 @@ export class LegacyLifecycle {
   onNotification(message: JsonRpcNotification): void {
     const requestId = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
     if (this.#phase === 'initializing') {
-      if (isRequestId(requestId)) this.#heldCancels.add(requestId);
-      this.#held.push(() => this.onNotification(message));
+      if (isRequestId(requestId)) this.#gate!.cancels.add(requestId);
+      this.#gate!.held.push(() => this.onNotification(message));
       return;
     }
     // Before the handshake every notification is dropped, cancels included (pitfalls P16).
@@ -153,10 +171,11 @@ export class LegacyLifecycle {
 
   /** A request that arrived while the initialize hook runs: served after it, unless a held cancel withdrew it. */
   #hold(request: InboundRequest): Promise<unknown> {
+    const gate = this.#gate!;
     return new Promise((resolve, reject) => {
-      this.#held.push(() => {
+      gate.held.push(() => {
         // Withdrawn now, whatever the phase: after a refused handshake the cancel itself is dropped (pitfalls P16).
-        if (this.#heldCancels.has(request.id)) {
+        if (gate.cancels.has(request.id)) {
           this.#dispatcher.cancel(request.id);
           resolve(undefined);
         } else {
@@ -172,10 +191,9 @@ export class LegacyLifecycle {
 
   #release(committed: boolean): void {
     this.#phase = committed ? 'initialized' : 'awaiting-initialize';
-    const held = this.#held;
-    this.#held = [];
-    for (const replay of held) replay();
-    this.#heldCancels.clear();
+    const gate = this.#gate!;
+    this.#gate = undefined; // a replayed initialize may open a new gate
+    for (const replay of gate.held) replay();
   }
 
   checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
@@ -193,7 +211,7 @@ export class LegacyLifecycle {
    * a repeat answers the first result again. While the hook runs, later frames are held (the gate).
    */
   #initialize(request: InboundRequest): Shaped | Promise<Shaped> {
-    if (this.#initializeResult !== undefined) return this.#initializeResult;
+    if (this.#advertised !== undefined) return this.#result();
     const { params } = request;
     const refusal = initializeParamsRefusal(params);
     if (refusal !== undefined) throw invalidParams(refusal);
@@ -202,6 +220,7 @@ export class LegacyLifecycle {
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);
     this.#phase = 'initializing';
+    this.#gate = { held: [], cancels: new Set() };
     const answer = (async () => {
       await hook({ protocolVersion, capabilities, clientInfo, _meta: params._meta }, {
         signal: request.signal,
@@ -217,19 +236,22 @@ export class LegacyLifecycle {
 
   #commit(version: string, capabilities: ClientCapabilities, clientInfo: Implementation): Shaped {
     const { model } = this;
-    const advertised: Advertised = { ...features.servedFeatures(model, 'legacy'), logging: model.settings.logging };
-    const result: Shaped = {
-      protocolVersion: version,
-      capabilities: this.#capabilities(advertised, version),
-      serverInfo: features.shapeImplementation(model.info, version),
-    };
-    if (model.instructions !== undefined) result.instructions = model.instructions;
     this.version = version;
     this.clientCapabilities = capabilities;
     this.clientInfo = clientInfo;
-    this.#advertised = advertised;
-    this.#initializeResult = result;
+    this.#advertised = shared({ ...features.servedFeatures(model, 'legacy'), logging: model.settings.logging });
     if (this.#phase === 'awaiting-initialize') this.#phase = 'initialized';
+    return this.#result();
+  }
+
+  #result(): Shaped {
+    const { model, version } = this;
+    const result: Shaped = {
+      protocolVersion: version,
+      capabilities: this.#capabilities(this.#advertised!, version),
+      serverInfo: features.shapeImplementation(model.info, version),
+    };
+    if (model.instructions !== undefined) result.instructions = model.instructions;
     return result;
   }
 
@@ -262,16 +284,17 @@ export class LegacyLifecycle {
 
   subscribe(params: Record<string, unknown>): object {
     if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
-    if (!this.#subscriptions.has(params.uri) && this.#subscriptions.size >= this.#options.maxSubscriptions) {
+    const subscriptions = this.#subscriptions ??= new Set();
+    if (!subscriptions.has(params.uri) && subscriptions.size >= this.#options.maxSubscriptions) {
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     }
-    this.#subscriptions.add(params.uri);
+    subscriptions.add(params.uri);
     return EMPTY_RESULT;
   }
 
   unsubscribe(params: Record<string, unknown>): object {
     if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
-    this.#subscriptions.delete(params.uri);
+    this.#subscriptions?.delete(params.uri);
     return EMPTY_RESULT;
   }
 
@@ -280,7 +303,7 @@ export class LegacyLifecycle {
     const advertised = this.#advertised;
     if (advertised === undefined) return;
     if (event.type === 'resource') {
-      if (this.#subscriptions.has(event.uri)) {
+      if (this.#subscriptions?.has(event.uri) === true) {
         this.#dispatcher.notify('notifications/resources/updated', { uri: event.uri });
       }
     } else if (advertised[event.type]) {

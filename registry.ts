@@ -10,8 +10,10 @@ export type ChangeEvent =
   | { type: 'tools' | 'prompts' | 'resources' }
   | { type: 'resource'; uri: string };
 
-/** Receives change events from the hub. */
-export type ChangeListener = (event: ChangeEvent) => void;
+/** Receives change events from the hub (a connection: an object with a method, so that it costs no closure). */
+export interface ChangeListener {
+  onChange(event: ChangeEvent): void;
+}
 
 /** Fans change events out to the live connections; listeners are the core's own connection code. */
 export class ChangeHub {
@@ -21,14 +23,17 @@ export class ChangeHub {
     return this.#listeners.size;
   }
 
-  /** Returns the function that removes the listener again. */
-  listen(listener: ChangeListener): () => void {
+  add(listener: ChangeListener): void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  }
+
+  /** Removing a listener that is not there is harmless. */
+  remove(listener: ChangeListener): void {
+    this.#listeners.delete(listener);
   }
 
   publish(event: ChangeEvent): void {
-    for (const listener of this.#listeners) listener(event);
+    for (const listener of this.#listeners) listener.onChange(event);
   }
 }
 

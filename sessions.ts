@@ -120,6 +120,8 @@ function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
 export class Session {
   id: string | undefined;
   readonly connection: Connection;
+  /** Stateless sessions: the version the connection serves as if initialized. */
+  readonly assumeInitialized: string | undefined;
   readonly eventStore: EventStore | undefined;
   readonly logger: Logger;
   readonly retryMs: number;
@@ -131,7 +133,7 @@ export class Session {
   #handshake: Exchange | undefined;
   #getStream: Stream | undefined;
   /** GETs resuming another stream (a POST's that ended without its answer) while the standalone stream is open. */
-  readonly #resumed = new Set<Stream>();
+  #resumed: Set<Stream> | undefined; // made on demand: most sessions never resume a stream
   #ended = false;
 
   /**
@@ -144,13 +146,9 @@ export class Session {
     this.retryMs = options.retryMs;
     this.logger = options.logger;
     this.#responseMode = options.responseMode;
-    this.connection = server.connect({
-      era: 'legacy',
-      assumeInitialized,
-      send: (message, related) => this.#route(message, related),
-      noBackChannel: (related) => this.#noBackChannel(related),
-      onWithdrawn: (id) => this.#withdrawn(id),
-    });
+    this.assumeInitialized = assumeInitialized;
+    // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
+    this.connection = server.connect(this);
   }
 
   get ended(): boolean {
@@ -159,7 +157,7 @@ export class Session {
 
   /** Whether anything of this session is still open (reaping waits for it). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || this.#getStream !== undefined || this.#resumed.size > 0;
+    return this.#exchanges.size > 0 || this.#getStream !== undefined || (this.#resumed?.size ?? 0) > 0;
   }
 
   #headers(): Record<string, string> | undefined {
@@ -167,7 +165,13 @@ export class Session {
   }
 
   /** Answers go to their POST; related frames to its stream; the rest to the GET stream, or nowhere. */
-  #route(message: JsonRpcMessage | JsonRpcResponse[], related: RequestId | undefined): void {
+  /** Connection peer: the era of a session's connection is fixed. */
+  get era(): 'legacy' {
+    return 'legacy';
+  }
+
+  /** Connection peer: where the connection's frames go. */
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void {
     if (Array.isArray(message)) {
       const exchange = this.#exchanges.get(message[0]!.id as RequestId);
       if (exchange !== undefined) this.#finish(exchange, message, message.map((m) => m.id as RequestId));
@@ -186,7 +190,8 @@ export class Session {
     }
   }
 
-  #noBackChannel(related: RequestId | undefined): string | undefined {
+  /** Connection peer: why a server→client request cannot reach the client (undefined: it can). */
+  noBackChannel(related: RequestId | undefined): string | undefined {
     if (related === undefined) return this.#getStream === undefined ? NO_BACK_CHANNEL : undefined;
     const exchange = this.#exchanges.get(related);
     return exchange !== undefined && (exchange.stream !== undefined || (exchange.canStream && !exchange.reply.answered))
@@ -255,8 +260,8 @@ export class Session {
     this.connection.receive(value, reply.http);
   }
 
-  /** A cancelled or abandoned request: its POST ends with no answer (202 when nothing was sent yet). */
-  #withdrawn(id: RequestId): void {
+  /** Connection peer: a cancelled or abandoned request; its POST ends with no answer (202 when nothing was sent yet). */
+  onWithdrawn(id: RequestId): void {
     const exchange = this.#exchanges.get(id);
     if (exchange === undefined || this.#ended) return; // a session's end answers its POSTs itself (404 or stream end)
     this.#exchanges.delete(id);
@@ -305,8 +310,9 @@ export class Session {
     const stream = new Stream(open(reply), replay?.streamId);
     for (const event of replay?.events ?? []) stream.sink.send(formatEvent(event.data, event.id));
     if (standalone !== undefined) {
-      this.#resumed.add(stream);
-      stream.sink.onClose(() => this.#resumed.delete(stream));
+      const resumed = this.#resumed ??= new Set();
+      resumed.add(stream);
+      stream.sink.onClose(() => resumed.delete(stream));
       return;
     }
     this.#getStream = stream;
@@ -328,8 +334,8 @@ export class Session {
     this.#exchanges.clear();
     this.#getStream?.close();
     this.#getStream = undefined;
-    for (const stream of this.#resumed) stream.close();
-    this.#resumed.clear();
+    for (const stream of this.#resumed ?? []) stream.close();
+    this.#resumed = undefined;
     if (this.id !== undefined) void this.eventStore?.dropSession(this.id);
   }
 }

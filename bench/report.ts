@@ -9,7 +9,7 @@ export interface Results {
   contenders: { key: string; label: string; eras: Era[] }[];
   throughput: { transport: Transport; era: Era; concurrency: number; contender: string; callsPerSecond: number; p50Us: number; p99Us: number }[];
   coldStart: { transport: Transport; contender: string; ms: number }[];
-  memory: { kind: 'sessions' | 'listens'; contender: string; rssAtSampleBytes: number; bytesPerItem: number; items: number }[];
+  memory: { kind: 'sessions' | 'listens'; contender: string; rssBaseBytes: number; rssAtSampleBytes: number; bytesPerItem: number; items: number }[];
   weight: {
     contender: string; importMs: number; tarballBytes: number; tarballFiles: number;
     installedBytes: number; installedFiles: number; packages: number;
@@ -69,13 +69,13 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   lines.push('');
 
   lines.push('## Memory (HTTP; RSS after a forced GC)', '');
-  lines.push('| what | server | RSS at sample | bytes each (over n) | × SDK v2 |', '|---|---|---|---|---|');
+  lines.push('| what | server | RSS with one | RSS with 1 000 | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
   for (const kind of ['sessions', 'listens'] as const) {
     const rows = results.memory.filter((r) => r.kind === kind);
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;
     const what = kind === 'sessions' ? 'idle 2025 session' : 'open 2026 listen stream';
     for (const row of rows) {
-      lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
+      lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssBaseBytes)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
         + ` | ${ratio(row.bytesPerItem, sdk)} |`);
     }
   }

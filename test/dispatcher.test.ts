@@ -1419,17 +1419,12 @@ describe('the Dispatcher on its own', () => {
     const sent: (JsonRpcMessage | JsonRpcResponse[])[] = [];
     const unexpected: unknown[] = [];
     const logger = new MemoryLogger();
-    const dispatcher = new Dispatcher({
-      send: (message) => sent.push(message),
-      hooks: {
-        onRequest,
-        onNotification: () => {},
-        checkBatch: () => undefined,
-        onUnexpectedError: (error) => unexpected.push(error),
-      },
-      logger,
-      maxInFlight: 8,
-      requestTimeoutMs: 60_000,
+    const dispatcher = new Dispatcher({ send: (message) => sent.push(message) }, { maxInFlight: 8, requestTimeoutMs: 60_000 }, logger);
+    dispatcher.attach({
+      onRequest,
+      onNotification: () => {},
+      checkBatch: () => undefined,
+      onUnexpectedError: (error) => unexpected.push(error),
     });
     return { dispatcher, sent, unexpected, logger };
   }

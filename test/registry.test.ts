@@ -147,15 +147,17 @@ test('the change hub delivers to every listener until it is removed', () => {
   const hub = new ChangeHub();
   const a: ChangeEvent[] = [];
   const b: ChangeEvent[] = [];
-  const stopA = hub.listen((event) => a.push(event));
-  const stopB = hub.listen((event) => b.push(event));
+  const listenerA = { onChange: (event: ChangeEvent) => a.push(event) };
+  const listenerB = { onChange: (event: ChangeEvent) => b.push(event) };
+  hub.add(listenerA);
+  hub.add(listenerB);
   assert.equal(hub.size, 2);
   hub.publish({ type: 'tools' });
-  stopA();
-  stopA(); // removing twice is harmless
+  hub.remove(listenerA);
+  hub.remove(listenerA); // removing twice is harmless
   assert.equal(hub.size, 1);
   hub.publish({ type: 'resource', uri: 'mem://x' });
-  stopB();
+  hub.remove(listenerB);
   assert.equal(hub.size, 0);
   hub.publish({ type: 'prompts' });
   assert.deepEqual(a, [{ type: 'tools' }]);
