@@ -105,21 +105,45 @@ function shapeItem(target: Shaped, source: object, version: string): Shaped {
 }
 
 export function shapeImplementation(info: Implementation, version: string): Shaped {
-  const shaped: Shaped = { name: info.name, version: info.version };
-  if (since(version, '2025-06-18') && info.title !== undefined) shaped.title = info.title;
-  if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
+  let byVersion = shapedImplementations.get(info);
+  if (byVersion === undefined) shapedImplementations.set(info, byVersion = new Map());
+  let shaped = byVersion.get(version);
+  if (shaped === undefined) {
+    shaped = { name: info.name, version: info.version };
+    if (since(version, '2025-06-18') && info.title !== undefined) shaped.title = info.title;
+    if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
+    byVersion.set(version, Object.freeze(shaped));
+  }
   return shaped;
 }
 
-/** What an era serves, from what is registered for it (a disabled item counts: it is only hidden for a while). */
-export function servedFeatures(model: ServerModel, era: Era) {
-  const prompts = model.prompts.registered(era);
-  const templates = model.templates.registered(era);
+/** A server's identity shaped per protocol version, once: every initialize result and modern `_meta` shares it. */
+const shapedImplementations = new WeakMap<Implementation, Map<string, Shaped>>();
+
+type Feature = 'tools' | 'resources' | 'prompts' | 'completions';
+
+/** Whether an era serves a feature, from what is registered for it (a disabled item counts: it is only hidden for a while). */
+export function serves(model: ServerModel, feature: Feature, era: Era): boolean {
+  switch (feature) {
+    case 'tools':
+      return model.tools.registered(era).length > 0;
+    case 'resources':
+      return model.resources.registered(era).length > 0 || model.templates.registered(era).length > 0;
+    case 'prompts':
+      return model.prompts.registered(era).length > 0;
+    case 'completions':
+      return model.prompts.registered(era).some((entry) => entry.definition.complete !== undefined)
+        || model.templates.registered(era).some((entry) => entry.definition.complete !== undefined);
+  }
+}
+
+/** What an era serves. */
+export function servedFeatures(model: ServerModel, era: Era): Record<Feature, boolean> {
   return {
-    tools: model.tools.registered(era).length > 0,
-    resources: model.resources.registered(era).length > 0 || templates.length > 0,
-    prompts: prompts.length > 0,
-    completions: [...prompts, ...templates].some((entry) => entry.definition.complete !== undefined),
+    tools: serves(model, 'tools', era),
+    resources: serves(model, 'resources', era),
+    prompts: serves(model, 'prompts', era),
+    completions: serves(model, 'completions', era),
   };
 }
 

@@ -59,15 +59,26 @@ export interface HttpOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** Media ranges of `Accept` (wildcards honoured). */
-function accepts(headers: HeaderBag, type: 'application/json' | 'text/event-stream'): boolean {
+/** Which of the two media types an `Accept` value admits (wildcards honoured). */
+interface Accepted { json: boolean; sse: boolean }
+
+const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
+/** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
+const acceptedByValue = new Map<string, Accepted>();
+const MAX_ACCEPT_VALUES = 64;
+
+function accepted(headers: HeaderBag): Accepted {
   const accept = single(headers, 'accept');
-  if (accept === undefined) return false;
-  const [major] = type.split('/');
-  return accept.split(',').some((range) => {
-    const media = range.split(';')[0]!.trim().toLowerCase();
-    return media === type || media === '*/*' || media === `${major}/*`;
-  });
+  if (accept === undefined) return NOTHING_ACCEPTED;
+  let known = acceptedByValue.get(accept);
+  if (known === undefined) {
+    const media = accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase());
+    const admits = (type: string, major: string) => media.some((m) => m === type || m === '*/*' || m === `${major}/*`);
+    known = { json: admits('application/json', 'application'), sse: admits('text/event-stream', 'text') };
+    if (acceptedByValue.size >= MAX_ACCEPT_VALUES) acceptedByValue.clear();
+    acceptedByValue.set(accept, known);
+  }
+  return known;
 }
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
@@ -259,8 +270,7 @@ export class HttpCore {
       reply.send(400, error(id, ErrorCode.HeaderMismatch, mismatch));
       return;
     }
-    const json = accepts(headers, 'application/json');
-    const sse = accepts(headers, 'text/event-stream');
+    const { json, sse } = accepted(headers);
     const listen = method === 'subscriptions/listen';
     if ((!json && !sse) || (listen && !sse)) {
       reply.send(406, error(id, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
@@ -337,8 +347,8 @@ export class HttpCore {
   }
 
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
-    const canStream = accepts(reply.headers, 'text/event-stream');
-    if (ids.length > 0 && !canStream && !accepts(reply.headers, 'application/json')) {
+    const { json, sse: canStream } = accepted(reply.headers);
+    if (ids.length > 0 && !canStream && !json) {
       reply.send(406, error(null, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
       return;
     }
@@ -400,7 +410,7 @@ export class HttpCore {
   }
 
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
-    if (method === 'GET' && !accepts(reply.headers, 'text/event-stream')) {
+    if (method === 'GET' && !accepted(reply.headers).sse) {
       reply.send(406, error(null, -32600, 'Not Acceptable: a GET stream needs Accept: text/event-stream'));
       return;
     }

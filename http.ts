@@ -19,6 +19,23 @@ export { MemorySessionStore, type SessionStore } from './sessions.ts';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
+/** What handlers see of the request (`ctx.http`); node builds the joined header object only if one reads it. */
+class NodeRequestInfo implements HttpRequestInfo {
+  readonly #request: IncomingMessage;
+
+  constructor(request: IncomingMessage) {
+    this.#request = request;
+  }
+
+  get headers(): IncomingMessage['headers'] {
+    return this.#request.headers;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#request.socket?.remoteAddress;
+  }
+}
+
 /** One node:http exchange as the core sees it. */
 class NodeReply implements Reply {
   readonly headers: HeaderBag;
@@ -30,7 +47,7 @@ class NodeReply implements Reply {
   constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined) {
     // Distinct values keep repeated headers visible (node would join them with ", ").
     this.headers = request.headersDistinct as HeaderBag;
-    this.http = { headers: request.headers, remoteAddress: request.socket?.remoteAddress };
+    this.http = new NodeRequestInfo(request);
     this.#response = response;
     this.#keepAliveMs = keepAliveMs;
   }
@@ -43,11 +60,10 @@ class NodeReply implements Reply {
     if (this.#answered || this.#response.destroyed) return;
     this.#answered = true;
     const text = body === undefined ? '' : JSON.stringify(body);
-    this.#response.writeHead(status, {
-      ...headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      'content-length': Buffer.byteLength(text),
-    });
+    const head: Record<string, string | number> = { ...headers };
+    if (body !== undefined) head['content-type'] = 'application/json';
+    head['content-length'] = Buffer.byteLength(text);
+    this.#response.writeHead(status, head);
     this.#response.end(text);
   }
 

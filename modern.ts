@@ -31,7 +31,7 @@ type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
 type Method = (lifecycle: ModernLifecycle, request: InboundRequest, ctx: ModernContext) => unknown;
 
 /** The modern method table: each entry names the capability that must be served and whether results are cacheable. */
-const METHODS: Record<string, { capability?: keyof Served; cacheable?: true; input?: true; serve: Method }> = {
+const METHODS: Record<string, { capability?: 'tools' | 'resources' | 'prompts' | 'completions'; cacheable?: true; input?: true; serve: Method }> = {
   'server/discover': { cacheable: true, serve: (l) => l.discover() },
   'tools/list': { capability: 'tools', cacheable: true, serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion) },
   'tools/call': { capability: 'tools', input: true, serve: (l, r, c) => features.callTool(l.model, r.params, c) },
@@ -85,7 +85,7 @@ export class ModernLifecycle implements Lifecycle {
 
   #method(method: string): (typeof METHODS)[string] {
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
-    if (entry === undefined || (entry.capability !== undefined && !this.served()[entry.capability])) {
+    if (entry === undefined || (entry.capability !== undefined && !features.serves(this.model, entry.capability, 'modern'))) {
       throw methodNotFound(method);
     }
     return entry;

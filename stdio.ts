@@ -52,12 +52,24 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     settle = { resolve, reject };
   });
 
+  // Frames written in one turn of the event loop leave in one write: answers to pipelined requests settle together.
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    output.uncork();
+  };
+
   const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
     if (outputBroken) return;
     // Listen-stream frames (ack, events) are never dropped: their stream bounds them, and a lost one would go unnoticed.
     if (output.writableLength > maxQueuedBytes && !Array.isArray(message) && !('id' in message) && !isListenFrame(message)) {
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
+    }
+    if (!corked) {
+      corked = true;
+      output.cork();
+      process.nextTick(uncork);
     }
     if (!output.write(`${JSON.stringify(message)}\n`) && phase === 'reading' && !waitingForDrain) {
       waitingForDrain = true; // one listener however many writes are refused

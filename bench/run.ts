@@ -27,7 +27,7 @@ const { values: flags } = parseArgs({
 
 const SIZES = flags.smoke
   ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40 }
-  : { reps: Number(flags.reps ?? 3), warmMs: 400, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000 };
+  : { reps: Number(flags.reps ?? 3), warmMs: 1_500, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000 };
 
 /** The machine's Node: the first `node` on PATH outside node_modules (npm puts the dev Node first). */
 function machineNode(): string {
