@@ -4,7 +4,7 @@
 
 import { Dispatcher, type DispatcherLimits, type DispatcherPeer } from './dispatcher.ts';
 import { EraRouter, type EraState } from './era.ts';
-import { LegacyLifecycle } from './handshake.ts';
+import { LegacyLifecycle, type Handshake } from './handshake.ts';
 import type { RequestStateSealer } from './input.ts';
 import { ModernLifecycle, type CachePolicy } from './modern.ts';
 import { ListenStreams, type ListenLimits } from './subscriptions.ts';
@@ -32,7 +32,7 @@ export interface ConnectionOptions extends DispatcherPeer {
   /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
   era?: 'legacy' | 'modern';
   /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version. */
-  assumeInitialized?: string;
+  assumeInitialized?: string | Handshake;
   /** Debug (re-throw) mode: receives exactly the first unexpected handler error; the connection then closes. */
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
@@ -77,6 +77,11 @@ export class Connection {
 
   get era(): EraState {
     return this.#router.state;
+  }
+
+  /** The committed 2025 handshake (undefined before it, and on modern connections). */
+  get handshake(): Handshake | undefined {
+    return this.#legacy.handshake;
   }
 
   /** The negotiated 2025 version once the handshake committed. */

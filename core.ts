@@ -6,7 +6,7 @@ import { Connection, type ConnectionOptions, type ConnectionSettings } from './c
 import { headerParamsOf } from './http-headers.ts';
 import { RequestStateSealer } from './input.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
-import { ChangeHub, Registry, type Registration } from './registry.ts';
+import { ChangeHub, Registry, type ChangeEvent, type Registration } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
 import type {
   Implementation,
@@ -41,7 +41,18 @@ export type {
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
 } from './standard-schema.ts';
 export type { Connection, ConnectionOptions } from './connection.ts';
-export type { Registration } from './registry.ts';
+export type { Handshake } from './handshake.ts';
+export type { ChangeEvent, Registration } from './registry.ts';
+
+/**
+ * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event
+ * published by any process must be delivered to every subscriber, the publisher's own included, in publish order
+ * per publisher. Events are plain JSON: `{type: 'tools' | 'prompts' | 'resources'}` or `{type: 'resource', uri}`.
+ */
+export interface ChangeBus {
+  publish(event: ChangeEvent): void;
+  subscribe(deliver: (event: ChangeEvent) => void): void;
+}
 
 /** Options of createServer(): limits, defaults and hooks shared by every connection of the server. */
 export interface ServerOptions {
@@ -68,6 +79,12 @@ export interface ServerOptions {
    * every process of a deployment the same one) and how long a state stays valid (default 10 minutes).
    */
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
+  /**
+   * Carries change events (list changed, resource updated) between the processes of a deployment. Without it they
+   * reach this process's connections only. With it, every change of this server is published on the bus, and what
+   * the bus delivers (this process's own changes included) goes to this process's connections.
+   */
+  changeBus?: ChangeBus;
   /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
   exposeToolErrors?: boolean;
   /**
@@ -124,6 +141,8 @@ function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandle
 export class Server {
   readonly #model: ServerModel;
   readonly #connectionSettings: ConnectionSettings;
+  /** To this process's connections, or through the change bus to every process's. */
+  readonly #announce: (event: ChangeEvent) => void;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
@@ -139,13 +158,16 @@ export class Server {
       sealer: new RequestStateSealer(options.requestState),
     };
     const hub = new ChangeHub();
+    const bus = options.changeBus;
+    if (bus !== undefined) bus.subscribe((event) => hub.publish(event));
+    this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => bus.publish(event);
     this.#model = {
       info,
       instructions: options.instructions,
-      tools: new Registry('tool', () => hub.publish({ type: 'tools' })),
-      resources: new Registry('resource', () => hub.publish({ type: 'resources' })),
-      templates: new Registry('resource template', () => hub.publish({ type: 'resources' })),
-      prompts: new Registry('prompt', () => hub.publish({ type: 'prompts' })),
+      tools: new Registry('tool', () => this.#announce({ type: 'tools' })),
+      resources: new Registry('resource', () => this.#announce({ type: 'resources' })),
+      templates: new Registry('resource template', () => this.#announce({ type: 'resources' })),
+      prompts: new Registry('prompt', () => this.#announce({ type: 'prompts' })),
       hub,
       settings: {
         pageSize: options.pageSize ?? 100,
@@ -237,12 +259,12 @@ export class Server {
 
   /** Tells every initialized client that a list changed (registration does this by itself). */
   notifyListChanged(list: 'tools' | 'prompts' | 'resources'): void {
-    this.#model.hub.publish({ type: list });
+    this.#announce({ type: list });
   }
 
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
-    this.#model.hub.publish({ type: 'resource', uri });
+    this.#announce({ type: 'resource', uri });
   }
 
   /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */

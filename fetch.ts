@@ -14,6 +14,7 @@ import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
+export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 
 /**
  * The options of the node:http adapter, with one different default: `sessions` is false, so 2025 requests are

@@ -56,6 +56,13 @@ function shared(advertised: Advertised): Advertised {
   return known;
 }
 
+/** A committed 2025 handshake: what a shared session store keeps of a session. */
+export interface Handshake {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation;
+}
+
 /** What arrives while the initialize hook runs: replayed in arrival order; held cancels withdraw held requests. */
 interface Gate {
   held: (() => void)[];
@@ -255,9 +262,19 @@ export class LegacyLifecycle {
     return result;
   }
 
-  /** Stateless HTTP: serve as if a client without capabilities had initialized at `version`. */
-  assumeInitialized(version: string): void {
-    this.#commit(negotiateVersion(version), {}, { name: 'stateless', version: '0' });
+  /**
+   * Serves as if the handshake had happened: stateless HTTP (a string: a client without capabilities initialized at
+   * that version), or a session restored from a shared store (the handshake it recorded).
+   */
+  assumeInitialized(handshake: string | Handshake): void {
+    if (typeof handshake === 'string') this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
+    else this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
+  }
+
+  /** What the committed handshake agreed (undefined before it). */
+  get handshake(): Handshake | undefined {
+    if (this.#phase !== 'initialized') return undefined;
+    return { protocolVersion: this.version, clientCapabilities: this.clientCapabilities, clientInfo: this.clientInfo! };
   }
 
   get initialized(): boolean {

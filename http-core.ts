@@ -11,7 +11,10 @@ import { HttpGuard, error, single } from './http-guard.ts';
 import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
 import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionStore } from './sessions.ts';
+import {
+  MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionOptions, type SessionStore, type SharedSessionStore,
+} from './sessions.ts';
+import { SharedSessions } from './shared-sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
@@ -38,6 +41,12 @@ export interface HttpOptions {
   /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
   retryMs?: number;
   sessionStore?: SessionStore;
+  /**
+   * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
+   * from the record). Without it a session lives in the process that created it: route its requests there (sticky
+   * sessions on Mcp-Session-Id). GET streams and server→client requests stay with the process that holds them.
+   */
+  sharedSessions?: SharedSessionStore;
   /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
   eventStore?: EventStore | false;
   /**
@@ -106,13 +115,22 @@ export class HttpCore {
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
   #streams = 0;
   readonly #guard: HttpGuard;
+  readonly #shared: SharedSessions | undefined;
+  readonly #sessionOptions: SessionOptions;
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
     this.#options = options;
     this.#guard = new HttpGuard(options, server.logger);
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
+    if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
     this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
+    this.#sessionOptions = {
+      responseMode: options.responseMode ?? 'sse',
+      eventStore: this.#eventStore,
+      logger: server.logger,
+      retryMs: options.retryMs ?? 1000,
+    };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
       this.#reaper = setInterval(() => this.#reap(idleMs), Math.max(1000, Math.min(idleMs, 60_000)));
@@ -352,13 +370,8 @@ export class HttpCore {
       reply.send(406, error(null, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
       return;
     }
-    const responseMode = this.#options.responseMode ?? 'sse';
-    const sessionOptions = {
-      responseMode,
-      eventStore: this.#eventStore,
-      logger: this.#server.logger,
-      retryMs: this.#options.retryMs ?? 1000,
-    };
+    const sessionOptions = this.#sessionOptions;
+    const { responseMode } = sessionOptions;
     const initialize = !batch && ids.length === 1 && (value as { method?: unknown }).method === 'initialize';
     if (this.#options.sessions === false) {
       const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,
@@ -374,34 +387,63 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
-      this.#guard.own(session, reply);
-      // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14).
+      const owner = this.#guard.principal(reply);
+      this.#guard.own(session, owner);
+      // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14). With a
+      // shared store the id goes out only once the record is saved, so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
-        initializeParamsRefusal(params) === undefined;
-      session.initialize(value, ids[0]!, reply, streamEarly);
+        this.#shared === undefined && initializeParamsRefusal(params) === undefined;
+      const served = this.#shared?.persisting(session, reply, owner, () => this.#endSession(session)) ?? reply;
+      session.initialize(value, ids[0]!, served, streamEarly);
       return;
     }
     if (sessionId === undefined) {
       reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
       return;
     }
-    const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) {
-      reply.send(404, SESSION_NOT_FOUND);
+    this.#withSession(sessionId, reply, sessionOptions, (session) => {
+      const negotiated = session.connection.legacyVersion;
+      // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
+      if (header !== undefined && negotiated !== undefined && header !== negotiated) {
+        reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
+        return;
+      }
+      if (batch && negotiated !== '2025-03-26') {
+        reply.send(400, error(null, -32600, 'Invalid Request: batches are accepted only under protocol 2025-03-26'));
+        return;
+      }
+      session.post(value, ids, reply, canStream);
+    });
+  }
+
+  /**
+   * Serves `serve` with the session `id` names when this exchange may use it, else answers 404. With a shared store
+   * the record decides: a session ended elsewhere is forgotten here, one created elsewhere is restored here.
+   */
+  #withSession(id: string, reply: Reply, options: SessionOptions, serve: (session: Session) => void): void {
+    const admit = (session: Session | undefined): void => {
+      if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) reply.send(404, SESSION_NOT_FOUND);
+      else serve(session);
+    };
+    const shared = this.#shared;
+    if (shared === undefined) {
+      admit(this.#sessions.get(id));
       return;
     }
-    const negotiated = session.connection.legacyVersion;
-    // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
-    if (header !== undefined && negotiated !== undefined && header !== negotiated) {
-      reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
-      return;
-    }
-    if (batch && negotiated !== '2025-03-26') {
-      reply.send(400, error(null, -32600, 'Invalid Request: batches are accepted only under protocol 2025-03-26'));
-      return;
-    }
-    session.post(value, ids, reply, canStream);
+    void shared.load(id).then((record) => {
+      let session = this.#sessions.get(id);
+      if (record === undefined) {
+        if (session !== undefined) this.#endSession(session);
+        session = undefined;
+      } else if (session === undefined) {
+        session = new Session(this.#server, options, this.#registry, record);
+        session.id = id;
+        this.#sessions.set(id, session);
+        this.#guard.own(session, record.owner);
+      }
+      admit(session);
+    });
   }
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
@@ -419,20 +461,18 @@ export class HttpCore {
       reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
       return;
     }
-    const session = this.#sessions.get(sessionId);
-    if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) {
-      reply.send(404, SESSION_NOT_FOUND);
-      return;
-    }
-    if (method === 'DELETE') {
-      this.#endSession(session);
-      reply.send(200);
-      return;
-    }
-    if (this.#streams >= (this.#options.maxStreams ?? 10_000)) {
-      reply.send(503, error(null, -32603, 'Too many open streams'));
-      return;
-    }
-    void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#stream(r, true, { 'mcp-session-id': sessionId }));
+    this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
+      if (method === 'DELETE') {
+        this.#endSession(session);
+        this.#shared?.remove(sessionId);
+        reply.send(200);
+        return;
+      }
+      if (this.#streams >= (this.#options.maxStreams ?? 10_000)) {
+        reply.send(503, error(null, -32603, 'Too many open streams'));
+        return;
+      }
+      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#stream(r, true, { 'mcp-session-id': sessionId }));
+    });
   }
 }

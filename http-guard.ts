@@ -84,7 +84,9 @@ export class AuthedReply implements Reply {
   constructor(reply: Reply, auth: AuthInfo) {
     this.#reply = reply;
     this.auth = auth;
-    this.http = { ...(reply.http ?? { headers: reply.headers }) }; // its own object: the key ctx.auth is found by
+    // Its own object (the key ctx.auth is found by), read field by field: a transport's info may be getters.
+    const http = reply.http;
+    this.http = http === undefined ? { headers: reply.headers } : { headers: http.headers, remoteAddress: http.remoteAddress };
     attachAuth(this.http, auth);
   }
 
@@ -246,8 +248,13 @@ export class HttpGuard {
     return owner === undefined || (reply instanceof AuthedReply && principalOf(reply.auth) === owner);
   }
 
-  /** Records the principal of the exchange that created `session`. */
-  own(session: Session, reply: Reply): void {
-    if (reply instanceof AuthedReply) this.#owners.set(session, principalOf(reply.auth));
+  /** The principal an exchange comes from (with `auth`). */
+  principal(reply: Reply): string | undefined {
+    return reply instanceof AuthedReply ? principalOf(reply.auth) : undefined;
+  }
+
+  /** Records the principal that created `session` (or, restored from a shared store, the one its record names). */
+  own(session: Session, owner: string | undefined): void {
+    if (owner !== undefined) this.#owners.set(session, owner);
   }
 }

@@ -15,7 +15,7 @@ import type { HttpRequestInfo } from './types.ts';
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
 export { MemoryEventStore, type EventStore } from './sse.ts';
-export { MemorySessionStore, type SessionStore } from './sessions.ts';
+export { MemorySessionStore, type SessionRecord, type SessionStore, type SharedSessionStore } from './sessions.ts';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 

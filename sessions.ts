@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
+import type { Handshake } from './handshake.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
@@ -121,7 +122,7 @@ export class Session {
   id: string | undefined;
   readonly connection: Connection;
   /** Stateless sessions: the version the connection serves as if initialized. */
-  readonly assumeInitialized: string | undefined;
+  readonly assumeInitialized: string | Handshake | undefined;
   readonly eventStore: EventStore | undefined;
   readonly logger: Logger;
   readonly retryMs: number;
@@ -138,9 +139,10 @@ export class Session {
 
   /**
    * `registry` records the session once its handshake succeeds; without one the session is stateless (served as if
-   * initialized at `assumeInitialized`, never registered).
+   * initialized at `assumeInitialized`, never registered). A session restored from a shared store has both: its
+   * recorded handshake, and the id its store gave it (set by the caller).
    */
-  constructor(server: Server, options: SessionOptions, registry?: SessionRegistry, assumeInitialized?: string) {
+  constructor(server: Server, options: SessionOptions, registry?: SessionRegistry, assumeInitialized?: string | Handshake) {
     this.#registry = registry;
     this.eventStore = options.eventStore;
     this.retryMs = options.retryMs;
@@ -351,6 +353,24 @@ export interface SessionStore {
 
 /** The default session store: a Map in this process. */
 export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
+
+/** What a shared session store keeps of a 2025 session: its handshake, and who opened it (with `auth`). */
+export interface SessionRecord extends Handshake {
+  /** The principal (token subject) that opened the session; later requests must come from the same one. */
+  owner?: string;
+}
+
+/**
+ * 2025 sessions shared by the processes of a deployment (Redis, a database, a node:cluster primary, …): any process
+ * serves a session another one created. Every method may be async. The initialize answer waits for `save`, so the
+ * client never holds an id the store does not know; `remove` comes with DELETE. Expiry of abandoned sessions is the
+ * store's own (a TTL): a process forgets its idle local copies without removing the record.
+ */
+export interface SharedSessionStore {
+  save(id: string, record: SessionRecord): Promise<void> | void;
+  load(id: string): Promise<SessionRecord | undefined> | SessionRecord | undefined;
+  remove(id: string): Promise<void> | void;
+}
 
 /** How a session enters and leaves its HTTP handler's store. */
 export interface SessionRegistry {

@@ -1,0 +1,101 @@
+// 2025 sessions across the processes of a deployment: a new session's handshake is saved to the SharedSessionStore
+// before its initialize answer leaves, and a process that does not hold a session restores it from its record.
+// Owns the record's shape and that wait; never serves frames (sessions.ts does) and never removes a record unless
+// the client ended the session (DELETE).
+
+import type { Session, EventSink, Reply, SessionRecord, SharedSessionStore } from './sessions.ts';
+import type { HeaderBag } from './http-headers.ts';
+import type { HttpRequestInfo, Logger } from './types.ts';
+
+const STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the session store is unavailable' } };
+
+/** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
+class PersistingReply implements Reply {
+  readonly #reply: Reply;
+  readonly #save: () => Promise<void>;
+  #sent = false;
+
+  constructor(reply: Reply, save: () => Promise<void>) {
+    this.#reply = reply;
+    this.#save = save;
+  }
+
+  get headers(): HeaderBag {
+    return this.#reply.headers;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.#reply.http;
+  }
+
+  get answered(): boolean {
+    return this.#sent || this.#reply.answered;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    if (this.answered) return;
+    this.#sent = true;
+    if (headers?.['mcp-session-id'] === undefined) {
+      this.#reply.send(status, body, headers);
+      return;
+    }
+    this.#save().then(
+      () => this.#reply.send(status, body, headers),
+      () => this.#reply.send(503, STORE_UNAVAILABLE),
+    );
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    return this.#reply.stream(headers);
+  }
+
+  onAbort(listener: () => void): void {
+    this.#reply.onAbort(listener);
+  }
+}
+
+/** A deployment's shared store as the HTTP core uses it: failures are logged here and surface as "no session". */
+export class SharedSessions {
+  readonly #store: SharedSessionStore;
+  readonly #logger: Logger;
+
+  constructor(store: SharedSessionStore, logger: Logger) {
+    this.#store = store;
+    this.#logger = logger;
+  }
+
+  /**
+   * The reply to serve a new session's initialize with: its successful answer goes out once the record is saved. If
+   * saving fails the client gets 503 and `abandon` ends the session here.
+   */
+  persisting(session: Session, reply: Reply, owner: string | undefined, abandon: () => void): Reply {
+    return new PersistingReply(reply, async () => {
+      const handshake = session.connection.handshake!;
+      const record: SessionRecord = owner === undefined ? { ...handshake } : { ...handshake, owner };
+      try {
+        await this.#store.save(session.id!, record);
+      } catch (failure) {
+        this.#logger.error(`could not save session ${session.id} to the shared store`, failure);
+        abandon();
+        throw failure;
+      }
+    });
+  }
+
+  /** The record of a session, or undefined when the store does not know it (or cannot be read). */
+  async load(id: string): Promise<SessionRecord | undefined> {
+    try {
+      return await this.#store.load(id);
+    } catch (failure) {
+      this.#logger.error(`could not load session ${id} from the shared store`, failure);
+      return undefined;
+    }
+  }
+
+  /** The client ended the session (DELETE): every process forgets it. */
+  remove(id: string): void {
+    Promise.resolve()
+      .then(() => this.#store.remove(id))
+      .catch((failure: unknown) => this.#logger.error(`could not remove session ${id} from the shared store`, failure));
+  }
+}
