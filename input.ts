@@ -3,7 +3,15 @@
 // and RequestStateSealer, which binds handler state to method, params digest and expiry under HMAC-SHA-256.
 // Pure: no I/O and no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+// node:crypto costs a stdio server a sixth of its start-up, and most servers never seal a requestState: it loads
+// on the first seal or open.
+const require = createRequire(import.meta.url);
+let loadedCrypto: typeof import('node:crypto') | undefined;
+function crypto(): typeof import('node:crypto') {
+  return loadedCrypto ??= require('node:crypto') as typeof import('node:crypto');
+}
 import { ErrorCode, ProtocolError } from './jsonrpc.ts';
 import type { ClientCapabilities } from './types.ts';
 
@@ -112,7 +120,7 @@ const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 export function paramsDigest(params: Record<string, unknown>): string {
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
-  return createHash('sha256').update(canonicalJson(bound)!).digest('base64url');
+  return crypto().createHash('sha256').update(canonicalJson(bound)!).digest('base64url');
 }
 
 /** The longest requestState open() considers; seal() refuses to make a longer one. */
@@ -129,15 +137,17 @@ function verificationFailed(): ProtocolError {
  * digest, expiry, random nonce, state}; base64url payload + "." + base64url MAC (the MAC covers the payload text).
  */
 export class RequestStateSealer {
-  readonly #secret: Buffer;
+  /** Drawn at the first seal or open when none was configured. */
+  #secret: Buffer | undefined;
   readonly #ttlMs: number;
   readonly #now: () => number;
 
   constructor(options: { secret?: Uint8Array | string; ttlMs?: number; now?: () => number } = {}) {
     const { secret, ttlMs = 10 * 60_000, now = Date.now } = options;
-    this.#secret = secret === undefined ? randomBytes(32)
-      : typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
-    if (this.#secret.length === 0) throw new TypeError('the requestState secret must not be empty');
+    if (secret !== undefined) {
+      this.#secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+      if (this.#secret.length === 0) throw new TypeError('the requestState secret must not be empty');
+    }
     if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
       throw new TypeError('ttlMs must be a positive finite number');
     }
@@ -152,7 +162,7 @@ export class RequestStateSealer {
       m: method,
       d: paramsDigest(params),
       e: this.#now() + this.#ttlMs,
-      n: randomBytes(16).toString('base64url'),
+      n: crypto().randomBytes(16).toString('base64url'),
       s: state,
     })!;
     const encoded = Buffer.from(payload, 'utf8').toString('base64url');
@@ -176,7 +186,7 @@ export class RequestStateSealer {
   }
 
   #mac(encodedPayload: string): string {
-    return createHmac('sha256', this.#secret).update(encodedPayload, 'utf8').digest('base64url');
+    return crypto().createHmac('sha256', this.#secret ??= crypto().randomBytes(32)).update(encodedPayload, 'utf8').digest('base64url');
   }
 
   #open(method: string, params: Record<string, unknown>, requestState: unknown): unknown {
@@ -187,7 +197,7 @@ export class RequestStateSealer {
     // Compare the canonical encodings, so no alternative spelling of the MAC verifies either.
     const expected = Buffer.from(this.#mac(encoded), 'ascii');
     const given = Buffer.from(mac, 'ascii');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw verificationFailed();
+    if (given.length !== expected.length || !crypto().timingSafeEqual(given, expected)) throw verificationFailed();
     // Only now is the payload ours, and worth parsing.
     const payload: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();

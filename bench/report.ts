@@ -69,7 +69,7 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   lines.push('');
 
   lines.push('## Memory (HTTP; RSS after a forced GC)', '');
-  lines.push('| what | server | RSS with one | RSS with 1 000 | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
+  lines.push('| what | server | RSS with one | RSS with the sample | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
   for (const kind of ['sessions', 'listens'] as const) {
     const rows = results.memory.filter((r) => r.kind === kind);
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;

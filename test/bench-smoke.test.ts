@@ -1,0 +1,52 @@
+// The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in both
+// eras where it speaks them, and every figure lands in results.json and results.md. Asserts shape, never speed.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Results } from '../bench/report.ts';
+
+const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
+
+test('npm run bench -- --smoke measures every contender on every transport x era and writes the report', { timeout: 240_000 }, async () => {
+  const out = await mkdtemp(join(tmpdir(), 'mcp-bench-'));
+  try {
+    const exitCode = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [RUN, '--smoke', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+      child.once('exit', (code) => {
+        if (code !== 0) process.stderr.write(stderr);
+        resolve(code);
+      });
+    });
+    assert.equal(exitCode, 0);
+    const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as Results;
+    const keys = results.contenders.map((c) => c.key);
+    assert.deepEqual(keys, ['floor', 'core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
+    for (const transport of ['stdio', 'http']) {
+      for (const era of ['2025', '2026']) {
+        for (const concurrency of [1, 8]) {
+          const rows = results.throughput.filter((r) => r.transport === transport && r.era === era && r.concurrency === concurrency);
+          const expected = era === '2025' ? keys : keys.filter((k) => k !== 'sdk-v1');
+          assert.deepEqual(rows.map((r) => r.contender).sort(), [...expected].sort(), `${transport} ${era} x${concurrency}`);
+          for (const row of rows) assert.ok(row.callsPerSecond > 0 && row.p99Us >= row.p50Us, JSON.stringify(row));
+        }
+      }
+      assert.equal(results.coldStart.filter((r) => r.transport === transport).length, keys.length);
+    }
+    assert.deepEqual(results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
+    assert.deepEqual(results.memory.filter((r) => r.kind === 'listens').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2']);
+    assert.deepEqual(results.weight.map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
+    const markdown = await readFile(join(out, 'results.md'), 'utf8');
+    for (const heading of ['## Echo tool round trips', '## Cold start', '## Memory', '## Package weight', '## Targets (mcp-core)']) {
+      assert.ok(markdown.includes(heading), heading);
+    }
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
