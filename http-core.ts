@@ -14,7 +14,7 @@ import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionOptions, type SessionStore, type SharedSessionStore,
 } from './sessions.ts';
-import { SharedSessions } from './shared-sessions.ts';
+import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
@@ -431,19 +431,23 @@ export class HttpCore {
       admit(this.#sessions.get(id));
       return;
     }
-    void shared.load(id).then((record) => {
+    shared.load(id).then((record) => {
       let session = this.#sessions.get(id);
       if (record === undefined) {
         if (session !== undefined) this.#endSession(session);
         session = undefined;
       } else if (session === undefined) {
+        if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
+          reply.send(503, error(null, -32600, 'Service Unavailable: too many sessions'));
+          return;
+        }
         session = new Session(this.#server, options, this.#registry, record);
         session.id = id;
         this.#sessions.set(id, session);
         this.#guard.own(session, record.owner);
       }
       admit(session);
-    });
+    }, () => reply.send(503, STORE_UNAVAILABLE));
   }
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
@@ -464,8 +468,9 @@ export class HttpCore {
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
       if (method === 'DELETE') {
         this.#endSession(session);
-        this.#shared?.remove(sessionId);
-        reply.send(200);
+        // Answered once every process would refuse the id: after the shared record is gone.
+        if (this.#shared === undefined) reply.send(200);
+        else void this.#shared.remove(sessionId).then((removed) => reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE));
         return;
       }
       if (this.#streams >= (this.#options.maxStreams ?? 10_000)) {

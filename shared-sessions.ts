@@ -1,13 +1,14 @@
 // 2025 sessions across the processes of a deployment: a new session's handshake is saved to the SharedSessionStore
 // before its initialize answer leaves, and a process that does not hold a session restores it from its record.
 // Owns the record's shape and that wait; never serves frames (sessions.ts does) and never removes a record unless
-// the client ended the session (DELETE).
+// the client ended the session (DELETE). A store that fails is answered 503 (retry later), never taken for "no session".
 
 import type { Session, EventSink, Reply, SessionRecord, SharedSessionStore } from './sessions.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { HttpRequestInfo, Logger } from './types.ts';
 
-const STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the session store is unavailable' } };
+/** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
+export const STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the session store is unavailable' } };
 
 /** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
 class PersistingReply implements Reply {
@@ -82,20 +83,24 @@ export class SharedSessions {
     });
   }
 
-  /** The record of a session, or undefined when the store does not know it (or cannot be read). */
+  /** The record of a session, or undefined when the store does not know it; rejects (logged) when it cannot be read. */
   async load(id: string): Promise<SessionRecord | undefined> {
     try {
       return await this.#store.load(id);
     } catch (failure) {
       this.#logger.error(`could not load session ${id} from the shared store`, failure);
-      return undefined;
+      throw failure;
     }
   }
 
-  /** The client ended the session (DELETE): every process forgets it. */
-  remove(id: string): void {
-    Promise.resolve()
-      .then(() => this.#store.remove(id))
-      .catch((failure: unknown) => this.#logger.error(`could not remove session ${id} from the shared store`, failure));
+  /** The client ended the session (DELETE): every process forgets it. False (logged) when the store failed. */
+  async remove(id: string): Promise<boolean> {
+    try {
+      await this.#store.remove(id);
+      return true;
+    } catch (failure) {
+      this.#logger.error(`could not remove session ${id} from the shared store`, failure);
+      return false;
+    }
   }
 }
