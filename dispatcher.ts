@@ -264,7 +264,13 @@ export class Dispatcher {
   }
 
   #settleBatch(batch: Batch): void {
-    if (--batch.open === 0 && batch.responses.length > 0 && !this.#closed) this.#peer.send(batch.responses);
+    if (--batch.open > 0 || batch.responses.length === 0 || this.#closed) return;
+    try {
+      this.#peer.send(batch.responses);
+    } catch (error) {
+      this.#logger.error('a batch answer could not be serialized', error);
+      this.#peer.send(batch.responses.map((response) => (serializable(response) ? response : unserializable(response))));
+    }
   }
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
@@ -322,7 +328,15 @@ export class Dispatcher {
 
   #finish(request: InboundRequest, response: JsonRpcResponse): void {
     if (request.batch === undefined) {
-      if (!this.#closed) this.#peer.send(response);
+      if (this.#closed) return;
+      // Transports serialize before they change anything, so an answer that cannot be (a cycle, a BigInt, nesting
+      // too deep) can still be replaced by the generic error.
+      try {
+        this.#peer.send(response);
+      } catch (error) {
+        this.#logger.error(`the answer to '${request.method}' could not be serialized`, error);
+        this.#peer.send(unserializable(response));
+      }
       return;
     }
     request.batch.responses.push(response);
@@ -456,6 +470,19 @@ export class Dispatcher {
     }
     this.#rejectPending('the connection closed');
   }
+}
+
+function serializable(response: JsonRpcResponse): boolean {
+  try {
+    JSON.stringify(response);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unserializable(response: JsonRpcResponse): JsonRpcFailure {
+  return errorResponse(response.id, { code: ErrorCode.InternalError, message: 'Internal error' });
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

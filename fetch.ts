@@ -8,7 +8,7 @@
 import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
-import type { EventSink, Reply } from './sessions.ts';
+import { jsonText, type EventSink, type Reply } from './sessions.ts';
 import { KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
@@ -149,12 +149,13 @@ class FetchReply implements Reply {
 
   send(status: number, body?: unknown, headers?: Record<string, string>): void {
     if (this.#answered) return;
+    const text = body === undefined ? undefined : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
-    if (body === undefined) {
+    if (text === undefined) {
       this.#resolve(new Response(null, { status, headers }));
       return;
     }
-    this.#resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } }));
+    this.#resolve(new Response(text, { status, headers: { ...headers, 'content-type': 'application/json' } }));
   }
 
   stream(headers?: Record<string, string>): EventSink {

@@ -12,7 +12,7 @@ import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-h
 import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import {
-  MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionOptions, type SessionStore, type SharedSessionStore,
+  JsonText, MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionOptions, type SessionStore, type SharedSessionStore,
 } from './sessions.ts';
 import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
@@ -301,15 +301,16 @@ export class HttpCore {
       send: (frame) => {
         if (Array.isArray(frame)) return;
         if (isResponse(frame)) {
+          const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
           const code = 'error' in frame ? frame.error.code : 0;
           const status = code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
           // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
           if (sink === undefined && !json && status === 200 && !reply.answered) sink = this.#stream(reply, listen);
           if (sink !== undefined) {
-            sink.send(formatEvent(JSON.stringify(frame)));
+            sink.send(formatEvent(text));
             sink.end();
           } else if (!reply.answered) {
-            reply.send(status, frame);
+            reply.send(status, new JsonText(text));
           }
           this.#modern.delete(connection);
           connection.close();

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
-import type { EventSink, Reply } from './sessions.ts';
+import { jsonText, type EventSink, type Reply } from './sessions.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
@@ -58,8 +58,8 @@ class NodeReply implements Reply {
 
   send(status: number, body?: unknown, headers?: Record<string, string>): void {
     if (this.#answered || this.#response.destroyed) return;
+    const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
-    const text = body === undefined ? '' : JSON.stringify(body);
     const head: Record<string, string | number> = { ...headers };
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);

@@ -8,14 +8,28 @@ import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
 import type { HeaderBag } from './http-headers.ts';
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from './jsonrpc.ts';
+import { classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
 import type { HttpRequestInfo, Logger } from './types.ts';
+
+/** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
+export class JsonText {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** The text of a JSON body. */
+export function jsonText(body: unknown): string {
+  return body instanceof JsonText ? body.text : JSON.stringify(body);
+}
 
 /** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
 export interface Reply {
   readonly headers: HeaderBag;
-  /** Answers once: status, optional JSON body, extra headers. */
+  /** Answers once: status, optional JSON body (a value, or a JsonText), extra headers. */
   send(status: number, body?: unknown, headers?: Record<string, string>): void;
   /** Answers with an SSE stream (status 200) and returns its writer. */
   stream(headers?: Record<string, string>): EventSink;
@@ -95,6 +109,11 @@ class Exchange {
   readonly canStream: boolean;
   stream: Stream | undefined;
   open: number;
+  /**
+   * A batch POST: the ids it holds in the session's table (requests whose id was not in flight already), and
+   * whether it has answers that no such id names (invalid elements, refused duplicates). Its answer is one array.
+   */
+  batch: { ids: RequestId[]; unnamedAnswers: boolean } | undefined;
 
   constructor(reply: Reply, canStream: boolean, open: number) {
     this.reply = reply;
@@ -135,6 +154,8 @@ export class Session {
   #getStream: Stream | undefined;
   /** GETs resuming another stream (a POST's that ended without its answer) while the standalone stream is open. */
   #resumed: Set<Stream> | undefined; // made on demand: most sessions never resume a stream
+  /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
+  #unnamedBatches: Exchange[] | undefined;
   #ended = false;
 
   /**
@@ -159,7 +180,7 @@ export class Session {
 
   /** Whether anything of this session is still open (reaping waits for it). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || this.#getStream !== undefined || (this.#resumed?.size ?? 0) > 0;
+    return this.#exchanges.size > 0 || (this.#unnamedBatches?.length ?? 0) > 0 || this.#getStream !== undefined || (this.#resumed?.size ?? 0) > 0;
   }
 
   #headers(): Record<string, string> | undefined {
@@ -175,8 +196,8 @@ export class Session {
   /** Connection peer: where the connection's frames go. */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void {
     if (Array.isArray(message)) {
-      const exchange = this.#exchanges.get(message[0]!.id as RequestId);
-      if (exchange !== undefined) this.#finish(exchange, message, message.map((m) => m.id as RequestId));
+      const exchange = this.#batchOf(message);
+      if (exchange !== undefined) this.#finishBatch(exchange, message);
       return;
     }
     if (isResponse(message)) {
@@ -209,20 +230,50 @@ export class Session {
     return exchange.stream;
   }
 
+  /** The batch POST an array answer belongs to: the one holding one of its ids, else the oldest with unnamed answers. */
+  #batchOf(answers: JsonRpcResponse[]): Exchange | undefined {
+    for (const answer of answers) {
+      const exchange = answer.id === null ? undefined : this.#exchanges.get(answer.id);
+      if (exchange?.batch?.ids.includes(answer.id!) === true) return exchange;
+    }
+    return this.#unnamedBatches?.[0];
+  }
+
+  #finishBatch(exchange: Exchange, answers: JsonRpcResponse[]): void {
+    const text = JSON.stringify(answers); // first: an answer that cannot be serialized changes nothing here
+    this.#releaseBatch(exchange);
+    if (exchange.stream !== undefined) {
+      const { stream } = exchange;
+      stream.write(this, text, () => stream.sink.end());
+    } else if (!exchange.reply.answered) {
+      exchange.reply.send(200, new JsonText(text), this.#headers());
+    }
+  }
+
+  #releaseBatch(exchange: Exchange): void {
+    for (const id of exchange.batch!.ids) {
+      if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
+    }
+    exchange.batch!.ids = [];
+    const unnamed = this.#unnamedBatches?.indexOf(exchange) ?? -1;
+    if (unnamed !== -1) this.#unnamedBatches!.splice(unnamed, 1);
+  }
+
   #finish(exchange: Exchange, message: unknown, ids: RequestId[]): void {
     if (exchange === this.#handshake) {
       this.#finishHandshake(exchange, message, ids);
       return;
     }
+    const text = JSON.stringify(message); // first: a result that cannot be serialized changes nothing here
     for (const id of ids) this.#exchanges.delete(id);
     exchange.open -= ids.length;
     const { stream } = exchange;
     if (stream !== undefined) {
-      stream.write(this, JSON.stringify(message), () => {
+      stream.write(this, text, () => {
         if (exchange.open <= 0) stream.sink.end();
       });
     } else if (!exchange.reply.answered) {
-      exchange.reply.send(200, message, this.#headers());
+      exchange.reply.send(200, new JsonText(text), this.#headers());
     }
   }
 
@@ -267,7 +318,15 @@ export class Session {
     const exchange = this.#exchanges.get(id);
     if (exchange === undefined || this.#ended) return; // a session's end answers its POSTs itself (404 or stream end)
     this.#exchanges.delete(id);
-    if (--exchange.open > 0) return;
+    const { batch } = exchange;
+    if (batch !== undefined) {
+      batch.ids = batch.ids.filter((held) => held !== id);
+      // A batch whose every answer was withdrawn gets no array: it ends here.
+      if (batch.ids.length > 0 || batch.unnamedAnswers) return;
+      this.#releaseBatch(exchange);
+    } else if (--exchange.open > 0) {
+      return;
+    }
     if (exchange.stream !== undefined) exchange.stream.close();
     else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
   }
@@ -275,6 +334,10 @@ export class Session {
   /** Serves one POST body holding the requests `ids` (none: notifications or responses → 202), in arrival order. */
   post(value: unknown, ids: RequestId[], reply: Reply, canStream: boolean): void {
     this.lastActivity = Date.now();
+    if (Array.isArray(value)) {
+      this.#postBatch(value, reply, canStream);
+      return;
+    }
     if (ids.length === 0) {
       reply.send(202, undefined, this.#headers());
       this.connection.receive(value, reply.http);
@@ -289,6 +352,31 @@ export class Session {
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);
     for (const id of ids) this.#exchanges.set(id, exchange);
     this.connection.receive(value, reply.http); // each request's handler sees the POST that carried it
+  }
+
+  /**
+   * A batch (2025-03-26): its requests are served as on stdio, a reused in-flight id refused inside the array, and
+   * invalid elements answered in it too; the array answers the POST (202 when nothing in it is answered).
+   */
+  #postBatch(items: unknown[], reply: Reply, canStream: boolean): void {
+    const ids: RequestId[] = [];
+    let unnamedAnswers = false;
+    for (const item of items) {
+      const frame = classify(item);
+      if (frame.kind === 'invalid') unnamedAnswers = true;
+      else if (frame.kind === 'request' && (this.#exchanges.has(frame.message.id) || ids.includes(frame.message.id))) unnamedAnswers = true;
+      else if (frame.kind === 'request') ids.push(frame.message.id);
+    }
+    if (ids.length === 0 && !unnamedAnswers) {
+      reply.send(202, undefined, this.#headers());
+      this.connection.receive(items, reply.http);
+      return;
+    }
+    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', 1);
+    exchange.batch = { ids, unnamedAnswers };
+    for (const id of ids) this.#exchanges.set(id, exchange);
+    if (unnamedAnswers) (this.#unnamedBatches ??= []).push(exchange);
+    this.connection.receive(items, reply.http);
   }
 
   /**
@@ -329,11 +417,12 @@ export class Session {
     if (this.#ended) return;
     this.#ended = true;
     this.connection.close();
-    for (const exchange of new Set(this.#exchanges.values())) {
+    for (const exchange of new Set([...this.#exchanges.values(), ...this.#unnamedBatches ?? []])) {
       if (exchange.stream !== undefined) exchange.stream.close();
       else if (!exchange.reply.answered) exchange.reply.send(404, SESSION_NOT_FOUND);
     }
     this.#exchanges.clear();
+    this.#unnamedBatches = undefined;
     this.#getStream?.close();
     this.#getStream = undefined;
     for (const stream of this.#resumed ?? []) stream.close();
