@@ -6,7 +6,7 @@ import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, princ
 import type { HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { RequestId } from './jsonrpc.ts';
-import type { EventSink, Reply, Session } from './sessions.ts';
+import { ForwardingReply, type EventSink, type Reply, type Session } from './sessions.ts';
 import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -41,73 +41,39 @@ function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<str
 }
 
 /** An exchange with an allowed cross-origin caller: every answer carries the CORS response headers. */
-class CorsReply implements Reply {
-  readonly #reply: Reply;
+class CorsReply extends ForwardingReply {
   readonly #cors: Record<string, string>;
 
   constructor(reply: Reply, origin: string) {
-    this.#reply = reply;
+    super(reply);
     this.#cors = { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'Mcp-Session-Id', vary: 'Origin' };
   }
 
-  get headers(): HeaderBag {
-    return this.#reply.headers;
+  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.inner.send(status, body, { ...headers, ...this.#cors });
   }
 
-  get answered(): boolean {
-    return this.#reply.answered;
-  }
-
-  get http(): Reply['http'] {
-    return this.#reply.http;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.#reply.send(status, body, { ...headers, ...this.#cors });
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.#reply.stream({ ...headers, ...this.#cors });
-  }
-
-  onAbort(listener: () => void): void {
-    this.#reply.onAbort(listener);
+  override stream(headers?: Record<string, string>): EventSink {
+    return this.inner.stream({ ...headers, ...this.#cors });
   }
 }
 
 /** An exchange whose bearer token was verified: handlers of its requests see the identity as `ctx.auth`. */
-export class AuthedReply implements Reply {
-  readonly #reply: Reply;
+export class AuthedReply extends ForwardingReply {
   readonly auth: AuthInfo;
-  readonly http: HttpRequestInfo;
+  readonly #http: HttpRequestInfo;
 
   constructor(reply: Reply, auth: AuthInfo) {
-    this.#reply = reply;
+    super(reply);
     this.auth = auth;
     // Its own object (the key ctx.auth is found by), read field by field: a transport's info may be getters.
     const http = reply.http;
-    this.http = http === undefined ? { headers: reply.headers } : { headers: http.headers, remoteAddress: http.remoteAddress };
-    attachAuth(this.http, auth);
+    this.#http = http === undefined ? { headers: reply.headers } : { headers: http.headers, remoteAddress: http.remoteAddress };
+    attachAuth(this.#http, auth);
   }
 
-  get headers(): HeaderBag {
-    return this.#reply.headers;
-  }
-
-  get answered(): boolean {
-    return this.#reply.answered;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.#reply.send(status, body, headers);
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.#reply.stream(headers);
-  }
-
-  onAbort(listener: () => void): void {
-    this.#reply.onAbort(listener);
+  override get http(): HttpRequestInfo {
+    return this.#http;
   }
 }
 

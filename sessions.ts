@@ -40,6 +40,39 @@ export interface Reply {
   readonly http?: HttpRequestInfo;
 }
 
+/** A Reply that passes everything on to another: the base of decorators, which override what they change. */
+export class ForwardingReply implements Reply {
+  readonly inner: Reply;
+
+  constructor(inner: Reply) {
+    this.inner = inner;
+  }
+
+  get headers(): HeaderBag {
+    return this.inner.headers;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.inner.http;
+  }
+
+  get answered(): boolean {
+    return this.inner.answered;
+  }
+
+  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.inner.send(status, body, headers);
+  }
+
+  stream(headers?: Record<string, string>): EventSink {
+    return this.inner.stream(headers);
+  }
+
+  onAbort(listener: () => void): void {
+    this.inner.onAbort(listener);
+  }
+}
+
 /** One open SSE stream of an HTTP exchange: write event text, end it, learn when it closed. */
 export interface EventSink {
   send(text: string): boolean;

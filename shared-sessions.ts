@@ -3,55 +3,37 @@
 // Owns the record's shape and that wait; never serves frames (sessions.ts does) and never removes a record unless
 // the client ended the session (DELETE). A store that fails is answered 503 (retry later), never taken for "no session".
 
-import type { Session, EventSink, Reply, SessionRecord, SharedSessionStore } from './sessions.ts';
-import type { HeaderBag } from './http-headers.ts';
-import type { HttpRequestInfo, Logger } from './types.ts';
+import { ForwardingReply, type Reply, type Session, type SessionRecord, type SharedSessionStore } from './sessions.ts';
+import type { Logger } from './types.ts';
 
 /** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
 export const STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the session store is unavailable' } };
 
 /** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
-class PersistingReply implements Reply {
-  readonly #reply: Reply;
+class PersistingReply extends ForwardingReply {
   readonly #save: () => Promise<void>;
   #sent = false;
 
   constructor(reply: Reply, save: () => Promise<void>) {
-    this.#reply = reply;
+    super(reply);
     this.#save = save;
   }
 
-  get headers(): HeaderBag {
-    return this.#reply.headers;
+  override get answered(): boolean {
+    return this.#sent || this.inner.answered;
   }
 
-  get http(): HttpRequestInfo | undefined {
-    return this.#reply.http;
-  }
-
-  get answered(): boolean {
-    return this.#sent || this.#reply.answered;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
+  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
     if (this.answered) return;
     this.#sent = true;
     if (headers?.['mcp-session-id'] === undefined) {
-      this.#reply.send(status, body, headers);
+      this.inner.send(status, body, headers);
       return;
     }
     this.#save().then(
-      () => this.#reply.send(status, body, headers),
-      () => this.#reply.send(503, STORE_UNAVAILABLE),
+      () => this.inner.send(status, body, headers),
+      () => this.inner.send(503, STORE_UNAVAILABLE),
     );
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.#reply.stream(headers);
-  }
-
-  onAbort(listener: () => void): void {
-    this.#reply.onAbort(listener);
   }
 }
 
