@@ -101,7 +101,12 @@ export interface ServerOptions {
 /** The default logger: one line per report on stderr, stack included. */
 const stderrLogger: Logger = {
   error(message, error) {
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    let detail: string;
+    try {
+      detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    } catch {
+      detail = Object.prototype.toString.call(error); // an object without a usable toString must not throw here
+    }
     process.stderr.write(`[mcp-core] ${message}${error === undefined ? '' : `: ${detail}`}\n`);
   },
   warn(message) {

@@ -167,7 +167,7 @@ export class HttpCore {
     clearInterval(this.#reaper);
     // Listens end gracefully (their final results); running requests get the window to finish, then are aborted.
     const sessions = [...this.#sessions.values()].map(async (session) => {
-      await session.connection.drain(drainWindowMs);
+      await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
     const modern = [...this.#modern].map(([connection, end]) => connection.drain(drainWindowMs).then(end));

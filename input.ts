@@ -155,7 +155,8 @@ export class RequestStateSealer {
     this.#now = now;
   }
 
-  seal(method: string, params: Record<string, unknown>, state: unknown): string {
+  /** `principal`: the caller's identity (with HTTP auth), so that another caller cannot replay the state. */
+  seal(method: string, params: Record<string, unknown>, state: unknown, principal?: string): string {
     if (state !== undefined && canonicalJson(state) === undefined) throw new TypeError('state must be JSON-serializable');
     const payload = canonicalJson({
       v: PAYLOAD_VERSION,
@@ -164,6 +165,7 @@ export class RequestStateSealer {
       e: this.#now() + this.#ttlMs,
       n: crypto().randomBytes(16).toString('base64url'),
       s: state,
+      a: principal,
     })!;
     const encoded = Buffer.from(payload, 'utf8').toString('base64url');
     const sealed = `${encoded}.${this.#mac(encoded)}`;
@@ -175,10 +177,10 @@ export class RequestStateSealer {
 
   /** Returns the state; throws ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
    * for this method and these params. */
-  open(method: string, params: Record<string, unknown>, requestState: unknown): unknown {
+  open(method: string, params: Record<string, unknown>, requestState: unknown, principal?: string): unknown {
     let state: unknown;
     try {
-      state = this.#open(method, params, requestState);
+      state = this.#open(method, params, requestState, principal);
     } catch {
       throw verificationFailed();
     }
@@ -189,7 +191,7 @@ export class RequestStateSealer {
     return crypto().createHmac('sha256', this.#secret ??= crypto().randomBytes(32)).update(encodedPayload, 'utf8').digest('base64url');
   }
 
-  #open(method: string, params: Record<string, unknown>, requestState: unknown): unknown {
+  #open(method: string, params: Record<string, unknown>, requestState: unknown, principal: string | undefined): unknown {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw verificationFailed();
     const parts = SEALED.exec(requestState);
     if (parts === null) throw verificationFailed();
@@ -204,7 +206,7 @@ export class RequestStateSealer {
     const { m, d, e } = payload;
     if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();
     if (m !== method || !(this.#now() < e)) throw verificationFailed();
-    if (d !== paramsDigest(params)) throw verificationFailed();
+    if (d !== paramsDigest(params) || payload.a !== principal) throw verificationFailed();
     return payload.s; // absent when the state was undefined
   }
 }

@@ -3,6 +3,7 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
+import { authOf, principalOf as authPrincipal } from './auth.ts';
 import { RequestContext } from './context.ts';
 import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
 import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
@@ -99,7 +100,7 @@ export class ModernLifecycle implements Lifecycle {
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
-      if (params.requestState !== undefined) ctx.requestState = this.#sealer.open(method, params, params.requestState);
+      if (params.requestState !== undefined) ctx.requestState = this.#sealer.open(method, params, params.requestState, principalOf(request));
     }
     const cacheable = entry.cacheable === true && !retry;
     const result = entry.serve(this, request, ctx);
@@ -128,7 +129,9 @@ export class ModernLifecycle implements Lifecycle {
       if (missing !== undefined) throw missingCapability(missing);
       const result: Shaped = { resultType: 'input_required' };
       if (Object.keys(value.inputRequests).length > 0) result.inputRequests = value.inputRequests;
-      if (value.state !== undefined) result.requestState = this.#sealer.seal(request.method, request.params, value.state);
+      if (value.state !== undefined) {
+        result.requestState = this.#sealer.seal(request.method, request.params, value.state, principalOf(request));
+      }
       result._meta = { [META_SERVER_INFO]: serverInfo };
       return result;
     }
@@ -142,6 +145,12 @@ export class ModernLifecycle implements Lifecycle {
     }
     return result;
   }
+}
+
+/** Who is asking (with HTTP auth): a requestState is bound to it (protocol.md §4.10). */
+function principalOf(request: InboundRequest): string | undefined {
+  const auth = authOf(request.http);
+  return auth === undefined ? undefined : authPrincipal(auth);
 }
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */

@@ -44,21 +44,24 @@ export interface Page<T> {
 }
 
 const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,24}$/;
-const OFFSET_SHAPE = /^o(0|[1-9][0-9]{0,8})$/;
+const OFFSET_SHAPE = /^([a-z])(0|[1-9][0-9]{0,8})$/;
 
-/** The opaque cursor of a list offset. */
-export function encodeCursor(offset: number): string {
-  return Buffer.from(`o${offset}`).toString('base64url');
+/** Each list's cursor letter. */
+const CURSOR_TAGS = { tool: 't', resource: 'r', 'resource template': 'u', prompt: 'p' } as const;
+
+/** The opaque cursor of an offset into one list (`tag`: a letter naming the list, so no list takes another's). */
+export function encodeCursor(offset: number, tag: string): string {
+  return Buffer.from(`${tag}${offset}`).toString('base64url');
 }
 
-/** Reads a cursor this server minted; anything else is `-32602`. */
-export function decodeCursor(cursor: unknown, length: number): number {
+/** Reads a cursor this server minted for the list `tag` names; anything else is `-32602`. */
+export function decodeCursor(cursor: unknown, length: number, tag: string): number {
   if (cursor === undefined) return 0;
   if (typeof cursor === 'string' && CURSOR_SHAPE.test(cursor)) {
     const match = OFFSET_SHAPE.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-    const offset = match === null ? NaN : Number(match[1]);
+    const offset = match === null || match[1] !== tag ? NaN : Number(match[2]);
     // Only the exact spelling minted here: base64 ignores the low bits of a final partial character.
-    if (offset <= length && encodeCursor(offset) === cursor) return offset;
+    if (offset <= length && encodeCursor(offset, tag) === cursor) return offset;
   }
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
@@ -86,9 +89,11 @@ export class Registry<T extends { era: Era | undefined }> {
   #ordered: Views<T> | undefined;
   readonly #onChange: () => void;
   readonly #kind: string;
+  readonly #cursorTag: string;
 
-  constructor(kind: string, onChange: () => void) {
+  constructor(kind: keyof typeof CURSOR_TAGS, onChange: () => void) {
     this.#kind = kind;
+    this.#cursorTag = CURSOR_TAGS[kind];
     this.#onChange = onChange;
   }
 
@@ -189,11 +194,11 @@ export class Registry<T extends { era: Era | undefined }> {
 
   page(cursor: unknown, pageSize: number, era: Era): Page<T> {
     const all = this.values(era);
-    const start = decodeCursor(cursor, all.length);
+    const start = decodeCursor(cursor, all.length, this.#cursorTag);
     const end = Math.min(start + pageSize, all.length);
     return {
       items: start === 0 && end === all.length ? all : all.slice(start, end),
-      nextCursor: end < all.length ? encodeCursor(end) : undefined,
+      nextCursor: end < all.length ? encodeCursor(end, this.#cursorTag) : undefined,
     };
   }
 }

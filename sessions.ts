@@ -81,6 +81,13 @@ export interface EventSink {
   onClose(listener: () => void): void;
 }
 
+/** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
+const EVENT_STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } };
+
+function shuttingDown(id: RequestId): object {
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: 'Service Unavailable: the server is shutting down' } };
+}
+
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
 export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 
@@ -187,6 +194,8 @@ export class Session {
   #getStream: Stream | undefined;
   /** GETs resuming another stream (a POST's that ended without its answer) while the standalone stream is open. */
   #resumed: Set<Stream> | undefined; // made on demand: most sessions never resume a stream
+  /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
+  #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
   #unnamedBatches: Exchange[] | undefined;
   #ended = false;
@@ -209,6 +218,12 @@ export class Session {
 
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** The server is closing: running requests get `windowMs` to finish; those still running then are answered 503. */
+  async shutdown(windowMs: number): Promise<void> {
+    this.#shuttingDown = true;
+    await this.connection.drain(windowMs);
   }
 
   /** Whether anything of this session is still open (reaping waits for it). */
@@ -361,6 +376,7 @@ export class Session {
       return;
     }
     if (exchange.stream !== undefined) exchange.stream.close();
+    else if (this.#shuttingDown) exchange.reply.send(503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
     else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
   }
 
@@ -426,7 +442,13 @@ export class Session {
     const store = this.eventStore;
     if (this.#getStream !== undefined && (lastEventId === undefined || store === undefined)) return conflict();
     this.lastActivity = Date.now();
-    const replay = lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
+    let replay: Awaited<ReturnType<EventStore['replayAfter']>>;
+    try {
+      replay = lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
+    } catch (error) {
+      this.logger.error('event store replay failed', error);
+      return reply.send(503, EVENT_STORE_UNAVAILABLE);
+    }
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
     const standalone = this.#getStream;
     if (standalone !== undefined && (replay === undefined || replay.streamId === standalone.id)) return conflict();
@@ -460,7 +482,12 @@ export class Session {
     this.#getStream = undefined;
     for (const stream of this.#resumed ?? []) stream.close();
     this.#resumed = undefined;
-    if (this.id !== undefined) void this.eventStore?.dropSession(this.id);
+    const { eventStore, id } = this;
+    if (eventStore !== undefined && id !== undefined) {
+      Promise.resolve()
+        .then(() => eventStore.dropSession(id))
+        .catch((error: unknown) => this.logger.error('event store dropSession failed', error));
+    }
   }
 }
 

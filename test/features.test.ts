@@ -217,9 +217,9 @@ test('invalid cursors are -32602 on every list method', async () => {
     Buffer.from('o-1').toString('base64url'),
     Buffer.from('o01').toString('base64url'),
     Buffer.from('o4').toString('base64url'), // beyond the end of a three-item list
-    encodeCursor(1_000_000),
+    encodeCursor(1_000_000, 't'),
     Buffer.from('o1').toString('base64'), // padded, not this server's spelling
-    'bzJ', // decodes to the same bytes as the issued "bzI" (offset 2), but was never issued
+    'dDJ', // decodes to the same bytes as the issued "dDI" (offset 2), but was never issued
     '',
     null,
     2,

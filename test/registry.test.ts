@@ -7,7 +7,7 @@ import { ProtocolError } from '../core.ts';
 import { ChangeHub, Registry, decodeCursor, encodeCursor, type ChangeEvent } from '../registry.ts';
 
 function assertInvalidCursor(cursor: unknown, length: number): void {
-  assert.throws(() => decodeCursor(cursor, length), (error: unknown) => {
+  assert.throws(() => decodeCursor(cursor, length, 't'), (error: unknown) => {
     assert.ok(error instanceof ProtocolError, `${JSON.stringify(cursor)}: not a ProtocolError`);
     assert.equal(error.code, -32602);
     assert.equal(error.message, 'Invalid params: params.cursor is not a cursor this server issued');
@@ -16,30 +16,30 @@ function assertInvalidCursor(cursor: unknown, length: number): void {
 }
 
 test('an absent cursor is the first page', () => {
-  assert.equal(decodeCursor(undefined, 0), 0);
-  assert.equal(decodeCursor(undefined, 10), 0);
+  assert.equal(decodeCursor(undefined, 0, 't'), 0);
+  assert.equal(decodeCursor(undefined, 10, 't'), 0);
 });
 
 test('every encoded offset decodes back to itself', () => {
   for (const offset of [0, 1, 2, 9, 10, 99, 100, 12345, 999_999_999]) {
-    const cursor = encodeCursor(offset);
+    const cursor = encodeCursor(offset, 't');
     assert.match(cursor, /^[A-Za-z0-9_-]+$/, 'URL-safe, no padding');
-    assert.equal(decodeCursor(cursor, offset), offset);
-    assert.equal(decodeCursor(cursor, offset + 1), offset);
+    assert.equal(decodeCursor(cursor, offset, 't'), offset);
+    assert.equal(decodeCursor(cursor, offset + 1, 't'), offset);
   }
 });
 
 test('cursors are opaque: they are not the offset written out', () => {
   for (const offset of [0, 1, 42]) {
-    assert.notEqual(encodeCursor(offset), String(offset));
+    assert.notEqual(encodeCursor(offset, 't'), String(offset));
     assertInvalidCursor(String(offset), 100);
   }
 });
 
 test('a cursor beyond the end of the list is invalid; the end itself is an empty last page', () => {
-  assert.equal(decodeCursor(encodeCursor(5), 5), 5);
-  assertInvalidCursor(encodeCursor(6), 5);
-  assertInvalidCursor(encodeCursor(1), 0);
+  assert.equal(decodeCursor(encodeCursor(5, 't'), 5, 't'), 5);
+  assertInvalidCursor(encodeCursor(6, 't'), 5);
+  assertInvalidCursor(encodeCursor(1, 't'), 0);
 });
 
 test('values that are not strings are invalid cursors, empty and null included', () => {
@@ -65,19 +65,25 @@ test('strings this server never minted are invalid cursors', () => {
     b64url('o'),
     b64url('o1000000000'), // more digits than any offset the server mints
     'A'.repeat(25), // longer than any minted cursor
-    `${encodeCursor(1)}x`,
-    encodeCursor(1).slice(0, -1),
+    `${encodeCursor(1, 't')}x`,
+    encodeCursor(1, 't').slice(0, -1),
   ];
   for (const cursor of invalid) assertInvalidCursor(cursor, 10);
 });
 
+test("a cursor of one list is not a cursor of another", () => {
+  const tools = encodeCursor(2, 't');
+  assert.equal(decodeCursor(tools, 10, 't'), 2);
+  assert.throws(() => decodeCursor(tools, 10, 'p'), /not a cursor this server issued/);
+});
+
 test('a tampered spelling that decodes to the same bytes is still not a cursor this server issued', () => {
-  // base64 ignores the low bits of a final partial character: "bzI", "bzJ", "bzK" and "bzL" all decode to "o2".
-  const issued = encodeCursor(2);
-  assert.equal(issued, 'bzI');
-  assert.equal(decodeCursor(issued, 10), 2);
-  for (const spelling of ['bzJ', 'bzK', 'bzL']) {
-    assert.equal(Buffer.from(spelling, 'base64url').toString('latin1'), 'o2');
+  // base64 ignores the low bits of a final partial character: "dDI", "dDJ", "dDK" and "dDL" all decode to "t2".
+  const issued = encodeCursor(2, 't');
+  assert.equal(issued, 'dDI');
+  assert.equal(decodeCursor(issued, 10, 't'), 2);
+  for (const spelling of ['dDJ', 'dDK', 'dDL']) {
+    assert.equal(Buffer.from(spelling, 'base64url').toString('latin1'), 't2');
     assertInvalidCursor(spelling, 10);
   }
 });
@@ -85,7 +91,7 @@ test('a tampered spelling that decodes to the same bytes is still not a cursor t
 type Item = { name: string; era: Era | undefined };
 
 function registry(names: string[], onChange: () => void = () => {}): Registry<Item> {
-  const r = new Registry<Item>('item', onChange);
+  const r = new Registry<Item>('tool', onChange);
   for (const name of names) r.add(name, { name, era: undefined });
   return r;
 }
@@ -116,7 +122,7 @@ test('a registry rejects a duplicate name, reports each change, and keeps order 
   let changes = 0;
   const r = registry(['a', 'b', 'c'], () => changes++);
   assert.equal(changes, 3);
-  assert.throws(() => r.add('b', { name: 'b', era: undefined }), /item 'b' is already registered/);
+  assert.throws(() => r.add('b', { name: 'b', era: undefined }), /tool 'b' is already registered/);
   assert.equal(changes, 3);
   assert.equal(r.remove('b'), true);
   assert.equal(r.remove('b'), false);
@@ -128,7 +134,7 @@ test('a registry rejects a duplicate name, reports each change, and keeps order 
 });
 
 test('an item restricted to one era is listed, paged and found in that era only', () => {
-  const r = new Registry<Item>('item', () => {});
+  const r = new Registry<Item>('tool', () => {});
   r.add('both', { name: 'both', era: undefined });
   r.add('old', { name: 'old', era: 'legacy' });
   r.add('new', { name: 'new', era: 'modern' });
