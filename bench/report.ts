@@ -99,8 +99,14 @@ export function renderMarkdown(results: Results, cores: string[]): string {
       if (row === undefined || floor === undefined || sdk === undefined) continue;
       const vsFloor = row.callsPerSecond / floor;
       const vsSdk = row.callsPerSecond / sdk;
-      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.floorRatio}× floor, ≥ ${TARGETS.sdkV2Ratio}× SDK v2`
-        + ` | ${vsFloor.toFixed(2)}× floor, ${vsSdk.toFixed(2)}× SDK v2 | ${mark(vsFloor >= TARGETS.floorRatio && vsSdk >= TARGETS.sdkV2Ratio)} |`);
+      // 3.5× SDK v2 assumes SDK v2 near 0.2× the floor; where it runs faster, the ratio would lie above the floor.
+      const reachable = (sdk / floor) * TARGETS.sdkV2Ratio <= 1;
+      const sdkStatus = vsSdk >= TARGETS.sdkV2Ratio ? 'met'
+        : reachable ? '**missed**' : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
+      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.floorRatio}× floor`
+        + ` | ${vsFloor.toFixed(2)}× floor | ${mark(vsFloor >= TARGETS.floorRatio)} |`);
+      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2`
+        + ` | ${vsSdk.toFixed(2)}× SDK v2 | ${sdkStatus} |`);
     }
     for (const transport of ['stdio', 'http'] as const) {
       const row = results.coldStart.find((r) => r.transport === transport && r.contender === core);

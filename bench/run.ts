@@ -1,9 +1,10 @@
 // `npm run bench`: mcp-core against the raw floor and the official TypeScript SDK servers (v2 and v1), in one run
 // on one machine. Alternates the contenders, takes medians of repetitions, prints a Markdown table and writes it
 // to bench/results.md with the raw figures in bench/results.json. Flags: --smoke (tiny sizes, for the test
-// suite: proves the harness works, measures nothing), --reps N, --out DIR. Never asserts a target: it reports.
+// suite: proves the harness works, measures nothing), --reps N, --out DIR, --render FILE (re-renders a results.json).
+// Never asserts a target: it reports.
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,8 +23,18 @@ const { values: flags } = parseArgs({
     smoke: { type: 'boolean', default: false },
     reps: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench') },
+    render: { type: 'string' },
   },
 });
+
+// --render FILE: the Markdown of an earlier run's results.json again (after a change to the report), nothing measured.
+if (flags.render !== undefined) {
+  const earlier = JSON.parse(readFileSync(flags.render, 'utf8')) as Results;
+  const markdown = renderMarkdown(earlier, earlier.contenders.map((c) => c.key).filter((key) => key.startsWith('core')));
+  writeFileSync(join(flags.out, 'results.md'), markdown);
+  process.stdout.write(markdown);
+  process.exit(0);
+}
 
 const SIZES = flags.smoke
   ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40 }

@@ -14,7 +14,7 @@ server.tool('echo', {
 
 if (transport === 'http') {
   const { serveHttp } = await import(`${root}http${ext}`);
-  const http = await serveHttp(server, { port: 0, host: "127.0.0.1", maxSessions: 20_000 });
+  const http = await serveHttp(server, { port: 0, host: "127.0.0.1", maxSessions: 20_000, maxStreams: 20_000 });
   console.log(`listening ${new URL(http.url).port}`);
 } else {
   const { serveStdio } = await import(`${root}stdio${ext}`);
