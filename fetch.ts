@@ -8,7 +8,7 @@
 import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
-import { jsonText, type EventSink, type Reply } from './sessions.ts';
+import { jsonText, type EventSink, type Reply } from './exchange.ts';
 import { KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 

@@ -11,8 +11,9 @@ import { HttpGuard, error, single } from './http-guard.ts';
 import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
 import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
+import { JsonText, type EventSink, type Reply } from './exchange.ts';
 import {
-  JsonText, MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type EventSink, type Reply, type SessionOptions, type SessionStore, type SharedSessionStore,
+  MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
 } from './sessions.ts';
 import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.ts';
 import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';

@@ -6,7 +6,8 @@ import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, princ
 import type { HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import type { RequestId } from './jsonrpc.ts';
-import { ForwardingReply, type EventSink, type Reply, type Session } from './sessions.ts';
+import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
+import type { Session } from './sessions.ts';
 import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

@@ -7,79 +7,10 @@ import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
-import type { HeaderBag } from './http-headers.ts';
 import { classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
-import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
-import type { HttpRequestInfo, Logger } from './types.ts';
-
-/** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
-export class JsonText {
-  readonly text: string;
-
-  constructor(text: string) {
-    this.text = text;
-  }
-}
-
-/** The text of a JSON body. */
-export function jsonText(body: unknown): string {
-  return body instanceof JsonText ? body.text : JSON.stringify(body);
-}
-
-/** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
-export interface Reply {
-  readonly headers: HeaderBag;
-  /** Answers once: status, optional JSON body (a value, or a JsonText), extra headers. */
-  send(status: number, body?: unknown, headers?: Record<string, string>): void;
-  /** Answers with an SSE stream (status 200) and returns its writer. */
-  stream(headers?: Record<string, string>): EventSink;
-  /** The client went away before the answer was complete. */
-  onAbort(listener: () => void): void;
-  readonly answered: boolean;
-  /** What handlers of the requests in this exchange see as `ctx.http`. */
-  readonly http?: HttpRequestInfo;
-}
-
-/** A Reply that passes everything on to another: the base of decorators, which override what they change. */
-export class ForwardingReply implements Reply {
-  readonly inner: Reply;
-
-  constructor(inner: Reply) {
-    this.inner = inner;
-  }
-
-  get headers(): HeaderBag {
-    return this.inner.headers;
-  }
-
-  get http(): HttpRequestInfo | undefined {
-    return this.inner.http;
-  }
-
-  get answered(): boolean {
-    return this.inner.answered;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.inner.send(status, body, headers);
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.inner.stream(headers);
-  }
-
-  onAbort(listener: () => void): void {
-    this.inner.onAbort(listener);
-  }
-}
-
-/** One open SSE stream of an HTTP exchange: write event text, end it, learn when it closed. */
-export interface EventSink {
-  send(text: string): boolean;
-  end(): void;
-  readonly closed: boolean;
-  onClose(listener: () => void): void;
-}
+import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
+import { formatEvent, type EventStore } from './sse.ts';
+import type { Logger } from './types.ts';
 
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
 const EVENT_STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } };
@@ -90,58 +21,6 @@ function shuttingDown(id: RequestId): object {
 
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
 export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
-
-/** One SSE stream of a session with its single writer: events are stored, then written, strictly in order. */
-class Stream {
-  readonly sink: EventSink;
-  readonly id: string;
-  #tail: Promise<void> = Promise.resolve();
-
-  constructor(sink: EventSink, id = newStreamId()) {
-    this.sink = sink;
-    this.id = id;
-  }
-
-  write(session: Session, data: string, after?: () => void): void {
-    const store = session.eventStore;
-    if (store === undefined || session.id === undefined) {
-      if (!this.sink.closed) this.sink.send(formatEvent(data));
-      after?.();
-      return;
-    }
-    const sessionId = session.id;
-    this.#tail = this.#tail.then(async () => {
-      let eventId: string | undefined;
-      try {
-        eventId = await store.append(sessionId, this.id, data);
-      } catch (error) {
-        session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
-      }
-      if (!this.sink.closed) this.sink.send(formatEvent(data, eventId));
-      after?.();
-    });
-  }
-
-  /** Ends the stream after the events already queued for it. */
-  close(): void {
-    this.#tail = this.#tail.then(() => this.sink.end());
-  }
-
-  /** 2025-11-25: an id with empty data opens the stream, so a client can resume it from its very start. */
-  prime(session: Session): void {
-    const store = session.eventStore;
-    if (store === undefined || session.id === undefined) return;
-    const sessionId = session.id;
-    this.#tail = this.#tail.then(async () => {
-      try {
-        const eventId = await store.append(sessionId, this.id, '');
-        if (!this.sink.closed) this.sink.send(formatPriming(eventId, session.retryMs));
-      } catch (error) {
-        session.logger.error('event store append failed; the stream starts without a priming event', error);
-      }
-    });
-  }
-}
 
 /** One POST of a session: where the answers to its requests and their related frames go. */
 class Exchange {

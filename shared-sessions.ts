@@ -3,7 +3,8 @@
 // Owns the record's shape and that wait; never serves frames (sessions.ts does) and never removes a record unless
 // the client ended the session (DELETE). A store that fails is answered 503 (retry later), never taken for "no session".
 
-import { ForwardingReply, type Reply, type Session, type SessionRecord, type SharedSessionStore } from './sessions.ts';
+import { ForwardingReply, type Reply } from './exchange.ts';
+import type { Session, SessionRecord, SharedSessionStore } from './sessions.ts';
 import type { Logger } from './types.ts';
 
 /** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
