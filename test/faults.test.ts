@@ -13,11 +13,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, MemoryEventStore, serveHttp, type EventStore, type HttpHandler, type HttpOptions } from '../http.ts';
-import { encodeHeaderValue } from '../http-headers.ts';
 import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
-import { raw, type RawResponse } from './raw-http.ts';
+import { modernHeaders, raw, type RawResponse } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
-import { MODERN, SERVER_INFO, SUBSCRIPTION_ID, modern } from './wire.ts';
+import { SERVER_INFO, SUBSCRIPTION_ID, modern } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -33,18 +32,6 @@ function text(value: string) {
 function quietServer(options: ServerOptions = {}): { server: Server; logger: MemoryLogger } {
   const logger = new MemoryLogger();
   return { server: createServer(INFO, { logger, ...options }), logger };
-}
-
-function modernHeaders(frame: Frame, extra: Record<string, string> = {}): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': frame.method,
-  };
-  const name = frame.params?.name;
-  if ((frame.method === 'tools/call' || frame.method === 'prompts/get') && typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-  return { ...headers, ...extra };
 }
 
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };

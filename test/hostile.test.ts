@@ -12,10 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createServer, elicitInput, inputRequired, type Server, type ServerOptions } from '../core.ts';
 import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
-import { encodeHeaderValue } from '../http-headers.ts';
 import type { AuthInfo } from '../types.ts';
 import { MemoryLogger, WireClient, type Frame } from './harness.ts';
-import { raw, type RawResponse } from './raw-http.ts';
+import { modernHeaders, raw, type RawResponse } from './raw-http.ts';
 import { CLIENT_CAPABILITIES, MODERN, SERVER_INFO, modern } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
@@ -47,22 +46,6 @@ async function serve(t: TestContext, server: Server, options: ServeHttpOptions =
       await http.close();
     },
   });
-}
-
-/** The headers a correct 2026-07-28 client sends for `frame`. */
-function modernHeaders(frame: Frame, extra: Record<string, string> = {}): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': frame.method,
-  };
-  const params = frame.params ?? {};
-  if ((frame.method === 'tools/call' || frame.method === 'prompts/get') && typeof params.name === 'string') {
-    headers['mcp-name'] = encodeHeaderValue(params.name);
-  }
-  if (frame.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = encodeHeaderValue(params.uri);
-  return { ...headers, ...extra };
 }
 
 function postModern(url: string, frame: Frame, extra: Record<string, string> = {}): Promise<RawResponse> {

@@ -2,7 +2,9 @@
 // body, or read a refusal's status and headers exactly: the status, headers, body text and body JSON (if any).
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { encodeHeaderValue } from '../http-headers.ts';
 import type { Frame } from './harness.ts';
+import { MODERN } from './wire.ts';
 
 export interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
 
@@ -37,4 +39,20 @@ export function raw(
     request.on('error', reject);
     request.end(options.body);
   });
+}
+
+/** The headers a correct 2026-07-28 client sends with `frame` (MCP-Protocol-Version, Mcp-Method, Mcp-Name). */
+export function modernHeaders(frame: Frame, extra: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': frame.method,
+  };
+  const params = frame.params ?? {};
+  if ((frame.method === 'tools/call' || frame.method === 'prompts/get') && typeof params.name === 'string') {
+    headers['mcp-name'] = encodeHeaderValue(params.name);
+  }
+  if (frame.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = encodeHeaderValue(params.uri);
+  return { ...headers, ...extra };
 }
