@@ -1,22 +1,22 @@
 // The transport-neutral core of Streamable HTTP for both eras on one endpoint: behind the guard (http-guard.ts),
-// body-primary era classification with the MCP-Protocol-Version header as a cross-check, the sessionless
-// 2026-07-28 POST ladder and the 2025 session path, all over the Reply interface. Only moves frames between HTTP
-// exchanges and connections; never answers a refusal with a session id.
+// body-primary era classification with the MCP-Protocol-Version header as a cross-check, then the sessionless
+// 2026-07-28 exchanges (http-modern.ts) or the 2025 session path, all over the Reply interface. Only moves frames
+// between HTTP exchanges and connections; never answers a refusal with a session id.
 
 import type { AuthOptions } from './auth.ts';
-import type { Connection, Server } from './core.ts';
-import { hasClaim, readEnvelope } from './era.ts';
+import type { Server } from './core.ts';
+import { hasClaim } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
-import { HttpGuard, error, single } from './http-guard.ts';
-import { checkParamHeaders, checkRoutingHeaders, type HeaderBag } from './http-headers.ts';
-import { ErrorCode, ProtocolError, classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
-import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { JsonText, type EventSink, type Reply } from './exchange.ts';
+import { HttpGuard, error } from './http-guard.ts';
+import { ModernExchanges, StreamBudget } from './http-modern.ts';
+import { accepted, single } from './http-headers.ts';
+import { ErrorCode, classify, type RequestId } from './jsonrpc.ts';
+import type { Reply } from './exchange.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
 } from './sessions.ts';
 import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.ts';
-import { MemoryEventStore, formatEvent, type EventStore } from './sse.ts';
+import { MemoryEventStore, type EventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
@@ -69,40 +69,13 @@ export interface HttpOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** Which of the two media types an `Accept` value admits (wildcards honoured). */
-interface Accepted { json: boolean; sse: boolean }
-
-const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
-/** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
-const acceptedByValue = new Map<string, Accepted>();
-const MAX_ACCEPT_VALUES = 64;
-
-function accepted(headers: HeaderBag): Accepted {
-  const accept = single(headers, 'accept');
-  if (accept === undefined) return NOTHING_ACCEPTED;
-  let known = acceptedByValue.get(accept);
-  if (known === undefined) {
-    const media = accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase());
-    const admits = (type: string, major: string) => media.some((m) => m === type || m === '*/*' || m === `${major}/*`);
-    known = { json: admits('application/json', 'application'), sse: admits('text/event-stream', 'text') };
-    if (acceptedByValue.size >= MAX_ACCEPT_VALUES) acceptedByValue.clear();
-    acceptedByValue.set(accept, known);
-  }
-  return known;
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && !('method' in message);
-}
-
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
   readonly #options: HttpOptions;
   readonly #sessions: SessionStore;
   readonly #eventStore: EventStore | undefined;
-  /** Each running modern exchange's connection, with the way to end its HTTP response when the core closes. */
-  readonly #modern = new Map<Connection, () => void>();
+  readonly #modern: ModernExchanges;
   readonly #registry = {
     add: (session: Session): string => {
       const id = newSessionId();
@@ -114,7 +87,8 @@ export class HttpCore {
     },
   };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
-  #streams = 0;
+  /** Long-lived SSE streams (GET streams and listens) against `maxStreams`. */
+  readonly #streams: StreamBudget;
   readonly #guard: HttpGuard;
   readonly #shared: SharedSessions | undefined;
   readonly #sessionOptions: SessionOptions;
@@ -123,6 +97,8 @@ export class HttpCore {
     this.#server = server;
     this.#options = options;
     this.#guard = new HttpGuard(options, server.logger);
+    this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
+    this.#modern = new ModernExchanges(server, this.#streams);
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
     if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
     this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
@@ -171,8 +147,7 @@ export class HttpCore {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
-    const modern = [...this.#modern].map(([connection, end]) => connection.drain(drainWindowMs).then(end));
-    this.#modern.clear();
+    const modern = this.#modern.drain(drainWindowMs);
     return Promise.all([...sessions, ...modern]).then(() => undefined);
   }
 
@@ -227,7 +202,7 @@ export class HttpCore {
       if (header !== claimed) {
         reply.send(400, error(id, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version'));
       } else {
-        this.#modernPost(message, id, reply);
+        this.#modern.post(message, id, reply);
       }
       return;
     }
@@ -268,102 +243,6 @@ export class HttpCore {
       }
     }
     this.#legacy(items, ids, header, reply, true);
-  }
-
-  /** The sessionless modern ladder (protocol.md §7.3), then one connection for this one request. */
-  #modernPost(message: JsonRpcMessage, id: RequestId | null, reply: Reply): void {
-    const { headers } = reply;
-    const { method, params = {} } = message as { method: string; params?: Record<string, unknown> };
-    try {
-      readEnvelope(params);
-    } catch (failure) {
-      reply.send(400, error(id, (failure as ProtocolError).code, (failure as ProtocolError).message, (failure as ProtocolError).data));
-      return;
-    }
-    if (id === null) {
-      reply.send(202); // 2026-07-28 HTTP defines no client notifications; a cancel is a disconnect
-      return;
-    }
-    const mismatch = checkRoutingHeaders(headers, method, params);
-    if (mismatch !== undefined) {
-      reply.send(400, error(id, ErrorCode.HeaderMismatch, mismatch));
-      return;
-    }
-    const { json, sse } = accepted(headers);
-    const listen = method === 'subscriptions/listen';
-    if ((!json && !sse) || (listen && !sse)) {
-      reply.send(406, error(id, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
-      return;
-    }
-    let sink: EventSink | undefined;
-    const connection = this.#server.connect({
-      era: 'modern',
-      http: reply.http,
-      send: (frame) => {
-        if (Array.isArray(frame)) return;
-        if (isResponse(frame)) {
-          const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
-          const code = 'error' in frame ? frame.error.code : 0;
-          const status = code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
-          // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
-          if (sink === undefined && !json && status === 200 && !reply.answered) sink = this.#stream(reply, listen);
-          if (sink !== undefined) {
-            sink.send(formatEvent(text));
-            sink.end();
-          } else if (!reply.answered) {
-            reply.send(status, new JsonText(text));
-          }
-          this.#modern.delete(connection);
-          connection.close();
-          return;
-        }
-        if (sink === undefined && sse && !reply.answered) sink = this.#stream(reply, listen);
-        sink?.send(formatEvent(JSON.stringify(frame)));
-      },
-      noBackChannel: () => NO_BACK_CHANNEL,
-    });
-    try {
-      connection.preflightModern(method, params);
-    } catch (failure) {
-      connection.close();
-      const { code, message: text, data } = failure as ProtocolError;
-      reply.send(code === -32601 ? 404 : 400, error(id, code, text, data));
-      return;
-    }
-    const tool = method === 'tools/call' ? connection.modernTool(params.name) : undefined;
-    if (tool !== undefined && tool.headerParams.length > 0) {
-      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
-      const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
-      if (paramMismatch !== undefined) {
-        connection.close();
-        reply.send(400, error(id, ErrorCode.HeaderMismatch, paramMismatch));
-        return;
-      }
-    }
-    if (listen && this.#streams >= (this.#options.maxStreams ?? 10_000)) {
-      connection.close();
-      reply.send(503, error(id, -32603, 'Too many open streams'));
-      return;
-    }
-    this.#modern.set(connection, () => {
-      if (sink !== undefined) sink.end();
-      else if (!reply.answered) reply.send(503, error(id, -32603, 'Service Unavailable: the server is shutting down'));
-    });
-    // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
-    reply.onAbort(() => {
-      this.#modern.delete(connection);
-      connection.close();
-    });
-    connection.receive(message);
-  }
-
-  #stream(reply: Reply, counted: boolean, headers?: Record<string, string>): EventSink {
-    const sink = reply.stream(headers);
-    if (counted) {
-      this.#streams++;
-      sink.onClose(() => this.#streams--);
-    }
-    return sink;
   }
 
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
@@ -475,11 +354,11 @@ export class HttpCore {
         else void this.#shared.remove(sessionId).then((removed) => reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE));
         return;
       }
-      if (this.#streams >= (this.#options.maxStreams ?? 10_000)) {
+      if (this.#streams.full) {
         reply.send(503, error(null, -32603, 'Too many open streams'));
         return;
       }
-      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#stream(r, true, { 'mcp-session-id': sessionId }));
+      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#streams.open(r, true, { 'mcp-session-id': sessionId }));
     });
   }
 }

@@ -4,7 +4,7 @@
 
 import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf } from './auth.ts';
 import type { HttpOptions } from './http-core.ts';
-import type { HeaderBag } from './http-headers.ts';
+import { single, type HeaderBag } from './http-headers.ts';
 import type { RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
@@ -19,11 +19,6 @@ const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
 export function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
-}
-
-export function single(headers: HeaderBag, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function hostnameOf(host: string): string {

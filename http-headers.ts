@@ -7,6 +7,35 @@ import { Buffer } from 'node:buffer';
 /** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
+/** A header's (first) value. */
+export function single(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Which of the two media types an `Accept` value admits (wildcards honoured). */
+export interface Accepted { json: boolean; sse: boolean }
+
+const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
+/** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
+const acceptedByValue = new Map<string, Accepted>();
+const MAX_ACCEPT_VALUES = 64;
+
+export function accepted(headers: HeaderBag): Accepted {
+  const accept = single(headers, 'accept');
+  if (accept === undefined) return NOTHING_ACCEPTED;
+  let known = acceptedByValue.get(accept);
+  if (known === undefined) {
+    const media = accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase());
+    const admits = (type: string, major: string) => media.some((m) => m === type || m === '*/*' || m === `${major}/*`);
+    known = { json: admits('application/json', 'application'), sse: admits('text/event-stream', 'text') };
+    if (acceptedByValue.size >= MAX_ACCEPT_VALUES) acceptedByValue.clear();
+    acceptedByValue.set(accept, known);
+  }
+  return known;
+}
+
+
 /** One tool argument mirrored into an `Mcp-Param-{name}` header. */
 export interface HeaderParam { header: string; property: string; type: 'string' | 'integer' | 'boolean' }
 
