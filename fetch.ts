@@ -9,7 +9,7 @@ import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import { jsonText, type EventSink, type Reply } from './exchange.ts';
-import { KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
+import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
@@ -51,7 +51,7 @@ const encoder = new TextEncoder();
  */
 class StreamSink implements EventSink {
   readonly readable: ReadableStream<Uint8Array>;
-  readonly #listeners: (() => void)[] = [];
+  readonly #closeListeners = new CloseListeners();
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -96,23 +96,14 @@ class StreamSink implements EventSink {
   }
 
   onClose(listener: () => void): void {
-    if (this.#closed) listener();
-    else this.#listeners.push(listener);
+    this.#closeListeners.add(listener);
   }
 
   #close(): void {
     this.#closed = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
-    const errors: unknown[] = [];
-    for (const listener of this.#listeners.splice(0)) {
-      try {
-        listener();
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    if (errors.length > 0) throw errors[0];
+    this.#closeListeners.call();
   }
 }
 

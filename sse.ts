@@ -162,7 +162,7 @@ function positive(name: string, value: number): number {
  */
 export class SseWriter {
   readonly #response: Writable;
-  readonly #listeners: (() => void)[] = [];
+  readonly #closeListeners = new CloseListeners();
   readonly #onPeerGone = (): void => this.#close();
   #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -175,6 +175,7 @@ export class SseWriter {
     this.#response = response;
     if (this.#gone()) {
       this.#closed = true; // its 'close' may already have been emitted: never wait for it
+      this.#closeListeners.call();
       return;
     }
     response.on('close', this.#onPeerGone);
@@ -215,8 +216,7 @@ export class SseWriter {
 
   /** Calls `listener` once when the peer disconnects or end() was called (at once if that already happened). */
   onClose(listener: () => void): void {
-    if (this.#closed) listener();
-    else this.#listeners.push(listener);
+    this.#closeListeners.add(listener);
   }
 
   #gone(): boolean {
@@ -231,8 +231,27 @@ export class SseWriter {
     this.#timer = undefined;
     this.#response.off('close', this.#onPeerGone);
     this.#response.off('error', this.#onPeerGone);
+    this.#closeListeners.call();
+  }
+}
+
+/**
+ * The close listeners of an event sink: each is called once, when the sink closes (at once when added after). All of
+ * them run even when one throws; the first error is then rethrown.
+ */
+export class CloseListeners {
+  #waiting: (() => void)[] | undefined = [];
+
+  add(listener: () => void): void {
+    if (this.#waiting === undefined) listener();
+    else this.#waiting.push(listener);
+  }
+
+  call(): void {
+    const waiting = this.#waiting ?? [];
+    this.#waiting = undefined;
     const errors: unknown[] = [];
-    for (const listener of this.#listeners.splice(0)) {
+    for (const listener of waiting) {
       try {
         listener();
       } catch (error) {

@@ -7,14 +7,14 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createNodeServer, request as httpRequest, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
+import { createServer as createNodeServer, request as httpRequest, type IncomingMessage, type Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, MemoryEventStore, serveHttp, type EventStore, type HttpHandler, type HttpOptions } from '../http.ts';
 import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
-import { modernHeaders, raw, type RawResponse } from './raw-http.ts';
+import { modernHeaders, raw, watchExchanges, type RawResponse } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
 import { SERVER_INFO, SUBSCRIPTION_ID, modern } from './wire.ts';
 
@@ -61,40 +61,6 @@ async function mount(t: TestContext, server: Server, options: HttpOptions = {}):
     await new Promise((resolve) => node.close(resolve));
   });
   return { url: `http://127.0.0.1:${(node.address() as AddressInfo).port}/mcp`, handler, node };
-}
-
-/**
- * The server-side end of every exchange tagged with an `x-test` header, and any write attempted on a response after
- * its client went away.
- */
-function watchExchanges(node: NodeServer) {
-  const closes = new Map<string, ReturnType<typeof deferred<void>>>();
-  const lateWrites: string[] = [];
-  const closeOf = (tag: string) => {
-    let entry = closes.get(tag);
-    if (entry === undefined) closes.set(tag, entry = deferred());
-    return entry;
-  };
-  node.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    const tag = request.headers['x-test'];
-    if (typeof tag !== 'string') return;
-    let gone = false;
-    response.on('close', () => {
-      gone = !response.writableFinished;
-      closeOf(tag).resolve();
-    });
-    for (const method of ['write', 'end'] as const) {
-      const original = response[method].bind(response) as (...args: unknown[]) => unknown;
-      (response as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        if (gone) lateWrites.push(`${tag}: ${method} ${String(args[0] ?? '')}`);
-        return original(...args);
-      };
-    }
-  });
-  return { closed: async (tag: string) => {
-    await closeOf(tag).promise;
-    await new Promise((resolve) => setImmediate(resolve)); // after the core's own 'close' listeners
-  }, lateWrites };
 }
 
 /** An HTTP exchange read as raw text while it streams; `reset()` drops the socket with a TCP RST. */

@@ -17,6 +17,7 @@ import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from 
 import { encodeHeaderValue } from '../http-headers.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
+import { SseReader } from './sse-reader.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -122,65 +123,6 @@ function assertSseHeaders(response: Response): void {
   assert.equal(response.headers.get('connection'), null, 'a fetch handler leaves hop-by-hop headers to the runtime');
 }
 
-interface SseEvent { event: string | undefined; id: string | undefined; data: Frame }
-
-/** Reads SSE events incrementally from a body; `next()` is undefined once the stream has ended. */
-class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #decoder = new TextDecoder();
-  #buffer = '';
-
-  constructor(body: ReadableStream<Uint8Array>) {
-    this.#reader = body.getReader();
-  }
-
-  async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const cut = this.#buffer.indexOf('\n\n');
-      if (cut >= 0) {
-        const block = this.#buffer.slice(0, cut);
-        this.#buffer = this.#buffer.slice(cut + 2);
-        const event = parseBlock(block);
-        if (event !== undefined) return event;
-        continue; // a comment-only block (keep-alive)
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) {
-        assert.equal(this.#buffer.trim(), '', 'the stream ended inside an event');
-        return undefined;
-      }
-      this.#buffer += this.#decoder.decode(value, { stream: true });
-    }
-  }
-
-  async rest(): Promise<SseEvent[]> {
-    const events: SseEvent[] = [];
-    for (let event = await this.next(); event !== undefined; event = await this.next()) events.push(event);
-    return events;
-  }
-
-  cancel(): Promise<void> {
-    return this.#reader.cancel();
-  }
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  let event: string | undefined;
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'id') id = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (data.join('') === '') return undefined; // a comment-only block, or a priming event (an id, empty data)
-  return { event, id, data: JSON.parse(data.join('\n')) };
-}
-
 /** A server whose tools wait for the test: `slow` (JSON phase) and `slow_progress` (streams first). */
 function slowServer() {
   const started = deferred();
@@ -241,7 +183,7 @@ test('a handler that reports progress answers SSE read from response.body: progr
   assert.equal(response.headers.get('mcp-session-id'), null);
   const events = await new SseReader(response.body!).rest();
   assert.ok(events.every((event) => event.event === 'message' && event.id === undefined));
-  assert.deepEqual(events.map((event) => event.data), [
+  assert.deepEqual(events.map((event) => event.message), [
     ...[0, 50, 100].map((progress) => ({
       jsonrpc: '2.0',
       method: 'notifications/progress',
@@ -260,14 +202,14 @@ test('a listen streams its ack and tagged list-changed events; cancelling respon
   const response = await handle(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L1')));
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
-  assert.deepEqual((await reader.next())?.data, {
+  assert.deepEqual((await reader.next())?.message, {
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
     params: { _meta: { [SUB]: 'L1' }, notifications: { toolsListChanged: true } },
   });
   await assertJson(await handle(post(call('test_trigger_tool_change', {}, 'trig'))), 200,
     { jsonrpc: '2.0', id: 'trig', result: stamped(text('Mutation triggered')) });
-  assert.deepEqual((await reader.next())?.data, {
+  assert.deepEqual((await reader.next())?.message, {
     jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'L1' } },
   });
   assert.equal(server.connectionCount, 1);
@@ -277,12 +219,12 @@ test('a listen streams its ack and tagged list-changed events; cancelling respon
   const capped = handlerFor(t, server, { maxStreams: 1 });
   const first = await capped(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'C1')));
   const firstReader = new SseReader(first.body!);
-  assert.equal((await firstReader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await firstReader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   await assertError(await capped(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'C2'))), 503, 'C2', -32603);
   await firstReader.cancel();
   const again = await capped(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'C3')));
   const againReader = new SseReader(again.body!);
-  assert.equal((await againReader.next())?.data.params._meta[SUB], 'C3');
+  assert.equal((await againReader.next())?.message.params._meta[SUB], 'C3');
   await againReader.cancel();
 });
 
@@ -292,7 +234,7 @@ test('cancelling an SSE response body aborts the running handler; its later outp
   const response = await handle(post(call('slow_progress', {}, 's1', { progressToken: 'tok' })));
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
-  assert.deepEqual((await reader.next())?.data, {
+  assert.deepEqual((await reader.next())?.message, {
     jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 2, message: 'half way' },
   });
   await started.promise;
@@ -328,7 +270,7 @@ test('an aborted request signal ends an open SSE response and aborts its handler
   const response = await handle(post(call('slow_progress', {}, 'a2', { progressToken: 'tok' }), {}, { signal: controller.signal }));
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
-  assert.equal((await reader.next())?.data.params.progress, 1);
+  assert.equal((await reader.next())?.message.params.progress, 1);
   await started.promise;
   controller.abort();
   await aborted.promise;
@@ -421,7 +363,7 @@ test('sessions: true keeps 2025 sessions: Mcp-Session-Id on initialize, later PO
   // The demo has an initialize hook, so the answer is streamed early (one event, after the priming event).
   assertSseHeaders(initialize);
   const answers = await new SseReader(initialize.body!).rest();
-  assert.deepEqual(answers.map((event) => event.data.result.protocolVersion), [LATEST]);
+  assert.deepEqual(answers.map((event) => event.message.result.protocolVersion), [LATEST]);
   const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
   assert.equal((await handle(post(legacy(undefined, 'notifications/initialized'), session))).status, 202);
   const listed = await handle(post(legacy(1, 'tools/list'), session));
@@ -433,7 +375,7 @@ test('sessions: true keeps 2025 sessions: Mcp-Session-Id on initialize, later PO
   const reader = new SseReader(get.body!);
   server.notifyListChanged('tools');
   const event = await reader.next();
-  assert.deepEqual(event?.data, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  assert.deepEqual(event?.message, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   assert.ok(event?.id !== undefined, 'GET stream events are stored for resumption');
   assert.equal(handle.sessionCount, 1);
   const deleted = await handle(new Request(URL_, { method: 'DELETE', headers: session }));
@@ -588,13 +530,13 @@ test('close() ends an open listen with its final result and answers a running re
   const handle = handlerFor(t, server);
   const listening = await handle(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L')));
   const reader = new SseReader(listening.body!);
-  assert.equal((await reader.next())?.data.method, 'notifications/subscriptions/acknowledged');
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   const running = handle(post(call('slow', {}, 'r')));
   await started.promise;
   handle.close();
   const final = await reader.next();
-  assert.equal(final?.data.id, 'L');
-  assert.ok('result' in final!.data, JSON.stringify(final?.data));
+  assert.equal(final?.message.id, 'L');
+  assert.ok('result' in final!.message, JSON.stringify(final?.message));
   assert.equal(await reader.next(), undefined);
   await assertError(await running, 503, 'r', -32603);
   assert.equal(server.connectionCount, 0);
@@ -662,7 +604,7 @@ test('served through a node:http bridge: JSON, an SSE stream, and a client disco
   const streamed = await send(call('test_tool_with_progress', {}, 2, { progressToken: 'p' }));
   assert.equal(streamed.headers.get('content-type'), 'text/event-stream');
   const events = await new SseReader(streamed.body!).rest();
-  assert.deepEqual(events.map((event) => event.data.method ?? event.data.id), [
+  assert.deepEqual(events.map((event) => event.message.method ?? event.message.id), [
     'notifications/progress', 'notifications/progress', 'notifications/progress', 2,
   ]);
   const controller = new AbortController();

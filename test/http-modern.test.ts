@@ -9,8 +9,8 @@
 
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer as createNodeServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { raw, type RawResponse } from './raw-http.ts';
+import { createServer as createNodeServer, request as httpRequest } from 'node:http';
+import { raw, watchExchanges, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
@@ -96,39 +96,6 @@ function customServer(register: (server: Server) => void, options: ServerOptions
   const server = createServer(INFO, { logger, ...options });
   register(server);
   return { server, logger };
-}
-
-/**
- * Watches every exchange the node server sees: the server-side 'close' of each response (keyed by the
- * `x-test` request header), and any write attempted on a response after its client went away.
- */
-function watchExchanges(http: HttpServer) {
-  const closes = new Map<string, ReturnType<typeof deferred<void>>>();
-  const lateWrites: string[] = [];
-  const closeOf = (tag: string) => {
-    let entry = closes.get(tag);
-    if (entry === undefined) closes.set(tag, entry = deferred());
-    return entry;
-  };
-  http.httpServer.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    const tag = request.headers['x-test'];
-    if (typeof tag !== 'string') return;
-    let gone = false;
-    // Registered before the handler's own 'close' listeners; they all run in the same emit, before any await
-    // on this deferred continues.
-    response.on('close', () => {
-      gone = !response.writableFinished;
-      closeOf(tag).resolve();
-    });
-    for (const method of ['write', 'end', 'writeHead'] as const) {
-      const original = response[method].bind(response) as (...args: unknown[]) => unknown;
-      (response as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        if (gone) lateWrites.push(`${tag}: ${method} ${String(args[0] ?? '')}`);
-        return original(...args);
-      };
-    }
-  });
-  return { closed: (tag: string) => closeOf(tag).promise, lateWrites };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -781,7 +748,7 @@ function slowServer() {
 test('a client disconnect during a JSON-phase request aborts the handler; nothing is written after; the server stays healthy', T, async (t) => {
   const { server, started, aborted, release } = slowServer();
   const http = await serve(t, server);
-  const exchanges = watchExchanges(http);
+  const exchanges = watchExchanges(http.httpServer);
   const controller = new AbortController();
   const pending = fetchModern(http, call('slow', {}, 's1'), { 'x-test': 's1' }, controller.signal);
   await started.promise;
@@ -803,7 +770,7 @@ test('a client disconnect during a JSON-phase request aborts the handler; nothin
 test('a client disconnect during an SSE response aborts the handler; nothing is written after', T, async (t) => {
   const { server, started, aborted, release } = slowServer();
   const http = await serve(t, server);
-  const exchanges = watchExchanges(http);
+  const exchanges = watchExchanges(http.httpServer);
   const response = await fetchModern(http, call('slow_progress', {}, 's3', { progressToken: 'tok' }), { 'x-test': 's3' });
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
@@ -868,7 +835,7 @@ test('a listen whose Accept does not admit text/event-stream gets 406', T, async
 test('closing a listen response releases its stream; a later trigger still succeeds', T, async (t) => {
   const server = createEverythingServer();
   const http = await serve(t, server);
-  const exchanges = watchExchanges(http);
+  const exchanges = watchExchanges(http.httpServer);
   const response = await fetchModern(http, listen('L4', { toolsListChanged: true }), { 'x-test': 'L4' });
   const reader = new SseReader(response.body!);
   assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
@@ -884,7 +851,7 @@ test('closing a listen response releases its stream; a later trigger still succe
 
 test('maxStreams caps open listens (503 echoing the id); closing one makes room', T, async (t) => {
   const http = await serve(t, createEverythingServer(), { maxStreams: 1 });
-  const exchanges = watchExchanges(http);
+  const exchanges = watchExchanges(http.httpServer);
   const first = await fetchModern(http, listen('S1', { toolsListChanged: true }), { 'x-test': 'S1' });
   const reader = new SseReader(first.body!);
   assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');

@@ -1,9 +1,9 @@
 // One HTTP exchange on its own socket through node:http, for tests that must set Host or Origin, send any method or
 // body, or read a refusal's status and headers exactly: the status, headers, body text and body JSON (if any).
 
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import { encodeHeaderValue } from '../http-headers.ts';
-import type { Frame } from './harness.ts';
+import { deferred, type Frame } from './harness.ts';
 import { MODERN } from './wire.ts';
 
 export interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
@@ -55,4 +55,42 @@ export function modernHeaders(frame: Frame, extra: Record<string, string> = {}):
   }
   if (frame.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = encodeHeaderValue(params.uri);
   return { ...headers, ...extra };
+}
+
+/**
+ * Watches every exchange a node server sees whose request has an `x-test` header: `closed(tag)` settles after the
+ * server-side 'close' of its response (and after the core's own 'close' listeners ran), and `lateWrites` records any
+ * write, end or writeHead attempted on a response after its client went away.
+ */
+export function watchExchanges(node: NodeServer) {
+  const closes = new Map<string, ReturnType<typeof deferred<void>>>();
+  const lateWrites: string[] = [];
+  const closeOf = (tag: string) => {
+    let entry = closes.get(tag);
+    if (entry === undefined) closes.set(tag, entry = deferred());
+    return entry;
+  };
+  node.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const tag = request.headers['x-test'];
+    if (typeof tag !== 'string') return;
+    let gone = false;
+    response.on('close', () => {
+      gone = !response.writableFinished;
+      closeOf(tag).resolve();
+    });
+    for (const method of ['write', 'end', 'writeHead'] as const) {
+      const original = response[method].bind(response) as (...args: unknown[]) => unknown;
+      (response as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        if (gone) lateWrites.push(`${tag}: ${method} ${String(args[0] ?? '')}`);
+        return original(...args);
+      };
+    }
+  });
+  return {
+    closed: async (tag: string) => {
+      await closeOf(tag).promise;
+      await new Promise((resolve) => setImmediate(resolve)); // after the core's own 'close' listeners
+    },
+    lateWrites,
+  };
 }
