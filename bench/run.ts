@@ -4,8 +4,8 @@
 // suite: proves the harness works, measures nothing), --reps N, --out DIR, --render FILE (re-renders a results.json).
 // Never asserts a target: it reports.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Era } from './clients.ts';
@@ -14,6 +14,7 @@ import {
   type Contender, type Memory, type Throughput, type Transport,
 } from './measure.ts';
 import { renderMarkdown, type Results } from './report.ts';
+import { machineNode } from '../test/machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVERS = join(ROOT, 'bench', 'servers');
@@ -39,14 +40,6 @@ if (flags.render !== undefined) {
 const SIZES = flags.smoke
   ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40 }
   : { reps: Number(flags.reps ?? 3), warmMs: 1_500, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000 };
-
-/** The machine's Node: the first `node` on PATH outside node_modules (npm puts the dev Node first). */
-function machineNode(): string {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir.includes('node_modules') && existsSync(join(dir, 'node'))) return join(dir, 'node');
-  }
-  throw new Error('no node on PATH outside node_modules');
-}
 
 const MACHINE_NODE = machineNode();
 const DEV_NODE = join(ROOT, 'node_modules', '.bin', 'node');

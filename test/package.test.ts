@@ -6,32 +6,18 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { machineNode } from './machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const MODULES = readdirSync(ROOT).filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).sort();
-
-/**
- * The machine's Node (20), not the dev Node 22 that npm scripts put first on PATH through node_modules/.bin:
- * npm's own Node when run from npm, else the first `node` on PATH outside node_modules, else the usual places.
- */
-function machineNode(): string {
-  const onPath = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'node'));
-  const candidates = [process.env.npm_node_execpath, ...onPath, '/usr/local/bin/node', '/usr/bin/node'];
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '' || !existsSync(candidate)) continue;
-    if (realpathSync(candidate).split(sep).includes('node_modules')) continue;
-    return candidate;
-  }
-  throw new Error(`no Node outside node_modules among ${candidates.join(', ')}`);
-}
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-core-package-'));

@@ -12,28 +12,17 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join, sep } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { machineNode } from './machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const T = { timeout: 180_000 }; // npm pack builds with tsc; a safety net against hangs only
 const STEP_MS = 90_000;
-
-/** The machine's Node (20), not the dev Node: as test/package.test.ts finds it. */
-function machineNode(): string {
-  const onPath = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'node'));
-  const candidates = [process.env.npm_node_execpath, ...onPath, '/usr/local/bin/node', '/usr/bin/node'];
-  for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '' || !existsSync(candidate)) continue;
-    if (realpathSync(candidate).split(sep).includes('node_modules')) continue;
-    return candidate;
-  }
-  throw new Error(`no Node outside node_modules among ${candidates.join(', ')}`);
-}
 
 /** The first ```ts block of README.md that imports from 'mcp-core'. */
 function readmeServer(): string {
