@@ -7,7 +7,9 @@ import {
   ErrorCode,
   ProtocolError,
   classify,
+  describeValue,
   errorResponse,
+  idInFlight,
   successResponse,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
@@ -152,8 +154,7 @@ export class Dispatcher {
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
     if (this.#inFlight.has(message.id)) {
-      const text = `Invalid Request: request id ${JSON.stringify(message.id)} is already in flight`;
-      this.#answer(errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: text }), batch);
+      this.#answer(idInFlight(message.id), batch);
       return;
     }
     if (this.#inFlight.size >= this.#limits.maxInFlight) {
@@ -297,7 +298,11 @@ export class Dispatcher {
   #receiveResponse(message: JsonRpcResponse): void {
     const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
     if (pending === undefined) {
-      if (message.id === null) this.#logger.warn(`peer sent an error without an id: ${JSON.stringify(message)}`);
+      // Only the code and a bounded message are logged: the error's data is the peer's, of any size and depth.
+      if (message.id === null) {
+        const { code, message: text } = (message as JsonRpcFailure).error;
+        this.#logger.warn(`peer sent an error without an id: code ${code}, message ${describeValue(text)}`);
+      }
       else this.#hooks.onStrayResponse?.(message);
       return;
     }

@@ -7,6 +7,7 @@ import type { Dispatcher, DispatcherHooks, InboundRequest } from './dispatcher.t
 import {
   ErrorCode,
   ProtocolError,
+  describeValue,
   invalidParams,
   isRequestId,
   type JsonRpcErrorObject,
@@ -167,7 +168,7 @@ export class EraRouter implements DispatcherHooks {
   /** Before the decision a client response answers nothing and is discarded and logged (protocol.md §5.1). */
   onStrayResponse(message: JsonRpcResponse): void {
     if (this.#state === 'undecided') {
-      this.#logger.warn(`discarded a response (id ${JSON.stringify(message.id)}) that arrived before the first request`);
+      this.#logger.warn(`discarded a response (id ${describeValue(message.id)}) that arrived before the first request`);
     }
   }
 

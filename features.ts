@@ -2,7 +2,7 @@
 // listing (paged, shaped per protocol version), argument validation, invoking handlers and shaping their results.
 // Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
 
-import { ErrorCode, ProtocolError, invalidParams } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, describeValue, invalidParams } from './jsonrpc.ts';
 import { Registry, type ChangeHub } from './registry.ts';
 import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
@@ -240,16 +240,6 @@ function malformedResult(result: unknown): string | undefined {
 function malformed(model: ServerModel, detail: string): never {
   model.settings.logger.error(detail);
   throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
-}
-
-function describeValue(value: unknown): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch {
-    return `a ${typeof value} that is not JSON`;
-  }
-  return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
 /**

@@ -155,6 +155,26 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 /** The answer to text that is not JSON (`-32700`, id null). */
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
+/**
+ * A short rendering of a value for a log line or an error message: its JSON, cut to `max` characters. Never throws on
+ * any value: one JSON cannot write (a cycle, a BigInt, nesting deeper than the stack allows) is named by its type.
+ */
+export function describeValue(value: unknown, max = 80): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return `a ${typeof value} that is not JSON`;
+  }
+  return json === undefined ? String(value) : json.length > max ? `${json.slice(0, max - 3)}...` : json;
+}
+
+/** The refusal of a request whose id is still in flight on the same connection (`-32600`). */
+export function idInFlight(id: RequestId): JsonRpcFailure {
+  const message = `Invalid Request: request id ${describeValue(id)} is already in flight`;
+  return errorResponse(id, { code: ErrorCode.InvalidRequest, message });
+}
+
 /** A `-32602` ProtocolError whose message is "Invalid params: " + `message`. */
 export function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
-import { classify, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import { classify, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
 import { formatEvent, type EventStore } from './sse.ts';
 import type { Logger } from './types.ts';
@@ -273,8 +273,7 @@ export class Session {
     }
     const busy = ids.find((id) => this.#exchanges.has(id));
     if (busy !== undefined) {
-      const message = `Invalid Request: request id ${JSON.stringify(busy)} is already in flight`;
-      reply.send(200, { jsonrpc: '2.0', id: busy, error: { code: -32600, message } }, this.#headers());
+      reply.send(200, idInFlight(busy), this.#headers());
       return;
     }
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);

@@ -379,7 +379,7 @@ export class FrameGenerator {
       [30, 'valid'], [6, 'bad-params'], [3, 'unknown-method'], [6, 'bad-id'], [4, 'bad-method'], [3, 'bad-jsonrpc'],
       [4, 'bad-params-type'], [2, 'no-method'], [2, 'non-object'], [4, 'notification'], [2, 'bad-notification'],
       [3, 'client-response'], [4, 'garbage'], [2, 'invalid-utf8'], [2, 'empty-line'], [2, 'huge-number'],
-      [1, 'deep-nesting'], [0.6, 'giant'], [4, 'era-mismatch'], [4, 'envelope'], [3, 'batch'], [5, 'slow'],
+      [1, 'deep-nesting'], [3, 'deep-anywhere'], [0.6, 'giant'], [4, 'era-mismatch'], [4, 'envelope'], [3, 'batch'], [5, 'slow'],
       [3, 'duplicate'], [3, 'cancel'], [4, 'release'], [2, 'reuse'], [1, 'listen'], [0.2, 'special-id'],
     ]);
     return this.#build(category);
@@ -432,6 +432,8 @@ export class FrameGenerator {
         return this.#hugeNumber();
       case 'deep-nesting':
         return this.#deepNesting();
+      case 'deep-anywhere':
+        return this.#deepAnywhere();
       case 'giant':
         return this.#giant();
       case 'era-mismatch':
@@ -832,6 +834,73 @@ export class FrameGenerator {
         return this.#request('deep-mirror', id, {
           method: 'tools/call', params: { name: 'mirror', arguments: { nest: raw(nestedArrays(depth)) } }, outcome: structured ? -32603 : 'result',
         });
+      }
+    }
+  }
+
+  /** A valid call whose handler only reads its params (every one but the mirror tool, which writes them back). */
+  #readingCall(): Call {
+    let call: Call;
+    do call = this.#validCall();
+    while (call.params?.name === 'mirror');
+    return call;
+  }
+
+  /** A nest of arrays or objects 10 000 (sometimes 100 000) levels deep: deeper than any recursion can follow. */
+  #deepValue(): Raw {
+    const depth = this.#rng.chance(0.1) ? 100_000 : 10_000;
+    return raw(this.#rng.chance(0.5) ? nestedArrays(depth) : nestedObjects(depth));
+  }
+
+  /**
+   * A deep value wherever a peer may put any JSON: a request's params or tool arguments, a `_meta` or envelope key, a
+   * client response's result or error data (id null included), a notification's params. A request must still get its
+   * one answer, and not the generic -32603 (a value the server only reads cannot fail it); the rest is dropped or
+   * refused like its shallow twin. Never in the mirror tool: it writes its arguments back (`deep-mirror` covers that).
+   */
+  #deepAnywhere(): FrameItem {
+    const rng = this.#rng;
+    const deep = this.#deepValue();
+    switch (rng.int(4)) {
+      case 0: {
+        const id = this.#freshId();
+        this.#recent.push(id);
+        const call = this.#readingCall();
+        const params: Record<string, unknown> = { ...call.params };
+        const inArguments = isPlainObject(params.arguments) && rng.chance(0.5);
+        const target = inArguments ? (params.arguments = { ...(params.arguments as Record<string, unknown>) }) as Record<string, unknown> : params;
+        const keys = Object.keys(target);
+        target[keys.length > 0 && rng.chance(0.7) ? rng.pick(keys) : rng.word()] = deep;
+        return this.#request('deep-param', id, { method: call.method, params, outcome: 'any' });
+      }
+      case 1: {
+        const id = this.#freshId();
+        this.#recent.push(id);
+        const call = this.#readingCall();
+        const keys = this.#legacy ? ['progressToken', rng.word()] : [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, 'progressToken', rng.word()];
+        return this.#request('deep-meta', id, { ...call, outcome: 'any' }, { [rng.pick(keys)]: deep });
+      }
+      case 2: {
+        const refused: Answer[] = this.#http && !this.#legacy ? [{ id: null, outcome: -32600 }] : [];
+        const frame = rng.pick<Record<string, unknown>>([
+          { jsonrpc: '2.0', id: null, error: { code: -32000, message: rng.word(), data: deep } },
+          { jsonrpc: '2.0', id: this.#ghostId(), error: { code: -1, message: rng.word(), data: deep } },
+          { jsonrpc: '2.0', id: this.#ghostId(), result: deep },
+          { jsonrpc: '2.0', id: this.#ghostId(), result: { _meta: deep } },
+        ]);
+        return this.#frame('deep-response', frame, refused);
+      }
+      default: {
+        const frame = rng.pick<Record<string, unknown>>([
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: deep } },
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: this.#ghostId(), reason: deep } },
+          { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: deep, progress: 1 } },
+          { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: rng.word(), progress: deep } },
+          { jsonrpc: '2.0', method: 'notifications/roots/list_changed', params: { _meta: deep } },
+          { jsonrpc: '2.0', method: 'notifications/initialized', params: { [rng.word()]: deep } },
+          { jsonrpc: '2.0', method: `notifications/${rng.word()}`, params: { value: deep } },
+        ]);
+        return this.#frame('deep-notification', frame, []);
       }
     }
   }

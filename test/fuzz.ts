@@ -894,6 +894,9 @@ async function drive(options: FuzzOptions, heapBeforeBytes: number): Promise<Fuz
       case 'cancel': {
         frames++;
         labels.cancel = (labels.cancel ?? 0) + 1;
+        // Duplicates of this id sent before must reach the server while it is still in flight. Stdio keeps the order
+        // of frames; over HTTP each frame is its own POST, and a later POST may overtake an earlier one.
+        if (transport === 'http') await driver.sync();
         book.cancel(item);
         if (item.gate !== undefined) cancelledGates.push(item.gate);
         if (item.frame !== undefined) {
