@@ -396,17 +396,22 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
 
 const MAX_COMPLETIONS = 100;
 
+/** The author's completer for `argument`: an own entry of the map only, never a member Object.prototype lends it. */
+function ownCompleter(complete: Record<string, Completer> | undefined, argument: string): Completer | undefined {
+  return complete !== undefined && Object.hasOwn(complete, argument) ? complete[argument] : undefined;
+}
+
 function findCompleter(model: ServerModel, era: Era, ref: Record<string, unknown>, argument: string): Completer | undefined {
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
     const prompt = model.prompts.get(ref.name, era);
     if (prompt === undefined) throw invalidParams(`unknown prompt '${ref.name}'`);
-    return prompt.definition.complete?.[argument];
+    return ownCompleter(prompt.definition.complete, argument);
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
     for (const entry of model.templates.values(era)) {
-      if (entry.template.template === ref.uri) return entry.definition.complete?.[argument];
+      if (entry.template.template === ref.uri) return ownCompleter(entry.definition.complete, argument);
     }
     if (model.resources.get(ref.uri, era) !== undefined) return undefined;
     throw invalidParams(`unknown resource template '${ref.uri}'`);

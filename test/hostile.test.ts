@@ -12,10 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createServer, elicitInput, inputRequired, type Server, type ServerOptions } from '../core.ts';
 import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
-import type { AuthInfo } from '../types.ts';
+import type { AuthInfo, Era } from '../types.ts';
 import { MemoryLogger, WireClient, type Frame } from './harness.ts';
 import { modernHeaders, raw, type RawResponse } from './raw-http.ts';
-import { CLIENT_CAPABILITIES, MODERN, SERVER_INFO, modern } from './wire.ts';
+import { CLIENT_CAPABILITIES, LOG_LEVEL, MODERN, SERVER_INFO, modern } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -781,4 +781,201 @@ test('prototype-pollution keys in 2026-07-28 requests (stdio and HTTP): an envel
   assert.ok(calls.every((c) => c.plainPrototype && c.inherited === undefined && c.ownKeys.join() === '__proto__,constructor,prototype'));
   await http.close();
   assertNotPolluted(before);
+});
+
+// Names Object.prototype owns, sent wherever a client names something: each must be as unknown as any other name.
+const PROTOTYPE_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__'];
+const CONFIRM = elicitInput({ message: 'Sure?', requestedSchema: { type: 'object', properties: {} } });
+const LEVELS = 'debug, info, notice, warning, error, critical, alert, emergency';
+
+/** One request naming something, and its exact answer (`status`: over 2026-07-28 HTTP, when not 200). */
+interface NameCase { what: string; method: string; params: Record<string, unknown>; meta?: object; answer: Frame; status?: number }
+
+/** A 2026-07-28 result as the wire carries it: resultType and the serverInfo stamp, caching hints when cacheable. */
+function stamped(era: Era, result: Record<string, unknown>, cacheable = false): Frame {
+  if (era === 'legacy') return { result };
+  const modernResult: Record<string, unknown> = { ...result, resultType: 'complete', _meta: { [SERVER_INFO]: INFO } };
+  return { result: cacheable ? { ...modernResult, ttlMs: 0, cacheScope: 'private' } : modernResult };
+}
+
+function invalid(message: string): Frame {
+  return { error: { code: -32602, message: `Invalid params: ${message}` } };
+}
+
+function completion(era: Era, values: string[]): Frame {
+  return stamped(era, { completion: { values, total: values.length, hasMore: false } });
+}
+
+/** A prompt result whose one message is `value` as JSON text. */
+function promptOf(value: unknown) {
+  return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: JSON.stringify(value) } }] };
+}
+
+/** A resource result: `uri` with `value` as JSON text. */
+function contentsOf(uri: string, value: unknown) {
+  return { contents: [{ uri, text: JSON.stringify(value) }] };
+}
+
+function echoed(era: Era, value: unknown): Frame {
+  return stamped(era, promptOf(value));
+}
+
+/** A tool asking for input, a prompt and a resource template (each with a completer); handlers echo what they got. */
+function namesServer() {
+  const { server, logger } = quietServer();
+  server.tool('ask', {}, (_args, ctx) => (ctx.inputResponses?.confirm !== undefined ? text('confirmed') : inputRequired({ confirm: CONFIRM })));
+  server.prompt('p', { arguments: [{ name: 'a', required: true }], complete: { a: (_value, context) => [JSON.stringify(context)] } }, promptOf);
+  server.resourceTemplate('demo://{id}', { name: 'demo', complete: { id: () => ['one'] } }, contentsOf);
+  return { server, logger };
+}
+
+/** Every place a request names something, with `name` there, and the answer an unknown name gets. */
+function unknownNameCases(name: string, era: Era): NameCase[] {
+  const promptRef = { type: 'ref/prompt', name: 'p' };
+  const templateRef = { type: 'ref/resource', uri: 'demo://{id}' };
+  const cases: NameCase[] = [
+    { what: 'completion argument (prompt)', method: 'completion/complete', params: { ref: promptRef, argument: { name, value: '' } }, answer: completion(era, []) },
+    { what: 'completion argument (template)', method: 'completion/complete', params: { ref: templateRef, argument: { name, value: '' } }, answer: completion(era, []) },
+    {
+      what: 'completion context argument', method: 'completion/complete',
+      params: { ref: promptRef, argument: { name: 'a', value: '' }, context: { arguments: { [name]: 'v' } } },
+      answer: completion(era, [JSON.stringify({ [name]: 'v' })]),
+    },
+    {
+      what: 'completion ref name', method: 'completion/complete', params: { ref: { type: 'ref/prompt', name }, argument: { name: 'a', value: '' } },
+      answer: invalid(`unknown prompt '${name}'`),
+    },
+    {
+      what: 'completion ref uri', method: 'completion/complete', params: { ref: { type: 'ref/resource', uri: name }, argument: { name: 'id', value: '' } },
+      answer: invalid(`unknown resource template '${name}'`),
+    },
+    { what: 'prompt name', method: 'prompts/get', params: { name }, answer: invalid(`unknown prompt '${name}'`) },
+    { what: 'prompt argument alone', method: 'prompts/get', params: { name: 'p', arguments: { [name]: 'v' } }, answer: invalid("missing required argument 'a' for prompt 'p'") },
+    { what: 'prompt argument', method: 'prompts/get', params: { name: 'p', arguments: { a: 'x', [name]: 'v' } }, answer: echoed(era, { a: 'x', [name]: 'v' }) },
+    { what: 'tool name', method: 'tools/call', params: { name }, answer: invalid(`unknown tool '${name}'`) },
+    {
+      what: 'resource uri', method: 'resources/read', params: { uri: name },
+      answer: { error: { code: era === 'legacy' ? -32002 : -32602, message: 'Resource not found', data: { uri: name } } },
+    },
+    {
+      what: 'template variable', method: 'resources/read', params: { uri: `demo://${name}` },
+      answer: stamped(era, contentsOf(`demo://${name}`, { id: name }), true),
+    },
+    { what: 'method', method: name, params: {}, answer: { error: { code: -32601, message: 'Method not found', data: name } }, status: 404 },
+  ];
+  if (era === 'legacy') {
+    cases.push({ what: 'log level', method: 'logging/setLevel', params: { level: name }, answer: invalid(`params.level must be one of ${LEVELS}`) });
+  } else {
+    cases.push(
+      {
+        what: 'log level', method: 'tools/list', params: {}, meta: { [LOG_LEVEL]: name }, status: 400,
+        answer: invalid(`params._meta['${LOG_LEVEL}'] must be one of ${LEVELS}`),
+      },
+      {
+        // Were the copy of inputResponses a plain object, this value under "__proto__" would become its prototype.
+        what: 'inputResponses key', method: 'tools/call',
+        params: { name: 'ask', inputResponses: { [name]: { action: 'accept', confirm: { action: 'accept' } } } },
+        answer: { result: { resultType: 'input_required', inputRequests: { confirm: CONFIRM }, _meta: { [SERVER_INFO]: INFO } } },
+      },
+      {
+        what: 'inputResponses key, not an object', method: 'tools/call', params: { name: 'ask', inputResponses: { [name]: 5 } },
+        answer: invalid(`params.inputResponses.${name} must be an object`),
+      },
+    );
+  }
+  return cases;
+}
+
+/** The request of a case, as a 2025 client (after initialize) or a 2026-07-28 client (with the envelope) sends it. */
+function nameRequest(era: Era, id: string, { method, params, meta }: NameCase): Frame {
+  return era === 'legacy' ? { jsonrpc: '2.0', id, method, params } : modern(method, params, id, { ...ELICIT, ...meta });
+}
+
+test('names Object.prototype owns (constructor, toString, __proto__, …) are unknown names everywhere a request names something (both eras over stdio): the unknown-name answer, nothing logged', async () => {
+  const before = prototypeSnapshot();
+  for (const era of ['legacy', 'modern'] as const) {
+    const { server, logger } = namesServer();
+    const client = new WireClient(server);
+    if (era === 'legacy') await client.initialize();
+    for (const name of PROTOTYPE_NAMES) {
+      for (const nameCase of unknownNameCases(name, era)) {
+        const id = `${nameCase.what}: ${name}`;
+        client.send(nameRequest(era, id, nameCase));
+        assert.deepEqual(await client.response(id), { jsonrpc: '2.0', id, ...nameCase.answer }, `${era} ${id}`);
+      }
+    }
+    assert.deepEqual(await client.end(), []);
+    assert.deepEqual(logger.errors, [], `${era}: no unexpected failure was logged`);
+    assert.deepEqual(logger.warnings, []);
+  }
+  assertNotPolluted(before);
+});
+
+test('names Object.prototype owns are unknown names on 2026-07-28 HTTP too (Mcp-Method and Mcp-Name carry them): the same answers, 404 for the method', T, async (t) => {
+  const before = prototypeSnapshot();
+  const { server, logger } = namesServer();
+  const http = await serve(t, server);
+  for (const name of PROTOTYPE_NAMES) {
+    for (const nameCase of unknownNameCases(name, 'modern')) {
+      const id = `${nameCase.what}: ${name}`;
+      const response = await postModern(http.url, nameRequest('modern', id, nameCase));
+      assert.deepEqual({ status: response.status, body: response.json }, {
+        status: nameCase.status ?? 200, body: { jsonrpc: '2.0', id, ...nameCase.answer },
+      }, id);
+    }
+  }
+  await http.close();
+  assert.deepEqual(logger.errors, [], 'no unexpected failure was logged');
+  assert.deepEqual(logger.warnings, []);
+  assertNotPolluted(before);
+});
+
+test('items an author names after Object.prototype members (a tool "constructor", a prompt "__proto__", completers and template variables "toString") are served as ordinary names; other such names stay unknown', async () => {
+  const { server, logger } = quietServer();
+  // Own properties, "__proto__" included: Object.fromEntries and computed keys define them, where a plain
+  // `__proto__:` in an object literal would set the prototype instead.
+  const complete = Object.fromEntries(['constructor', '__proto__', 'toString'].map((name) => [name, () => [name]]));
+  server.tool('constructor', {}, () => text('the constructor tool'));
+  server.prompt('__proto__', { arguments: [{ name: 'toString', required: true }, { name: 'constructor' }], complete },
+    (args) => promptOf({ toString: args.toString, constructor: args.constructor ?? null }));
+  const template = 'demo://{__proto__}/{constructor}{?toString}';
+  server.resourceTemplate(template, { name: 'demo', complete }, (uri, variables) =>
+    contentsOf(uri, { ['__proto__']: variables.__proto__, constructor: variables.constructor, toString: variables.toString ?? null }));
+  server.resource('constructor:x', { name: 'x' }, (uri) => ({ contents: [{ uri, text: 'x' }] }));
+  for (const era of ['legacy', 'modern'] as const) {
+    const client = new WireClient(server);
+    if (era === 'legacy') await client.initialize();
+    const cases: NameCase[] = [
+      { what: 'tool', method: 'tools/call', params: { name: 'constructor' }, answer: stamped(era, text('the constructor tool')) },
+      {
+        what: 'prompt', method: 'prompts/get', params: { name: '__proto__', arguments: { toString: 'x' } },
+        answer: echoed(era, { toString: 'x', constructor: null }),
+      },
+      {
+        what: 'missing required argument', method: 'prompts/get', params: { name: '__proto__', arguments: { constructor: 'y' } },
+        answer: invalid("missing required argument 'toString' for prompt '__proto__'"),
+      },
+      {
+        what: 'template variables', method: 'resources/read', params: { uri: 'demo://a/b' },
+        answer: stamped(era, contentsOf('demo://a/b', { ['__proto__']: 'a', constructor: 'b', toString: null }), true),
+      },
+      {
+        what: 'template query variable', method: 'resources/read', params: { uri: 'demo://a/b?toString=c' },
+        answer: stamped(era, contentsOf('demo://a/b?toString=c', { ['__proto__']: 'a', constructor: 'b', toString: 'c' }), true),
+      },
+      { what: 'resource', method: 'resources/read', params: { uri: 'constructor:x' }, answer: stamped(era, { contents: [{ uri: 'constructor:x', text: 'x' }] }, true) },
+    ];
+    for (const [kind, ref] of [['prompt', { type: 'ref/prompt', name: '__proto__' }], ['template', { type: 'ref/resource', uri: template }]] as const) {
+      for (const name of PROTOTYPE_NAMES) {
+        const values = Object.hasOwn(complete, name) ? [name] : [];
+        cases.push({ what: `${kind} completer ${name}`, method: 'completion/complete', params: { ref, argument: { name, value: '' } }, answer: completion(era, values) });
+      }
+    }
+    for (const nameCase of cases) {
+      client.send(nameRequest(era, nameCase.what, nameCase));
+      assert.deepEqual(await client.response(nameCase.what), { jsonrpc: '2.0', id: nameCase.what, ...nameCase.answer }, `${era} ${nameCase.what}`);
+    }
+    assert.deepEqual(await client.end(), []);
+  }
+  assert.deepEqual(logger.errors, []);
 });
