@@ -99,7 +99,7 @@ export interface Lifecycle {
 
 export interface LegacySide extends Lifecycle {
   onNotification(message: JsonRpcNotification): void;
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined;
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined;
 }
 
 export type EraState = 'undecided' | 'legacy' | 'modern';
@@ -172,10 +172,10 @@ export class EraRouter implements DispatcherHooks {
     }
   }
 
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
     if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params))) {
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
     }
-    return this.#legacy.checkBatch(items);
+    return this.#legacy.checkBatch(items, decide);
   }
 }
