@@ -35,7 +35,7 @@ const INFO = { name: 'era-test', version: '1.0.0' };
 const STAMP = { [SERVER_INFO]: INFO };
 const EMPTY_SCHEMA = { type: 'object', properties: {} };
 
-// The refusal texts of protocol.md §5.2, copied rather than imported so that drift in the code fails here.
+// The refusal texts, copied rather than imported so that drift in the code fails here.
 const LEGACY_REFUSAL = {
   code: -32600,
   message: 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request that decided ' +
@@ -792,7 +792,7 @@ for (const { what, frame, answer } of FAILED_MODERN_OPENERS) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Legacy-pinned connections: the refusal states the rule, whatever the opener was (P5)
+// Legacy-pinned connections: the refusal states the rule, whatever the opener and the probes before it were
 
 const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
   { what: 'initialize', frame: initialize(1), answer: ok(1, INITIALIZE_RESULT) },
@@ -833,7 +833,7 @@ const PROBES: { what: string; frames: { frame: Frame; answer: Frame }[] }[] = [
 ];
 
 for (const probes of PROBES) for (const { what, frame, answer } of LEGACY_OPENERS) {
-  test(`after ${probes.what}${what} as the opener, enveloped requests get the exact §5.2 legacy refusal (P5)`, async () => {
+  test(`after ${probes.what}${what} as the opener, enveloped requests get the exact legacy refusal`, async () => {
     const { client } = connect();
     for (const probe of probes.frames) {
       client.send(probe.frame);
