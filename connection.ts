@@ -110,6 +110,11 @@ export class Connection {
     return this.#dispatcher.inFlightCount;
   }
 
+  /** Whether a 2025-03-26 batch may be sent now, or behind the running initialize hook (see LegacyLifecycle). */
+  get acceptsBatches(): boolean {
+    return this.#legacy.acceptsBatches;
+  }
+
   get pendingOutboundCount(): number {
     return this.#dispatcher.pendingOutboundCount;
   }

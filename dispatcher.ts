@@ -30,8 +30,11 @@ export interface DispatcherHooks {
   onRequest(request: InboundRequest): unknown;
   /** Every well-formed notification; the owner decides what it means (cancellation included). */
   onNotification(message: JsonRpcNotification): void;
-  /** Whether a JSON array may be served as a batch now; returns the refusal otherwise. */
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined;
+  /**
+   * Whether a JSON array may be served as a batch now: undefined to serve it, or its refusal. Or 'held': the owner
+   * holds it (behind the initialize gate) and calls `decide` later, in its turn, with one of those.
+   */
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined;
   /** An unexpected (non-protocol) handler error, after the generic -32603 went out. */
   onUnexpectedError?(error: unknown, request: InboundRequest): void;
   /** A response (with an id) that answers no outbound request; it is dropped after this hook. */
@@ -108,15 +111,22 @@ export class Dispatcher {
       this.#receiveOne(value, undefined, http);
       return;
     }
+    const decide = (refusal?: JsonRpcErrorObject): void => this.#receiveBatch(value, refusal, http);
     const refusal = value.length === 0
       ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
-      : this.#hooks.checkBatch(value);
+      : this.#hooks.checkBatch(value, decide);
+    if (refusal !== 'held') decide(refusal);
+  }
+
+  /** Serves a batch as one array answer, or answers its refusal; a batch held until after close() gets neither. */
+  #receiveBatch(items: unknown[], refusal: JsonRpcErrorObject | undefined, http: HttpRequestInfo | undefined): void {
+    if (this.#closed) return;
     if (refusal !== undefined) {
       this.#peer.send(errorResponse(null, refusal));
       return;
     }
     const batch = new Batch();
-    for (const item of value) this.#receiveOne(item, batch, http);
+    for (const item of items) this.#receiveOne(item, batch, http);
     this.#settleBatch(batch);
   }
 

@@ -85,8 +85,9 @@ export function removedMethod(method: string): ProtocolError {
   return new ProtocolError(ErrorCode.MethodNotFound, `Method not found: '${method}' is not part of protocol ${MODERN_VERSIONS[0]}`, method);
 }
 
-const LEGACY_REFUSAL = 'Invalid Request: this connection serves the legacy initialize-handshake protocol (its first ' +
-  'request carried no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it';
+// True after every opening sequence: probes and refused removed methods before the deciding request carried envelopes.
+const LEGACY_REFUSAL = 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request ' +
+  'that decided its era carried no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it';
 const MODERN_HANDSHAKE_REFUSAL = 'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
   'per-request _meta envelope (an earlier request on it carried the envelope); the initialize handshake is not accepted on it';
 const MISSING_ENVELOPE = `Invalid params: params._meta must carry '${META_PROTOCOL_VERSION}' and '${META_CLIENT_CAPABILITIES}'`;
@@ -99,7 +100,7 @@ export interface Lifecycle {
 
 export interface LegacySide extends Lifecycle {
   onNotification(message: JsonRpcNotification): void;
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined;
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined;
 }
 
 export type EraState = 'undecided' | 'legacy' | 'modern';
@@ -172,10 +173,10 @@ export class EraRouter implements DispatcherHooks {
     }
   }
 
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
     if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params))) {
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
     }
-    return this.#legacy.checkBatch(items);
+    return this.#legacy.checkBatch(items, decide);
   }
 }

@@ -63,10 +63,14 @@ export interface Handshake {
   clientInfo: Implementation;
 }
 
-/** What arrives while the initialize hook runs: replayed in arrival order; held cancels withdraw held requests. */
+/**
+ * What arrives while the initialize hook runs (requests, batches, notifications): replayed in arrival order; held
+ * cancels withdraw held requests, batch elements included. `version`: what the handshake negotiates if it commits.
+ */
 interface Gate {
   held: (() => void)[];
   cancels: Set<RequestId>;
+  version: string;
 }
 type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
 
@@ -137,6 +141,8 @@ export class LegacyLifecycle {
   #subscriptions: Set<string> | undefined;
   /** Present exactly while the phase is `initializing`. */
   #gate: Gate | undefined;
+  /** While a released gate replays what it held: the ids its held cancels withdrew. */
+  #withdrawn: Set<RequestId> | undefined;
 
   constructor(model: features.ServerModel, dispatcher: Dispatcher, options: LegacyOptions) {
     this.model = model;
@@ -150,6 +156,11 @@ export class LegacyLifecycle {
 
   onRequest(request: InboundRequest): unknown {
     const { method } = request;
+    // Withdrawn whatever the phase: after a refused handshake the cancel itself is dropped.
+    if (this.#withdrawn?.has(request.id) === true) {
+      this.#dispatcher.cancel(request.id);
+      return undefined;
+    }
     if (this.#phase === 'initializing') return this.#hold(request);
     if (method === 'initialize') return this.#initialize(request);
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
@@ -171,7 +182,7 @@ export class LegacyLifecycle {
       this.#gate!.held.push(() => this.onNotification(message));
       return;
     }
-    // Before the handshake every notification is dropped, cancels included (pitfalls P16).
+    // Before the handshake every notification is dropped, cancels included.
     if (this.#phase === 'awaiting-initialize') return;
     if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
   }
@@ -181,16 +192,10 @@ export class LegacyLifecycle {
     const gate = this.#gate!;
     return new Promise((resolve, reject) => {
       gate.held.push(() => {
-        // Withdrawn now, whatever the phase: after a refused handshake the cancel itself is dropped (pitfalls P16).
-        if (gate.cancels.has(request.id)) {
-          this.#dispatcher.cancel(request.id);
-          resolve(undefined);
-        } else {
-          try {
-            resolve(this.onRequest(request));
-          } catch (error) {
-            reject(error);
-          }
+        try {
+          resolve(this.onRequest(request));
+        } catch (error) {
+          reject(error);
         }
       });
     });
@@ -200,11 +205,30 @@ export class LegacyLifecycle {
     this.#phase = committed ? 'initialized' : 'awaiting-initialize';
     const gate = this.#gate!;
     this.#gate = undefined; // a replayed initialize may open a new gate
+    this.#withdrawn = gate.cancels;
     for (const replay of gate.held) replay();
+    this.#withdrawn = undefined;
   }
 
-  checkBatch(items: unknown[]): JsonRpcErrorObject | undefined {
-    if (this.#phase !== 'initialized' || this.version !== '2025-03-26') {
+  /**
+   * Whether batches may be sent: the handshake negotiated 2025-03-26, or the one whose hook runs will if it commits
+   * (transports that must refuse a batch on arrival ask this).
+   */
+  get acceptsBatches(): boolean {
+    return (this.#gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) === '2025-03-26';
+  }
+
+  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
+    if (this.#phase === 'initializing') {
+      // Held like a request and decided in its turn. After a refused handshake it is served, so that its requests
+      // meet the not-initialized gate as held requests do; a batch held behind a replayed initialize waits again.
+      this.#gate!.held.push(() => {
+        const refusal = this.#phase === 'awaiting-initialize' ? undefined : this.checkBatch(items, decide);
+        if (refusal !== 'held') decide(refusal);
+      });
+      return 'held';
+    }
+    if (!this.acceptsBatches) {
       return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' };
     }
     if (items.some((item) => isPlainObject(item) && item.method === 'initialize')) {
@@ -227,7 +251,7 @@ export class LegacyLifecycle {
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);
     this.#phase = 'initializing';
-    this.#gate = { held: [], cancels: new Set() };
+    this.#gate = { held: [], cancels: new Set(), version };
     const answer = (async () => {
       await hook({ protocolVersion, capabilities, clientInfo, _meta: params._meta }, {
         signal: request.signal,

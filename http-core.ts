@@ -290,7 +290,7 @@ export class HttpCore {
         reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
         return;
       }
-      if (batch && negotiated !== '2025-03-26') {
+      if (batch && !session.connection.acceptsBatches) { // held behind the gate when its handshake will allow it
         reply.send(400, error(null, -32600, 'Invalid Request: batches are accepted only under protocol 2025-03-26'));
         return;
       }

@@ -88,7 +88,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 
   const connection = server.connect({
     send,
-    onHandlerError: server.rethrow ? (error) => void finish(error) : undefined,
+    onHandlerError: server.rethrow ? (error) => void finish({ error }) : undefined,
     isBackedUp: () => output.writableNeedDrain,
   });
 
@@ -105,14 +105,14 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     outputBroken = true;
     if (error.code !== 'EPIPE') logger.error('output stream failed', error);
     connection.close();
-    void finish(undefined);
+    void finish();
   };
   const onOutputClose = (): void => {
     // Destroyed without an error (no EPIPE will come): nothing can be delivered any more either.
     if (phase === 'closed') return;
     outputBroken = true;
     connection.close();
-    void finish(undefined);
+    void finish();
   };
 
   function stopReading(): void {
@@ -129,10 +129,11 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     splitter.end(sink);
     stopReading();
     await connection.drain(drainWindowMs);
-    await finish(undefined);
+    await finish();
   }
 
-  async function finish(handlerError: unknown): Promise<void> {
+  /** Ends for good once the output is flushed; `failure` (rethrow mode) holds the handler's error, whatever it is. */
+  async function finish(failure?: { error: unknown }): Promise<void> {
     if (phase === 'closed') return;
     phase = 'closed';
     stopReading();
@@ -141,8 +142,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     output.off('error', onOutputError);
     output.off('close', onOutputClose);
     output.on('error', ignore);
-    if (handlerError === undefined) settle.resolve();
-    else settle.reject(handlerError);
+    if (failure === undefined) settle.resolve();
+    else settle.reject(failure.error);
   }
 
   output.on('error', onOutputError);
@@ -170,14 +171,14 @@ function isListenFrame(message: JsonRpcMessage): boolean {
   return typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META_SUBSCRIPTION_ID);
 }
 
-/** Waits until everything written has left the stream; ends it unless it is the process's own stdout. */
+/**
+ * Waits until everything written has been handed to the stream's destination; ends the stream unless it is the
+ * process's own stdout. Stdout stays open, so an empty write marks the end: its callback runs once every chunk
+ * before it is written (a 'drain' would come only after a refused write). Either callback also runs on failure.
+ */
 function flush(output: Writable): Promise<void> {
   return new Promise((resolve) => {
-    if (output === process.stdout) {
-      if (output.writableLength === 0) resolve();
-      else output.once('drain', () => resolve());
-      return;
-    }
-    output.end(() => resolve());
+    if (output === process.stdout) output.write('', () => resolve());
+    else output.end(() => resolve());
   });
 }

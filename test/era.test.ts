@@ -35,11 +35,11 @@ const INFO = { name: 'era-test', version: '1.0.0' };
 const STAMP = { [SERVER_INFO]: INFO };
 const EMPTY_SCHEMA = { type: 'object', properties: {} };
 
-// The refusal texts of protocol.md §5.2, copied rather than imported so that drift in the code fails here.
+// The refusal texts, copied rather than imported so that drift in the code fails here.
 const LEGACY_REFUSAL = {
   code: -32600,
-  message: 'Invalid Request: this connection serves the legacy initialize-handshake protocol (its first request carried ' +
-    'no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it',
+  message: 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request that decided ' +
+    'its era carried no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it',
 };
 const HANDSHAKE_REFUSAL_MESSAGE = 'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
   'per-request _meta envelope (an earlier request on it carried the envelope); the initialize handshake is not accepted on it';
@@ -792,7 +792,7 @@ for (const { what, frame, answer } of FAILED_MODERN_OPENERS) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Legacy-pinned connections: the refusal states the rule, whatever the opener was (P5)
+// Legacy-pinned connections: the refusal states the rule, whatever the opener and the probes before it were
 
 const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
   { what: 'initialize', frame: initialize(1), answer: ok(1, INITIALIZE_RESULT) },
@@ -815,9 +815,31 @@ const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
   },
 ];
 
-for (const { what, frame, answer } of LEGACY_OPENERS) {
-  test(`after ${what} as the opener, enveloped requests get the exact §5.2 legacy refusal (P5)`, async () => {
+/** What may come before the opener and decides nothing: the refusal must stay true after each (issue 11, item 10). */
+const PROBES: { what: string; frames: { frame: Frame; answer: Frame }[] }[] = [
+  { what: '', frames: [] },
+  { what: 'an enveloped server/discover probe, then ', frames: [{ frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) }] },
+  {
+    what: 'an enveloped initialize refused -32601, then ',
+    frames: [{ frame: modern('initialize', REMOVED_PARAMS.initialize, 'p0'), answer: removedMethod('p0', 'initialize') }],
+  },
+  {
+    what: 'a probe and every enveloped removed method, then ',
+    frames: [
+      { frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) },
+      ...REMOVED.map((method, i) => ({ frame: modern(method, REMOVED_PARAMS[method], `p${i + 1}`), answer: removedMethod(`p${i + 1}`, method) })),
+    ],
+  },
+];
+
+for (const probes of PROBES) for (const { what, frame, answer } of LEGACY_OPENERS) {
+  test(`after ${probes.what}${what} as the opener, enveloped requests get the exact legacy refusal`, async () => {
     const { client } = connect();
+    for (const probe of probes.frames) {
+      client.send(probe.frame);
+      assert.deepEqual(await client.response(probe.frame.id), probe.answer);
+    }
+    assert.equal(client.stdio.connection.era, 'undecided');
     client.send(frame);
     assert.deepEqual(await client.response(1), answer);
     assert.equal(client.stdio.connection.era, 'legacy');

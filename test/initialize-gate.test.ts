@@ -35,6 +35,7 @@ const BOTH = 'application/json, text/event-stream';
 const NOT_INITIALIZED = 'Invalid Request: server not initialized; send initialize first';
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
 const DELAY_KEY = 'fixture/initializeDelayMs';
+const BATCHES = '2025-03-26'; // the one version that has JSON-RPC batches
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
@@ -58,6 +59,17 @@ function recorded(id: Id, label: string): Frame {
 function notInitialized(id: Id): Frame {
   return { jsonrpc: '2.0', id, error: { code: -32600, message: NOT_INITIALIZED } };
 }
+
+function pong(id: Id): Frame {
+  return { jsonrpc: '2.0', id, result: {} };
+}
+
+/** A batch's answers by id: the array holds them in the order they completed. */
+function byId(answers: Frame[]): Frame[] {
+  return [...answers].sort((a, b) => a.id - b.id);
+}
+
+const NO_BATCHES = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' } };
 
 const INITIALIZED = notification('notifications/initialized');
 const ROOTS_CHANGED = notification('notifications/roots/list_changed');
@@ -122,6 +134,13 @@ function spyNotifications(t: TestContext, log: string[]): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 // stdio
+
+/** The next `count` frames in wire order. */
+async function nextFrames(client: WireClient, count: number): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  for (let i = 0; i < count; i++) frames.push(await client.next());
+  return frames;
+}
 
 /** Writes the frames as one chunk and resolves once the server's reader has handled all of it. */
 async function deliver(client: WireClient, ...frames: Frame[]): Promise<void> {
@@ -456,7 +475,7 @@ test('HTTP: aborting the initialize POST mid-hook does not release the gate; a p
 test('stdio: closing the connection mid-hook aborts the hook’s signal; nothing held is ever answered', T, async () => {
   const gate = new Gate();
   const client = new WireClient(gate.server, { drainWindowMs: 0 });
-  await deliver(client, initialize(1), request(2, 'ping'));
+  await deliver(client, initialize(1, { protocolVersion: BATCHES }), request(2, 'ping'), [request(3, 'ping')]);
   const call = await gate.call();
   const aborted = new Promise<void>((resolve) => call.ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
   assert.deepEqual(await client.end(), []);
@@ -617,6 +636,136 @@ test('HTTP: a hook throwing a plain Error refuses initialize with -32603 Interna
   const again = await client.post(request(3, 'tools/list')).response;
   assert.equal(again.status, 404);
   assert.deepEqual(await again.json(), SESSION_NOT_FOUND);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2025-03-26 batches behind the gate: held like requests
+
+test('stdio: a 2025-03-26 batch pipelined behind a slow initialize is held and served in its turn, answered as one array', T, async (t) => {
+  const gate = new Gate();
+  spyNotifications(t, gate.log);
+  const client = new WireClient(gate.server);
+  await deliver(client,
+    initialize(1, { protocolVersion: BATCHES }),
+    INITIALIZED,
+    record(2, 'a'),
+    [record(3, 'b'), record(4, 'withdrawn'), ROOTS_CHANGED, record(5, 'c'), request(6, 'ping')],
+    cancel(4),
+    record(7, 'd'));
+  const call = await gate.call();
+  assert.equal(client.frames.length, 0, 'nothing is answered while the hook runs, the batch included');
+  call.release.resolve();
+  const first = await client.next();
+  assert.equal(first.id, 1, 'the initialize answer is the first frame written');
+  assert.equal(first.result.protocolVersion, BATCHES);
+  // By id: the answers are asynchronous (tool calls), so only the order the log shows is fixed.
+  assert.deepEqual(await client.response(2), recorded(2, 'a'));
+  assert.deepEqual(byId(await client.waitFor(Array.isArray)), [recorded(3, 'b'), recorded(5, 'c'), pong(6)]);
+  assert.deepEqual(await client.response(7), recorded(7, 'd'));
+  assert.deepEqual(await client.end(), []);
+  assert.equal(client.frames.length, 4);
+  assert.deepEqual(gate.log, [
+    'hook:end',
+    'note:notifications/initialized',
+    'tool:a',
+    'tool:b', // the batch's request the held cancel named never ran
+    'note:notifications/roots/list_changed',
+    'tool:c',
+    'note:notifications/cancelled(4)',
+    'tool:d',
+  ]);
+});
+
+test('stdio: a batch held behind a hook that throws is answered like the held requests: its requests meet the not-initialized gate', T, async () => {
+  const gate = new Gate();
+  const client = new WireClient(gate.server);
+  await deliver(client, initialize(1, { protocolVersion: BATCHES }), record(2, 'never'), [record(3, 'never'), request(4, 'ping')], record(5, 'never'));
+  const call = await gate.call();
+  call.release.reject(new ProtocolError(-32001, 'Unauthorized: token expired'));
+  assert.deepEqual(await client.next(), { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized: token expired' } });
+  assert.deepEqual(await client.response(2), notInitialized(2));
+  assert.deepEqual(byId(await client.waitFor(Array.isArray)), [notInitialized(3), pong(4)]);
+  assert.deepEqual(await client.response(5), notInitialized(5));
+  assert.deepEqual(await client.end(), []);
+  assert.equal(client.frames.length, 4);
+  assert.deepEqual(gate.log, []);
+});
+
+test('stdio: a batch behind a slow initialize of a version without batches is refused in its turn, after the initialize answer', T, async () => {
+  const gate = new Gate();
+  const client = new WireClient(gate.server);
+  await deliver(client, initialize(1), [request(2, 'ping')], request(3, 'ping'));
+  const call = await gate.call();
+  assert.equal(client.frames.length, 0);
+  call.release.resolve();
+  const [first, ...rest] = await nextFrames(client, 3);
+  assert.equal(first.result.protocolVersion, LATEST);
+  assert.deepEqual(rest, [NO_BATCHES, pong(3)]);
+  assert.deepEqual(await client.end(), []);
+});
+
+test('stdio: after a refused handshake, a batch held behind a replayed initialize waits for that one’s hook', T, async () => {
+  const gate = new Gate();
+  const client = new WireClient(gate.server);
+  await deliver(client, initialize(1, { protocolVersion: BATCHES }), initialize(2, { protocolVersion: BATCHES }), [record(3, 'b')]);
+  (await gate.call(0)).release.reject(new ProtocolError(-32001, 'Unauthorized: token expired'));
+  assert.equal((await client.next()).id, 1);
+  const second = await gate.call(1); // the replayed initialize opened a new gate, and the batch waits behind it
+  assert.deepEqual(gate.log, []); // the log records only hooks that returned
+  assert.equal(client.frames.length, 1);
+  second.release.resolve();
+  assert.equal((await client.response(2)).result.protocolVersion, BATCHES);
+  assert.deepEqual(await client.waitFor(Array.isArray), [recorded(3, 'b')]);
+  assert.deepEqual(gate.log, ['hook:end', 'tool:b']);
+  assert.deepEqual(await client.end(), []);
+});
+
+test('HTTP: a 2025-03-26 batch POSTed behind the hook is held and answered with one array after it, in arrival order', T, async (t) => {
+  const gate = new Gate();
+  const endpoint = await serve(t, gate.server);
+  const client = new HttpClient(endpoint);
+  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
+  const call = await gate.call();
+  const a = await client.pipeline(record(2, 'a'));
+  const batch = await client.pipeline([record(3, 'b'), request(4, 'ping')]);
+  const d = await client.pipeline(record(5, 'c'));
+  assert.deepEqual([a, batch, d].map((posted) => posted.settled), [false, false, false]);
+  call.release.resolve();
+  assert.equal((await stream.message()).result.protocolVersion, BATCHES);
+  await stream.ended();
+  assert.deepEqual(byId(await json(batch)), [recorded(3, 'b'), pong(4)]);
+  assert.deepEqual(await json(a), recorded(2, 'a'));
+  assert.deepEqual(await json(d), recorded(5, 'c'));
+  assert.deepEqual(gate.log, ['hook:end', 'tool:a', 'tool:b', 'tool:c']);
+});
+
+test('HTTP: a batch held behind a hook that throws gets its requests’ not-initialized answers in one array', T, async (t) => {
+  const gate = new Gate();
+  const endpoint = await serve(t, gate.server);
+  const client = new HttpClient(endpoint);
+  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
+  const call = await gate.call();
+  const batch = await client.pipeline([record(2, 'never'), request(3, 'ping')]);
+  call.release.reject(new ProtocolError(-32001, 'Unauthorized: token expired'));
+  assert.deepEqual(await stream.message(), { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized: token expired' } });
+  await stream.ended();
+  assert.deepEqual(byId(await json(batch)), [notInitialized(2), pong(3)]);
+  assert.deepEqual(gate.log, []);
+  assert.equal(endpoint.sessionCount, 0);
+});
+
+test('HTTP: a batch behind the hook of a handshake at a version without batches is refused at once with 400', T, async (t) => {
+  const gate = new Gate();
+  const endpoint = await serve(t, gate.server);
+  const client = new HttpClient(endpoint);
+  const { stream } = await client.initializeEarly(initialize(1));
+  const call = await gate.call();
+  const refused = await client.post([request(2, 'ping')]).response; // answered while the hook still runs
+  assert.equal(refused.status, 400);
+  assert.deepEqual(await refused.json(), NO_BATCHES);
+  call.release.resolve();
+  assert.equal((await stream.message()).result.protocolVersion, LATEST);
+  await stream.ended();
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'examples', 'everything.ts');
+const STDIO_CHILD = join(ROOT, 'test', 'stdio-child.ts');
 
 const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
 const OVERSIZED = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: frame exceeds the limit' } };
@@ -555,6 +556,18 @@ test('in rethrow mode closed rejects with the handler\'s own error after its -32
   assert.equal(logger.errors.length, 1);
 });
 
+test('in rethrow mode a handler throwing undefined rejects closed with undefined, not as a clean end', async () => {
+  const { server } = testServer((s) => s.tool('throws_undefined', {}, () => {
+    throw undefined;
+  }), { rethrow: true });
+  const client = new WireClient(server);
+  await client.initialize();
+  client.send(call('u', 'throws_undefined'));
+  await assert.rejects(client.stdio.closed, (error) => error === undefined);
+  if (!client.output.readableEnded) await once(client.output, 'end');
+  assert.deepEqual(client.unread(), [{ jsonrpc: '2.0', id: 'u', error: { code: -32603, message: 'Internal error' } }]);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // A broken output (EPIPE, destroyed stream)
 
@@ -621,6 +634,8 @@ interface Child {
   frames: Frame[];
   stdout(): string;
   stderr(): string;
+  /** Resolves once stderr holds `line` as a whole line; rejects if the child's output ends without it. */
+  stderrLine(line: string): Promise<void>;
 }
 
 /** Starts a child process and reads its stdout strictly: every line must parse as a JSON-RPC 2.0 frame. */
@@ -629,13 +644,25 @@ function startChild(t: TestContext, args: string[], stdin: 'pipe' | number = 'pi
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // only when a test failed
   });
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code, signal }));
+  // 'close' follows 'exit' once the child's stdio streams have ended too: by then everything it wrote has been read.
+  const exit = once(child, 'close').then(([code, signal]) => ({ code, signal }));
+  child.once('close', () => {
+    for (const { line, reject } of lineWaiters.splice(0)) reject(new Error(`the child ended without '${line}' on stderr:\n${err}`));
+  });
   let out = '';
   let err = '';
   let pending = '';
   const frames: Frame[] = [];
   const waiters: { id: string | number; resolve(frame: Frame): void }[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const lineWaiters: { line: string; resolve(): void; reject(error: Error): void }[] = [];
+  const hasLine = (line: string): boolean => err.split('\n').slice(0, -1).includes(line);
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+    for (const waiter of lineWaiters.filter((w) => hasLine(w.line))) {
+      lineWaiters.splice(lineWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     pending += chunk;
@@ -664,6 +691,7 @@ function startChild(t: TestContext, args: string[], stdin: 'pipe' | number = 'pi
     frames,
     stdout: () => out,
     stderr: () => err,
+    stderrLine: (line) => hasLine(line) ? Promise.resolve() : new Promise((resolve, reject) => lineWaiters.push({ line, resolve, reject })),
   };
 }
 
@@ -760,4 +788,56 @@ test('child process: when the stdout reader goes away the server stops and exits
   child.send(call(2, 'test_sleep', { ms: 100 }, 'tok'));
   assert.deepEqual(await child.exit, { code: 0, signal: null });
   assert.ok(!child.stderr().includes('EPIPE'), child.stderr());
+});
+
+// On a real stdout pipe (test/stdio-child.ts reports on stderr how `closed` and `close()` settled): an answer written
+// in the drain window is still queued when the flush starts, and no 'drain' ever follows a write that was accepted.
+
+test('child process: an answer written in the EOF drain window reaches a real stdout pipe and closed resolves', CHILD_TIMEOUT, async (t) => {
+  const child = startChild(t, [STDIO_CHILD]);
+  child.send(INITIALIZE);
+  child.send(INITIALIZED);
+  child.send(call(2, 'after_eof')); // answered only once the server has seen EOF
+  child.endInput();
+  assert.deepEqual(await child.exit, { code: 0, signal: null });
+  assertOnlyFrames(child);
+  assert.equal((await child.response(1)).result.protocolVersion, '2025-11-25');
+  assert.deepEqual(child.frames.filter((frame) => frame.id === 2), [{ jsonrpc: '2.0', id: 2, result: text('answered after EOF') }]);
+  assert.equal(child.stderr(), 'closed: resolved\n');
+});
+
+test('child process: closed resolves only once a large answer written after EOF has been handed to the stdout pipe', CHILD_TIMEOUT, async (t) => {
+  const bytes = 4 * 1024 * 1024; // far more than a pipe holds: most of it waits in the stream when the flush starts
+  const child = startChild(t, [STDIO_CHILD, '--exit-when-closed']);
+  child.send(INITIALIZE);
+  child.send(INITIALIZED);
+  child.send(call(2, 'after_eof', { bytes }));
+  child.endInput();
+  assert.deepEqual(await child.exit, { code: 0, signal: null });
+  assert.equal((await child.response(2)).result.content[0].text.length, bytes);
+  assert.equal(child.stderr(), 'closed: resolved\n');
+});
+
+test('child process: close() called during a call settles on a real stdout pipe, after the call\'s answer', CHILD_TIMEOUT, async (t) => {
+  const child = startChild(t, [STDIO_CHILD]);
+  child.send(INITIALIZE);
+  child.send(INITIALIZED);
+  child.send(call(2, 'close'));
+  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('closing') });
+  child.endInput(); // no longer read by the server: only lets the process exit
+  await child.stderrLine('close(): settled');
+  assert.deepEqual(await child.exit, { code: 0, signal: null });
+  assert.deepEqual(child.stderr().split('\n').sort(), ['', 'close(): settled', 'closed: resolved']);
+});
+
+test('child process in rethrow mode: closed rejects with the handler\'s own error on a real stdout pipe, after its -32603', CHILD_TIMEOUT, async (t) => {
+  const child = startChild(t, [STDIO_CHILD, '--rethrow']);
+  child.send(INITIALIZE);
+  child.send(INITIALIZED);
+  child.send(call(2, 'throw'));
+  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
+  child.endInput(); // no longer read by the server: only lets the process exit
+  await child.stderrLine('closed: rejected with Error: boom');
+  assert.deepEqual(await child.exit, { code: 0, signal: null });
+  assertOnlyFrames(child);
 });
