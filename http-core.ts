@@ -10,7 +10,7 @@ import { initializeParamsRefusal } from './handshake.ts';
 import { HttpGuard, error } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { accepted, single } from './http-headers.ts';
-import { ErrorCode, classify, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, batchTooLong, classify, type RequestId } from './jsonrpc.ts';
 import type { Reply } from './exchange.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
@@ -221,6 +221,11 @@ export class HttpCore {
   #batch(items: unknown[], header: string | undefined, reply: Reply): void {
     if (items.length === 0) {
       reply.send(400, error(null, -32600, 'Invalid Request: an empty batch is not a request'));
+      return;
+    }
+    if (items.length > this.#server.maxBatchLength) {
+      const { code, message } = batchTooLong(this.#server.maxBatchLength);
+      reply.send(400, error(null, code, message));
       return;
     }
     const claimed = items.some((item) => {

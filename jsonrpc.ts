@@ -175,6 +175,11 @@ export function idInFlight(id: RequestId): JsonRpcFailure {
   return errorResponse(id, { code: ErrorCode.InvalidRequest, message });
 }
 
+/** The refusal of a whole batch with more than `max` elements (`-32600`, answered with id null). */
+export function batchTooLong(max: number): JsonRpcErrorObject {
+  return { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${max} elements` };
+}
+
 /** A `-32602` ProtocolError whose message is "Invalid params: " + `message`. */
 export function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);
