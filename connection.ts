@@ -10,6 +10,7 @@ import { ModernLifecycle, type CachePolicy } from './modern.ts';
 import { ListenStreams, type ListenLimits } from './subscriptions.ts';
 import {
   ErrorCode,
+  NOT_UTF8,
   PARSE_ERROR,
   errorResponse,
   parseJson,
@@ -142,6 +143,11 @@ export class Connection {
   /** A frame whose text could not even be kept (it exceeded the transport's size limit). */
   receiveOversized(): void {
     this.#dispatcher.answerUnreadable(OVERSIZED_FRAME);
+  }
+
+  /** A frame whose bytes are not UTF-8, so not JSON text: answered with a parse error, and the connection goes on. */
+  receiveNotUtf8(): void {
+    this.#dispatcher.answerUnreadable(NOT_UTF8);
   }
 
   /** A server change (from the hub): to the 2025 side's notifications and to the listen streams. */

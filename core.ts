@@ -64,6 +64,13 @@ export interface ServerOptions {
   pageSize?: number;
   /** Concurrent requests per connection; beyond it a request is refused with -32603 (default 1024). */
   maxInFlight?: number;
+  /** Elements one 2025-03-26 batch may hold; a longer batch is refused whole with -32600 (default 100). */
+  maxBatchLength?: number;
+  /**
+   * Bytes the answers of one batch may take together; past it each further answer is replaced by -32603 naming the
+   * bound (default 16 MiB).
+   */
+  maxBatchAnswerBytes?: number;
   /** Default timeout of server→client requests (default 60 000 ms). */
   requestTimeoutMs?: number;
   /** `resources/subscribe` URIs per connection (default 1024). */
@@ -155,6 +162,8 @@ export class Server {
     }
     this.#connectionSettings = {
       maxInFlight: options.maxInFlight ?? 1024,
+      maxBatchLength: options.maxBatchLength ?? 100,
+      maxBatchAnswerBytes: options.maxBatchAnswerBytes ?? 16 * 1024 * 1024,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       maxSubscriptions: options.maxSubscriptions ?? 1024,
       maxStreams: options.maxListens ?? 1024,
@@ -192,6 +201,11 @@ export class Server {
   /** Whether a 2025 initialize waits for a hook (HTTP then streams its answer so clients can pipeline). */
   get hasInitializeHook(): boolean {
     return this.#model.settings.onInitialize !== undefined;
+  }
+
+  /** The most elements one batch may hold (transports that check batches before the dispatcher refuse past it). */
+  get maxBatchLength(): number {
+    return this.#connectionSettings.maxBatchLength;
   }
 
   get logger(): Logger {

@@ -7,6 +7,7 @@ import {
   ErrorCode,
   ProtocolError,
   classify,
+  batchTooLong,
   describeValue,
   errorResponse,
   idInFlight,
@@ -57,6 +58,8 @@ export interface DispatcherPeer {
 /** Limits shared by every dispatcher of a server. */
 export interface DispatcherLimits {
   maxInFlight: number;
+  maxBatchLength: number;
+  maxBatchAnswerBytes: number;
   requestTimeoutMs: number;
 }
 
@@ -114,6 +117,7 @@ export class Dispatcher {
     const decide = (refusal?: JsonRpcErrorObject): void => this.#receiveBatch(value, refusal, http);
     const refusal = value.length === 0
       ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
+      : value.length > this.#limits.maxBatchLength ? batchTooLong(this.#limits.maxBatchLength)
       : this.#hooks.checkBatch(value, decide);
     if (refusal !== 'held') decide(refusal);
   }
@@ -149,17 +153,36 @@ export class Dispatcher {
 
   #answer(response: JsonRpcResponse, batch: Batch | undefined): void {
     if (batch === undefined) this.#peer.send(response);
-    else batch.responses.push(response);
+    else this.#collect(batch, response, undefined);
+  }
+
+  /**
+   * Holds one answer of a batch, measured as it will be written, so the array is known to serialize and its bytes stay
+   * bounded: an answer that cannot be serialized, or that would take the batch past its byte bound, becomes -32603.
+   */
+  #collect(batch: Batch, response: JsonRpcResponse, method: string | undefined): void {
+    const what = method === undefined ? `the refusal of id ${describeValue(response.id)}` : `the answer to '${method}'`;
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(response));
+    } catch (error) {
+      this.#logger.error(`${what} could not be serialized`, error);
+      response = unserializable(response);
+      bytes = Buffer.byteLength(JSON.stringify(response));
+    }
+    const max = this.#limits.maxBatchAnswerBytes;
+    if (batch.bytes + bytes > max) {
+      this.#logger.warn(`${what} was replaced: the answers to its batch exceed ${max} bytes`);
+      response = errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the answers to this batch exceed ${max} bytes` });
+      bytes = Buffer.byteLength(JSON.stringify(response));
+    }
+    batch.bytes += bytes;
+    batch.responses.push(response);
   }
 
   #settleBatch(batch: Batch): void {
     if (--batch.open > 0 || batch.responses.length === 0 || this.#closed) return;
-    try {
-      this.#peer.send(batch.responses);
-    } catch (error) {
-      this.#logger.error('a batch answer could not be serialized', error);
-      this.#peer.send(batch.responses.map((response) => (serializable(response) ? response : unserializable(response))));
-    }
+    this.#peer.send(batch.responses);
   }
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
@@ -227,7 +250,7 @@ export class Dispatcher {
       }
       return;
     }
-    request.batch.responses.push(response);
+    this.#collect(request.batch, response, request.method);
     this.#settleBatch(request.batch);
   }
 
@@ -361,15 +384,6 @@ export class Dispatcher {
       this.#peer.onWithdrawn?.(request.id);
     }
     this.#rejectPending('the connection closed');
-  }
-}
-
-function serializable(response: JsonRpcResponse): boolean {
-  try {
-    JSON.stringify(response);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -194,13 +194,13 @@ function headerBag(request: Request, url: URL): Record<string, string> {
   return bag;
 }
 
-/** The body as text, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
-async function readBody(request: Request, limit: number): Promise<string | undefined> {
+/** The body's bytes, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
+async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
   if (Number(request.headers.get('content-length')) > limit) {
     discard(request);
     return undefined;
   }
-  if (request.body === null) return '';
+  if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -220,7 +220,7 @@ async function readBody(request: Request, limit: number): Promise<string | undef
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /** A body nobody will read. */
@@ -258,7 +258,7 @@ export function createFetchHandler(server: Server, options: FetchHandlerOptions 
       core.sessionRequest(method as 'GET' | 'DELETE', reply);
       return exchange.response;
     }
-    let body: string | undefined;
+    let body: Uint8Array | undefined;
     try {
       body = await readBody(request, maxBody);
     } catch {

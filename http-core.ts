@@ -10,7 +10,7 @@ import { initializeParamsRefusal } from './handshake.ts';
 import { HttpGuard, error } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { accepted, single } from './http-headers.ts';
-import { ErrorCode, classify, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, NOT_UTF8, PARSE_ERROR, batchTooLong, classify, decodeUtf8, parseJson, type RequestId } from './jsonrpc.ts';
 import type { Reply } from './exchange.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
@@ -151,20 +151,23 @@ export class HttpCore {
     return Promise.all([...sessions, ...modern]).then(() => undefined);
   }
 
-  /** A POST body that arrived whole (within the limit). */
-  post(body: string, reply: Reply): void {
+  /** A POST body that arrived whole (within the limit), as its bytes. */
+  post(body: Uint8Array, reply: Reply): void {
     this.#guard.authorize(reply, (authed) => this.#post(body, authed));
   }
 
-  #post(body: string, reply: Reply): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      reply.send(400, error(null, -32700, 'Parse error'));
+  #post(body: Uint8Array, reply: Reply): void {
+    const text = decodeUtf8(body);
+    if (text === undefined) {
+      reply.send(400, NOT_UTF8);
       return;
     }
-    this.#postParsed(value, reply);
+    const parsed = parseJson(text);
+    if (parsed === undefined) {
+      reply.send(400, PARSE_ERROR);
+      return;
+    }
+    this.#postParsed(parsed.value, reply);
   }
 
   /** A POST body a framework already parsed as JSON (e.g. express.json()). */
@@ -221,6 +224,11 @@ export class HttpCore {
   #batch(items: unknown[], header: string | undefined, reply: Reply): void {
     if (items.length === 0) {
       reply.send(400, error(null, -32600, 'Invalid Request: an empty batch is not a request'));
+      return;
+    }
+    if (items.length > this.#server.maxBatchLength) {
+      const { code, message } = batchTooLong(this.#server.maxBatchLength);
+      reply.send(400, error(null, code, message));
       return;
     }
     const claimed = items.some((item) => {

@@ -116,7 +116,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       if (typeof parsed === 'string' || parsed instanceof Uint8Array) {
         const bytes = typeof parsed === 'string' ? Buffer.from(parsed, 'utf8') : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
         if (bytes.length > maxBody) reply.send(413, PAYLOAD_TOO_LARGE);
-        else core.post(bytes.toString('utf8'), reply);
+        else core.post(bytes, reply);
       } else {
         core.postParsed(parsed, reply); // the framework parsed it under its own limit
       }
@@ -142,8 +142,8 @@ function tooLarge(reply: Reply, response: ServerResponse): void {
   response.once('finish', () => response.socket?.destroySoon());
 }
 
-/** The body as text, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
-function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+/** The body's bytes, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length']);
     if (declared > limit) {
@@ -164,7 +164,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<string | und
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(Buffer.concat(chunks, size).toString('utf8'));
+      resolve(Buffer.concat(chunks, size));
     };
     const onError = (error: Error): void => {
       cleanup();

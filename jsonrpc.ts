@@ -133,6 +133,19 @@ export function classify(value: unknown): Frame {
   return invalid(id, 'a message needs a method, a result or an error');
 }
 
+// Fatal: bytes that are not UTF-8 are no JSON text (RFC 8259 §8.1), never text with U+FFFD in their place. A byte
+// order mark is kept, so a frame that starts with one is not JSON either.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** One frame's bytes as text; `undefined` when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses one frame's text. Returns `undefined` when the text is not JSON. */
 export function parseJson(text: string): { value: unknown } | undefined {
   try {
@@ -155,6 +168,9 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 /** The answer to text that is not JSON (`-32700`, id null). */
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
+/** The answer to bytes that are not UTF-8 (`-32700`, id null). */
+export const NOT_UTF8: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame is not valid UTF-8' });
+
 /**
  * A short rendering of a value for a log line or an error message: its JSON, cut to `max` characters. Never throws on
  * any value: one JSON cannot write (a cycle, a BigInt, nesting deeper than the stack allows) is named by its type.
@@ -173,6 +189,11 @@ export function describeValue(value: unknown, max = 80): string {
 export function idInFlight(id: RequestId): JsonRpcFailure {
   const message = `Invalid Request: request id ${describeValue(id)} is already in flight`;
   return errorResponse(id, { code: ErrorCode.InvalidRequest, message });
+}
+
+/** The refusal of a whole batch with more than `max` elements (`-32600`, answered with id null). */
+export function batchTooLong(max: number): JsonRpcErrorObject {
+  return { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${max} elements` };
 }
 
 /** A `-32602` ProtocolError whose message is "Invalid params: " + `message`. */

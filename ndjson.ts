@@ -1,11 +1,15 @@
 // Newline-delimited JSON framing for stdio: splits a byte stream into lines (CRLF accepted, blank lines skipped,
-// chunks cut anywhere — even inside a multi-byte character) under a per-line byte cap. Pure: no I/O, no parsing;
-// it never holds more than the cap of one unfinished line.
+// chunks cut anywhere — even inside a multi-byte character) under a per-line byte cap, and decodes each as UTF-8.
+// Pure: no I/O, no parsing; it never holds more than the cap of one unfinished line.
+
+import { decodeUtf8 } from './jsonrpc.ts';
 
 export interface LineSink {
   line(text: string): void;
   /** A line longer than the cap was discarded (reported once per such line). */
   oversized(): void;
+  /** A line whose bytes are not UTF-8 was discarded. */
+  notUtf8(): void;
 }
 
 const NEWLINE = 0x0a;
@@ -81,7 +85,8 @@ export class LineSplitter {
 
   #emit(buffer: Buffer, start: number, end: number, sink: LineSink): void {
     if (end > start && buffer[end - 1] === CARRIAGE_RETURN) end--;
-    const text = buffer.toString('utf8', start, end);
-    if (text.trim() !== '') sink.line(text);
+    const text = decodeUtf8(buffer.subarray(start, end));
+    if (text === undefined) sink.notUtf8();
+    else if (text.trim() !== '') sink.line(text);
   }
 }

@@ -37,6 +37,8 @@ export class OutboundRequestError extends Error {
 /** Collects the answers of one batch and writes them as one array when the last request settles. */
 export class Batch {
   readonly responses: JsonRpcResponse[] = [];
+  /** The UTF-8 bytes of `responses` as they will be written. */
+  bytes = 0;
   open = 1; // the batch itself until all elements are read, then one per running request
 }
 

@@ -95,6 +95,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   const sink: LineSink = {
     line: (text) => connection.receiveText(text),
     oversized: () => connection.receiveOversized(),
+    notUtf8: () => connection.receiveNotUtf8(),
   };
   const onData = (chunk: Buffer | string): void => {
     splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);

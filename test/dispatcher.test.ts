@@ -1412,6 +1412,46 @@ describe('batches', () => {
     assert.equal(holds.all.length, 1);
     assert.deepEqual(await client.end(), []);
   });
+
+  test('a batch longer than maxBatchLength (default 100) is refused whole with -32600 and none of it runs; one of 100 is served', async () => {
+    const { client, holds } = setup();
+    await client.initialize('2025-03-26');
+    client.send(Array.from({ length: 101 }, (_, i) => (i === 0 ? call(1, 'hold') : request(i + 1, 'ping'))));
+    assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'));
+    assert.equal(holds.all.length, 0, 'nothing in the refused batch ran');
+    client.send(Array.from({ length: 100 }, (_, i) => request(i + 1, 'ping')));
+    assert.deepEqual(await client.next(), Array.from({ length: 100 }, (_, i) => result(i + 1, {})));
+    assert.deepEqual(await client.end(), []);
+  });
+
+  test('an 80 000-element batch (3.9 MiB) is refused with one small answer instead of a 228 MiB one', async () => {
+    const { client } = setup({}, withPrompt);
+    await client.initialize('2025-03-26');
+    client.send(Array.from({ length: 80_000 }, (_, i) => request(i + 1, 'tools/list')));
+    assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'));
+    assert.deepEqual(await client.end(), []);
+  });
+
+  test('answers past maxBatchAnswerBytes are replaced by -32603 naming the bound; the batch is still one array', async () => {
+    const big = 'x'.repeat(1000);
+    const { client, logger } = setup({ maxBatchLength: 20, maxBatchAnswerBytes: 1500 }, (server) => {
+      server.tool('big', {}, () => text(big));
+    });
+    await client.initialize('2025-03-26');
+    client.send([call(1, 'big'), request(2, 'ping'), call(3, 'big'), call(4, 'big'), request(5, 'ping'), { jsonrpc: '2.0', id: 6 }]);
+    const over = (id: RequestId) => failure(id, -32603, 'Internal error: the answers to this batch exceed 1500 bytes');
+    const noMethod = (id: RequestId) => failure(id, -32600, 'Invalid Request: a message needs a method, a result or an error');
+    // In the order they settle: the synchronous answers first, then the tool calls in the order they were read.
+    assert.deepEqual(await client.next(), [result(2, {}), result(5, {}), noMethod(6), toolText(1, big), over(3), over(4)]);
+    assert.deepEqual(logger.warnings, [
+      "the answer to 'tools/call' was replaced: the answers to its batch exceed 1500 bytes",
+      "the answer to 'tools/call' was replaced: the answers to its batch exceed 1500 bytes",
+    ]);
+    // The core's own refusals count too: 11 of 126 bytes each fit in 1500, the twelfth does not.
+    client.send(Array.from({ length: 12 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i })));
+    assert.deepEqual(await client.next(), [...Array.from({ length: 11 }, (_, i) => noMethod(100 + i)), over(111)]);
+    assert.equal(logger.warnings.at(-1), 'the refusal of id 111 was replaced: the answers to its batch exceed 1500 bytes');
+  });
 });
 
 describe('the Dispatcher on its own', () => {
@@ -1419,7 +1459,7 @@ describe('the Dispatcher on its own', () => {
     const sent: (JsonRpcMessage | JsonRpcResponse[])[] = [];
     const unexpected: unknown[] = [];
     const logger = new MemoryLogger();
-    const dispatcher = new Dispatcher({ send: (message) => sent.push(message) }, { maxInFlight: 8, requestTimeoutMs: 60_000 }, logger);
+    const dispatcher = new Dispatcher({ send: (message) => sent.push(message) }, { maxInFlight: 8, maxBatchLength: 100, maxBatchAnswerBytes: 1024 * 1024, requestTimeoutMs: 60_000 }, logger);
     dispatcher.attach({
       onRequest,
       onNotification: () => {},

@@ -322,8 +322,9 @@ export class FrameGenerator {
         yield { type: 'barrier' };
         continue;
       }
-      // The last frame leaves a request held if none is, so the drain window always has one to cut.
-      const item = sent === frames - 1 && this.#held.size === 0 ? this.#slow() : this.#next();
+      // The last frame is a held request (any other could cancel the only one held), so the drain window always has
+      // one to cut.
+      const item = sent === frames - 1 ? this.#slow() : this.#next();
       if (item === undefined) continue;
       if (item.type === 'frame' || item.type === 'cancel') sent++; // an abandoned POST (modern HTTP cancel) counts too
       yield item;
@@ -765,16 +766,17 @@ export class FrameGenerator {
     return this.#frame('garbage', undefined, [{ id: null, outcome: -32700 }], { bytes: text });
   }
 
-  /** Invalid UTF-8: inside a JSON string it decodes to replacement characters (served); elsewhere it is not JSON. */
+  /** Invalid UTF-8, inside a JSON string or not: not JSON text, so -32700 with id null (the request is never read). */
   #invalidUtf8(): FrameItem {
     const rng = this.#rng;
-    const bad = Buffer.from(Array.from({ length: rng.range(1, 16) }, () => 0x80 + rng.int(0x80)));
+    // A continuation byte (0x80-0xbf) where a character must start is never UTF-8, whatever follows it.
+    const bad = Buffer.from([0x80 + rng.int(0x40), ...Array.from({ length: rng.int(16) }, () => 0x80 + rng.int(0x80))]);
     if (rng.chance(0.5)) {
-      const id = this.#freshId();
-      this.#recent.push(id);
-      const frame = this.#request('invalid-utf8', id, { method: 'tools/call', params: { name: 'echo', arguments: { text: '@@BYTES@@' } }, outcome: 'result' });
+      const frame = this.#request('invalid-utf8', this.#ghostId(), { method: 'tools/call', params: { name: 'echo', arguments: { text: '@@BYTES@@' } }, outcome: 'result' });
       const [before, after] = (frame.data as string).split('@@BYTES@@') as [string, string];
       frame.data = Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]);
+      frame.answers = [{ id: null, outcome: -32700 }];
+      frame.requests = 0;
       return frame;
     }
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), bad, Buffer.from(rng.chance(0.5) ? '{"jsonrpc":"2.0"}' : '')]);

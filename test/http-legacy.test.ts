@@ -758,7 +758,7 @@ test('2025-03-26 session: a batch of two requests and a notification → one JSO
   assert.deepEqual(byId.get(2), textResult(2, 'This is a simple text response for testing.'));
 });
 
-test('batches are refused with 400: on a 2025-11-25 session, empty, with an enveloped element, or holding initialize', T, async (t) => {
+test('batches are refused with 400: on a 2025-11-25 session, empty, longer than maxBatchLength, with an enveloped element, or holding initialize', T, async (t) => {
   const endpoint = await serve(t);
   const modernSession = new Legacy(endpoint);
   await modernSession.initialize({}, LATEST);
@@ -768,6 +768,8 @@ test('batches are refused with 400: on a 2025-11-25 session, empty, with an enve
   const old = new Legacy(endpoint);
   await old.initialize({}, '2025-03-26');
   await expectRefusal(await old.post([]), 400, badRequest('Invalid Request: an empty batch is not a request'));
+  await expectRefusal(await old.post(Array.from({ length: 101 }, (_, i) => request(i + 10, 'ping'))), 400,
+    badRequest('Invalid Request: a batch may hold at most 100 elements'));
   const enveloped = modern('tools/list', {}, 3);
   await expectRefusal(await old.post([request(2, 'ping'), enveloped]), 400,
     badRequest('Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));

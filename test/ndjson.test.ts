@@ -6,13 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineSplitter } from '../ndjson.ts';
 
-type Event = string | { oversized: true };
+type Event = string | { oversized: true } | { notUtf8: true };
 const OVERSIZED: Event = { oversized: true };
+const NOT_UTF8: Event = { notUtf8: true };
 
 /** Feeds the chunks, then ends the input; returns what the sink saw, in order. */
 function split(chunks: (Buffer | string)[], maxLineBytes = 1024, end = true): Event[] {
   const events: Event[] = [];
-  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED) };
+  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED), notUtf8: () => events.push(NOT_UTF8) };
   const splitter = new LineSplitter(maxLineBytes);
   for (const chunk of chunks) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
   if (end) splitter.end(sink);
@@ -67,6 +68,18 @@ test('multi-byte UTF-8 characters split across chunks decode intact', () => {
   for (const { name, chunks } of cuts(input)) {
     assert.deepEqual(split(chunks), [text, text], name);
   }
+});
+
+test('a line that is not UTF-8 is reported, not decoded with U+FFFD, wherever the chunks are cut; lines around it are served', () => {
+  // A stray continuation byte, a truncated 3-byte sequence, an overlong encoding and a lone surrogate (CESU-8).
+  for (const bad of [[0x80], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+    const input = Buffer.concat([Buffer.from('{"a":1}\n{"t":"'), Buffer.from(bad), Buffer.from('"}\n{"b":2}\n')]);
+    for (const { name, chunks } of cuts(input)) {
+      assert.deepEqual(split(chunks), ['{"a":1}', NOT_UTF8, '{"b":2}'], `${bad} ${name}`);
+    }
+  }
+  // A byte order mark is valid UTF-8: it is kept (and the connection answers the line as not JSON).
+  assert.deepEqual(split([Buffer.from('\uFEFF{"a":1}\n')]), ['\uFEFF{"a":1}']);
 });
 
 test('a final line without a newline is delivered by end()', () => {
@@ -127,7 +140,7 @@ test('an oversized final line without a newline is reported once and end() deliv
 test('memory is bounded: never more than maxLineBytes held, however long the line', () => {
   const limit = 1000;
   const events: Event[] = [];
-  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED) };
+  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED), notUtf8: () => events.push(NOT_UTF8) };
   const splitter = new LineSplitter(limit);
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   let maxHeld = 0;
