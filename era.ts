@@ -166,7 +166,10 @@ export class EraRouter implements DispatcherHooks {
     }
   }
 
-  /** Before the decision a client response answers nothing and is discarded and logged (protocol.md §5.1). */
+  /**
+   * Before the decision no request of ours is outstanding, so a client response answers nothing: it is discarded
+   * and logged (test/era.test.ts, 'a client response before any request is logged').
+   */
   onStrayResponse(message: JsonRpcResponse): void {
     if (this.#state === 'undecided') {
       this.#logger.warn(`discarded a response (id ${describeValue(message.id)}) that arrived before the first request`);

@@ -1,5 +1,6 @@
-// Modern Streamable HTTP header mirroring (protocol.md §7.3): the x-mcp-header declarations of a tool, the base64
-// sentinel value encoding, and the checks of Mcp-Method / Mcp-Name / Mcp-Param-* against the body (-32020 messages).
+// Modern Streamable HTTP header mirroring (MCP 2026-07-28, Basic > Transports > Streamable HTTP > Request Metadata):
+// the x-mcp-header declarations of a tool, the base64 sentinel value encoding, and the checks of Mcp-Method /
+// Mcp-Name / Mcp-Param-* against the body (-32020 messages).
 // Pure functions over a node:http header bag; the transport decides when each rung of the ladder runs.
 
 import { Buffer } from 'node:buffer';

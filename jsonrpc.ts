@@ -46,7 +46,7 @@ export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 /** Any single JSON-RPC frame. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
-/** The codes the core puts on the wire (protocol.md §9). Nothing else is ever emitted by the core itself. */
+/** The codes the core puts on the wire (docs/eras.md, Error codes). Nothing else is ever emitted by the core itself. */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -100,7 +100,8 @@ function invalid(id: RequestId | null, message: string): Frame {
 
 /**
  * Classifies one parsed JSON value (not an array). Key presence decides the kind before any type check, so a
- * request with a malformed id is answered rather than mistaken for a notification (pitfalls P8).
+ * request with a malformed id is answered rather than mistaken for a notification, which is the frame without an
+ * `id` (MCP 2025-11-25, Basic > Overview > Messages > Notifications).
  */
 export function classify(value: unknown): Frame {
   if (!isPlainObject(value)) return invalid(null, 'a message must be a JSON object');

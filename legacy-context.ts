@@ -113,7 +113,8 @@ class LegacyContext extends RequestContext implements Context {
   }
 
   #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
-    // No back-channel is the answer whatever the capabilities (a stateless client declares none): pitfalls P29.
+    // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
+    // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
     const refusal = this.request.refusal(method);
     if (refusal !== undefined) return Promise.reject(refusal);
     if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {

@@ -147,7 +147,10 @@ export class ModernLifecycle implements Lifecycle {
   }
 }
 
-/** Who is asking (with HTTP auth): a requestState is bound to it (protocol.md §4.10). */
+/**
+ * Who is asking (with HTTP auth): a requestState is bound to it (MCP 2026-07-28, Basic > Patterns > Multi
+ * Round-Trip Requests > Basic Workflow > Server Requirements).
+ */
 function principalOf(request: InboundRequest): string | undefined {
   const auth = authOf(request.http);
   return auth === undefined ? undefined : authPrincipal(auth);
@@ -198,7 +201,9 @@ class ModernContext extends RequestContext implements Context {
   }
 
   #refuse(method: string): Promise<never> {
-    // 2026-07-28 has no server→client requests: handlers answer inputRequired(…) instead (pitfalls P29).
+    // 2026-07-28 servers send no requests (MCP 2026-07-28, Basic > Patterns > Overview): the same -32600
+    // no-back-channel refusal as in any context without one; handlers answer inputRequired(…) instead
+    // (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
     return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest));
   }
 

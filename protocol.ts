@@ -1,6 +1,7 @@
 // MCP wire types for both eras (legacy 2024-11-05 … 2025-11-25 and modern 2026-07-28), written for this core from
-// docs/protocol.md: request params and results, server→client requests, notifications, `_meta` envelopes and
-// capabilities per era, plus method→params maps. Types only: nothing here exists at runtime.
+// each version's schema (MCP <version>, Schema Reference): request params and results, server→client requests,
+// notifications, `_meta` envelopes and capabilities per era, plus method→params maps. Types only: nothing here
+// exists at runtime.
 
 import type { InputRequest } from './input.ts';
 import type { CreateMessageResult, ElicitResult, ListRootsResult } from './protocol-methods.ts';
@@ -17,7 +18,10 @@ import type {
 /** A progress token: a string or an integer, unique among the sender's active requests. */
 export type ProgressToken = string | number;
 
-/** The reserved `_meta` keys of the `io.modelcontextprotocol/` prefix and the W3C trace keys (protocol.md §2). */
+/**
+ * The reserved `_meta` keys of the `io.modelcontextprotocol/` prefix and the W3C trace keys (MCP 2026-07-28, Basic >
+ * Overview > General fields > `_meta`; `related-task` is 2025-11-25's).
+ */
 export type ReservedMetaKey =
   | 'progressToken'
   | 'io.modelcontextprotocol/protocolVersion'
@@ -37,7 +41,10 @@ export interface LegacyRequestMeta {
   [key: string]: unknown;
 }
 
-/** `params._meta` of a 2026-07-28 request: the envelope every modern request must carry (protocol.md §4.2). */
+/**
+ * `params._meta` of a 2026-07-28 request: the envelope every modern request must carry (MCP 2026-07-28, Basic >
+ * Overview > General fields > `_meta`, per-request protocol fields).
+ */
 export interface ModernRequestMeta {
   /** The protocol version of this request; its presence is what claims the modern era. */
   'io.modelcontextprotocol/protocolVersion': string;
@@ -88,7 +95,10 @@ export interface ModernResult {
   _meta?: ModernResultMeta;
 }
 
-/** Caching hints on complete results of discover, the list methods and `resources/read` (protocol.md §4.5). */
+/**
+ * Caching hints on complete results of discover, the list methods and `resources/read` (MCP 2026-07-28, Server >
+ * Utilities > Caching).
+ */
 export interface CacheableResult {
   /** Milliseconds the result stays fresh; `0` = stale at once. */
   ttlMs: number;
@@ -98,7 +108,10 @@ export interface CacheableResult {
 /** An empty answer (`ping`, `logging/setLevel`, `resources/subscribe|unsubscribe`): `{}` in the legacy era. */
 export type EmptyResult = LegacyResult;
 
-/** A modern answer asking the client for input before the request can complete (protocol.md §4.10). */
+/**
+ * A modern answer asking the client for input before the request can complete (MCP 2026-07-28, Basic > Patterns >
+ * Multi Round-Trip Requests > Core Types > InputRequiredResult).
+ */
 export interface InputRequiredResult {
   resultType: 'input_required';
   /** Requests for the client to serve, by unique key; at least this or `requestState` is present. */
@@ -125,7 +138,10 @@ export interface PaginatedResult { nextCursor?: string }
 // ---------------------------------------------------------------------------------------------------------------
 // Capabilities per era
 
-/** What a legacy client declares in `initialize` (fields by version in protocol.md §3.5). */
+/**
+ * What a legacy client declares in `initialize` (fields by version: `ClientCapabilities` in each version's Schema
+ * Reference).
+ */
 export interface LegacyClientCapabilities {
   experimental?: Record<string, object>;
   roots?: { listChanged?: boolean };
@@ -152,7 +168,7 @@ export interface LegacyServerCapabilities {
   [key: string]: unknown;
 }
 
-/** What a 2026-07-28 request declares in its envelope (protocol.md §4.11). */
+/** What a 2026-07-28 request declares in its envelope (MCP 2026-07-28, Schema Reference > `ClientCapabilities`). */
 export interface ModernClientCapabilities {
   experimental?: Record<string, object>;
   /** Deprecated; no `listChanged` in this era. */

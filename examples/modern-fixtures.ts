@@ -1,4 +1,5 @@
-// The 2026-07-28-only part of the conformance fixture (conformance.md §4.3 and the input_required prompt):
+// The 2026-07-28-only part of the conformance fixture (the tools and the input_required prompt that the MCP
+// conformance suite's 2026-07-28 server scenarios call):
 // capability checks, per-request logging, listen triggers, and the input_required round trips. Registered by
 // examples/everything.ts; every item here is restricted to the modern era.
 
@@ -137,7 +138,8 @@ export function registerModernFixtures(server: Server): void {
     if (Object.keys(requests).length === 0) throw missingCapability({ sampling: {} });
     return inputRequired(requests);
   });
-  // http-custom-header-server-validation: a string argument mirrored into the Mcp-Param-Region header (protocol.md §7.3).
+  // http-custom-header-server-validation: a string argument mirrored into the Mcp-Param-Region header
+  // (MCP 2026-07-28, Basic > Transports > Streamable HTTP > Request Metadata > Custom Headers from Tool Parameters).
   server.tool('test_header_param', {
     era: 'modern',
     description: 'Echoes an argument that the client mirrors into the Mcp-Param-Region header',

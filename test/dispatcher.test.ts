@@ -1,7 +1,7 @@
-// Wire-level tests of the JSON-RPC dispatcher (issue 2, "JSON-RPC dispatcher"; pitfalls P8–P11, P16, P21–P25):
-// frame validation, ids, the in-flight table, cancellation, progress, server→client requests, handler errors,
-// rethrow mode, the concurrency cap and 2025-03-26 batches. Every race is resolved by explicit signals from inside
-// handlers; every test ends by checking that the server wrote nothing it was not expected to.
+// Wire-level tests of the JSON-RPC dispatcher: frame validation, ids, the in-flight table, cancellation, progress,
+// server→client requests, handler errors, rethrow mode, the concurrency cap and 2025-03-26 batches. Every race is
+// resolved by explicit signals from inside handlers; every test ends by checking that the server wrote nothing it
+// was not expected to.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -173,7 +173,7 @@ function serverRequest(client: WireClient, method: string): Promise<Frame> {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('frame validation', () => {
-  test('malformed ids are answered -32600 with id null, before and after initialize (P8)', async () => {
+  test('malformed ids are answered -32600 with id null, before and after initialize', async () => {
     const { client } = setup();
     const ids = [null, 1.5, true, [1], {}];
     for (const id of ids) client.send(request(id, 'ping'));
@@ -213,7 +213,7 @@ describe('frame validation', () => {
   });
 
 
-  test('invalid JSON gets -32700 with id null and the connection keeps serving (P9)', async () => {
+  test('invalid JSON gets -32700 with id null and the connection keeps serving', async () => {
     const { client } = setup();
     client.send('{"jsonrpc":"2.0","id":1,"method":');
     assert.deepEqual(await client.next(), PARSE_ERROR);
@@ -242,7 +242,7 @@ describe('frame validation', () => {
 });
 
 describe('request ids', () => {
-  test('ids 0, "" and "0" are valid and echoed with their type (P10)', async () => {
+  test('ids 0, "" and "0" are valid and echoed with their type', async () => {
     const { client, holds } = setup();
     for (const id of [0, '', '0', -1, Number.MAX_SAFE_INTEGER]) {
       assert.deepEqual(await client.request('ping', undefined, id), result(id, {}));
@@ -260,7 +260,7 @@ describe('request ids', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('a cancel naming id 0 cancels request 0 (P10)', async () => {
+  test('a cancel naming id 0 cancels request 0', async () => {
     const { client, holds } = setup();
     await client.initialize();
     client.send(call(0, 'hold'));
@@ -293,7 +293,7 @@ describe('request ids', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('a duplicate in-flight id is refused -32600 while the first keeps running; a later cancel applies to the first (P11)', async () => {
+  test('a duplicate in-flight id is refused -32600 while the first keeps running; a later cancel applies to the first', async () => {
     const { client, holds } = setup();
     await client.initialize();
     client.send(call(1, 'hold'));
@@ -313,7 +313,7 @@ describe('request ids', () => {
     await settle(client);
     assert.equal(client.stdio.connection.inFlightCount, 0);
 
-    // The id is free again once the first request is gone (P21).
+    // The id is free again once the first request is gone: its cancel removed it from the in-flight table.
     client.send(call(1, 'hold'));
     (await holds.started(1)).outcome.resolve(text('second'));
     assert.deepEqual(await client.response(1), toolText(1, 'second'));
@@ -334,7 +334,7 @@ describe('request ids', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('a cancelled request that finishes late does not evict a new request reusing its id (P11, P21)', async () => {
+  test('a cancelled request that finishes late does not evict a new request reusing its id', async () => {
     const { client, holds } = setup();
     await client.initialize();
     client.send(call(1, 'hold'));
@@ -360,7 +360,7 @@ describe('request ids', () => {
 });
 
 describe('the in-flight table', () => {
-  test('opening and cancelling 1000 requests leaves the table empty and the next request is answered (P21)', async () => {
+  test('opening and cancelling 1000 requests leaves the table empty and the next request is answered', async () => {
     const { client, holds } = setup();
     await client.initialize();
     const ids = Array.from({ length: 1000 }, (_, index) => index + 1);
@@ -485,7 +485,7 @@ describe('the in-flight table', () => {
 });
 
 describe('cancellation', () => {
-  test('notifications/cancelled aborts the signal and suppresses the answer even when the handler then resolves (P22)', async () => {
+  test('notifications/cancelled aborts the signal and suppresses the answer even when the handler then resolves', async () => {
     const { client, holds, logger } = setup();
     await client.initialize();
     client.send(call(1, 'hold'));
@@ -505,7 +505,7 @@ describe('cancellation', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('a handler that throws after its cancel writes nothing: Error, ProtocolError or a non-Error (P22)', async () => {
+  test('a handler that throws after its cancel writes nothing: Error, ProtocolError or a non-Error', async () => {
     const { client, holds, logger } = setup();
     await client.initialize();
     const ids = [1, 2, 3, 4, 5, 6];
@@ -575,7 +575,7 @@ describe('cancellation', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('cancels before initialize are dropped (P16)', async (t) => {
+  test('cancels before initialize are dropped', async (t) => {
     const cancels = t.mock.method(Dispatcher.prototype, 'cancel');
     const { client, holds } = setup();
     client.input.write([
@@ -631,7 +631,7 @@ describe('progress', () => {
     });
   }
 
-  test('progress is bound to the request token, token 0 included, and non-increasing values are dropped (P10)', async () => {
+  test('progress is bound to the request token, token 0 included, and non-increasing values are dropped', async () => {
     const { client } = setup({}, steps);
     await client.initialize();
     const start = client.frames.length;
@@ -926,7 +926,7 @@ describe('server→client requests', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('a missing client capability rejects at once with MissingCapabilityError and writes no frame (P23)', async () => {
+  test('a missing client capability rejects at once with MissingCapabilityError and writes no frame', async () => {
     const errors: unknown[] = [];
     const { client } = setup({}, (server) => {
       server.tool('ask', {}, async (_args, ctx) => {
@@ -1062,7 +1062,7 @@ describe('handler errors', () => {
     assert.deepEqual(await client.end(), []);
   });
 
-  test('an unexpected handler error is -32603 "Internal error" with no detail on the wire; the detail goes to the logger (P24)', async () => {
+  test('an unexpected handler error is -32603 "Internal error" with no detail on the wire; the detail goes to the logger', async () => {
     const error = new Error(SECRET);
     const typeError = new TypeError(SECRET);
     const lookalike = { code: -32000, message: SECRET, data: SECRET };
@@ -1096,7 +1096,7 @@ describe('handler errors', () => {
     assert.equal(logger.errors[0]!.error, error);
   });
 
-  test('a tool that throws gets an in-band "Tool execution failed" result; the detail goes to the logger only (P24)', async () => {
+  test('a tool that throws gets an in-band "Tool execution failed" result; the detail goes to the logger only', async () => {
     const error = new Error(SECRET);
     const { client, logger, raw } = setup({}, (server) => {
       server.tool('fail', {}, () => {
@@ -1163,7 +1163,7 @@ describe('handler errors', () => {
 });
 
 describe('rethrow mode', () => {
-  test('closed rejects with exactly the handler error when the first of three pipelined frames fails (P25)', async () => {
+  test('closed rejects with exactly the handler error when the first of three pipelined frames fails', async () => {
     const boom = new Error('boom with internal detail');
     const { client, holds, logger, raw } = setup({ rethrow: true }, (server) => {
       server.resource('test://boom', { name: 'boom' }, () => {
@@ -1203,7 +1203,7 @@ describe('rethrow mode', () => {
     assert.equal(raw().includes('tool detail'), false);
   });
 
-  test('a second pipelined failure does not mix into the rethrown error (P25)', async () => {
+  test('a second pipelined failure does not mix into the rethrown error', async () => {
     const first = new Error('first');
     const second = new Error('second');
     const { client } = setup({ rethrow: true }, (server) => {

@@ -1,7 +1,7 @@
-// The era router on stdio (protocol.md §5, pitfalls P1–P5, P7, P10, P27/P28): the envelope claim and its validation
-// as pure functions, the router's held-notification replay against fake lifecycles, then whole conversations at
-// the wire — removed methods as the first frame, probes, pipelined openers, the refusals of each pinned era,
-// notifications and batches around the decision, and client responses on a modern connection.
+// The era router on stdio (docs/eras.md, How a stdio connection picks its era): the envelope claim and its
+// validation as pure functions, the router's held-notification replay against fake lifecycles, then whole
+// conversations at the wire — removed methods as the first frame, probes, pipelined openers, the refusals of each
+// pinned era, notifications and batches around the decision, and client responses on a modern connection.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -335,7 +335,8 @@ function fakeRouter() {
 
 test('router: notifications held before a legacy opener reach the legacy side in arrival order, before the opener', () => {
   // Held notifications are replayed at the decision, ahead of the request that decided: the legacy gate therefore
-  // sees them before initialize and drops them (protocol.md §5.1).
+  // sees them before initialize and drops them (test/lifecycle.test.ts, 'notifications before initialize are dropped
+  // silently, and a pre-initialize cancel never acts').
   const { router, seen, request, notify } = fakeRouter();
   notify('notifications/initialized');
   notify('notifications/roots/list_changed');
@@ -393,10 +394,11 @@ test('router: probes and enveloped removed methods leave the router undecided; h
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Removed methods carrying an envelope (issue 3 "Modern requests → Removed methods"; pitfalls P3, P7)
+// Removed methods carrying an envelope (MCP 2026-07-28, Key Changes > Major changes; docs/eras.md, How a stdio
+// connection picks its era)
 
 const REMOVED_PARAMS: Record<(typeof REMOVED)[number], Params> = {
-  // A full legacy handshake body: the envelope still makes it a modern request (P7).
+  // A full legacy handshake body: the envelope still makes it a modern request.
   initialize: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
   ping: {},
   'logging/setLevel': { level: 'debug' },
@@ -417,7 +419,7 @@ for (const method of REMOVED) {
   });
 }
 
-test('enveloped initialize with a full handshake body never runs the handshake: the gate still refuses tools/list (P7)', async () => {
+test('enveloped initialize with a full handshake body never runs the handshake: the gate still refuses tools/list', async () => {
   const { client } = connect();
   client.send(modern('initialize', REMOVED_PARAMS.initialize, 1));
   assert.deepEqual(await client.response(1), removedMethod(1, 'initialize'));
@@ -510,9 +512,9 @@ test('enveloped removed methods on a modern connection are -32601 too and keep i
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Probes: an enveloped server/discover never pins (P1, P2, P15)
+// Probes: an enveloped server/discover never pins
 
-test('a discover probe is answered without pinning, and the initialize after it gets the normal handshake (P1)', async () => {
+test('a discover probe is answered without pinning, and the initialize after it gets the normal handshake', async () => {
   const { client } = connect();
   client.send(modern('server/discover', {}, 0));
   assert.deepEqual(await client.response(0), ok(0, DISCOVER_RESULT));
@@ -523,7 +525,7 @@ test('a discover probe is answered without pinning, and the initialize after it 
   assert.deepEqual(await client.end(), []);
 });
 
-test('a discover probe and initialize pipelined in one chunk: DiscoverResult, then the InitializeResult (P1)', async () => {
+test('a discover probe and initialize pipelined in one chunk: DiscoverResult, then the InitializeResult', async () => {
   const { client } = connect();
   sendChunk(client, modern('server/discover', {}, 0), initialize(1));
   assert.deepEqual(await nextFrames(client, 2), [ok(0, DISCOVER_RESULT), ok(1, INITIALIZE_RESULT)]);
@@ -531,7 +533,7 @@ test('a discover probe and initialize pipelined in one chunk: DiscoverResult, th
   assert.deepEqual(await client.end(), []);
 });
 
-test('repeated probes keep the window open: discover, discover, initialize all succeed (P2)', async () => {
+test('repeated probes keep the window open: discover, discover, initialize all succeed', async () => {
   const { client } = connect();
   sendChunk(client, modern('server/discover', {}, 0), modern('server/discover', {}, 1), initialize(2));
   assert.deepEqual(await nextFrames(client, 3), [ok(0, DISCOVER_RESULT), ok(1, DISCOVER_RESULT), ok(2, INITIALIZE_RESULT)]);
@@ -585,7 +587,7 @@ test('failing and succeeding probes pipelined before initialize: each answered i
   assert.deepEqual(await client.end(), []);
 });
 
-test('discover, initialize, initialize (the tunnel client): both initialize ids get the same first result (P15)', async () => {
+test('discover, initialize, initialize (the tunnel client): both initialize ids get the same first result', async () => {
   const { client } = connect();
   sendChunk(client,
     modern('server/discover', {}, 'd'),
@@ -682,7 +684,7 @@ test('a client response before any request is discarded: nothing is written and 
   assert.deepEqual(client.frames, [ok('probe', DISCOVER_RESULT), ok(1, INITIALIZE_RESULT)]);
 });
 
-test('a client response before any request is logged (protocol.md §5.1: discarded and logged)', async () => {
+test('a client response before any request is logged', async () => {
   const { client, logger } = connect();
   sendChunk(client, { jsonrpc: '2.0', id: 7, result: {} }, modern('server/discover', {}, 'probe'));
   assert.deepEqual(await client.response('probe'), ok('probe', DISCOVER_RESULT));
@@ -701,7 +703,7 @@ test('EOF before any request: the server exits cleanly and writes nothing, held 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Pipelined openers: strictly wire order, decided on arrival, whatever the outcome (P4)
+// Pipelined openers: strictly wire order, decided on arrival, whatever the outcome
 
 test('pipelined enveloped tools/list then bare initialize: modern, then -32022 naming supported and requested', async () => {
   const { client } = connect();
@@ -727,7 +729,7 @@ test('openers split across many small writes are still classified in wire order'
   assert.deepEqual(await client.end(), []);
 });
 
-test('the era is decided when a slow modern opener arrives: initialize behind it is refused while it still runs (P4)', async () => {
+test('the era is decided when a slow modern opener arrives: initialize behind it is refused while it still runs', async () => {
   const { client, slow } = connect();
   sendChunk(client, modern('tools/call', { name: 'slow' }, 1), initialize(2));
   assert.deepEqual(await client.next(), handshakeRefusal(2, '2025-11-25'));
@@ -738,7 +740,7 @@ test('the era is decided when a slow modern opener arrives: initialize behind it
   assert.deepEqual(await client.end(), []);
 });
 
-test('a listen that never completes still pins modern: ack, then initialize is -32022, final result at EOF (P4)', async () => {
+test('a listen that never completes still pins modern: ack, then initialize is -32022, final result at EOF', async () => {
   const { client } = connect();
   client.send(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'l1'));
   assert.deepEqual(await client.next(), notification('notifications/subscriptions/acknowledged', {
@@ -780,7 +782,7 @@ const FAILED_MODERN_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
 ];
 
 for (const { what, frame, answer } of FAILED_MODERN_OPENERS) {
-  test(`a failed modern opener still pins modern: ${what}, then initialize is -32022 (P4)`, async () => {
+  test(`a failed modern opener still pins modern: ${what}, then initialize is -32022`, async () => {
     const { client } = connect();
     sendChunk(client, frame, initialize(2));
     // By id, not wire order: a tools/call answer is asynchronous and may follow the synchronous refusal.
@@ -815,7 +817,7 @@ const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
   },
 ];
 
-/** What may come before the opener and decides nothing: the refusal must stay true after each (issue 11, item 10). */
+/** What may come before the opener and decides nothing: the refusal must stay true after each. */
 const PROBES: { what: string; frames: { frame: Frame; answer: Frame }[] }[] = [
   { what: '', frames: [] },
   { what: 'an enveloped server/discover probe, then ', frames: [{ frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) }] },
@@ -919,9 +921,9 @@ test('a modern connection serves each request under its own envelope, rememberin
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Falsy values are present values (P10)
+// Falsy values are present values
 
-test('id 0 and progressToken 0 on a modern tools/call opener: progress carries token 0, the answer id 0 (P10)', async () => {
+test('id 0 and progressToken 0 on a modern tools/call opener: progress carries token 0, the answer id 0', async () => {
   const { client } = connect();
   client.send(modern('tools/call', { name: 'progress' }, 0, { progressToken: 0 }));
   assert.deepEqual(await nextFrames(client, 3), [
@@ -933,7 +935,7 @@ test('id 0 and progressToken 0 on a modern tools/call opener: progress carries t
   assert.deepEqual(await client.end(), []);
 });
 
-test('id "" and progressToken "" on a modern tools/call are answered and reported as such (P10)', async () => {
+test('id "" and progressToken "" on a modern tools/call are answered and reported as such', async () => {
   const { client } = connect();
   client.send(modern('tools/call', { name: 'progress' }, '', { progressToken: '' }));
   assert.deepEqual(await nextFrames(client, 3), [
@@ -944,7 +946,7 @@ test('id "" and progressToken "" on a modern tools/call are answered and reporte
   assert.deepEqual(await client.end(), []);
 });
 
-test('a bare initialize with id 0 as the opener decides legacy and is answered with id 0 (P10)', async () => {
+test('a bare initialize with id 0 as the opener decides legacy and is answered with id 0', async () => {
   const { client } = connect();
   client.send(initialize(0));
   assert.deepEqual(await client.response(0), ok(0, INITIALIZE_RESULT));
@@ -952,7 +954,7 @@ test('a bare initialize with id 0 as the opener decides legacy and is answered w
   assert.deepEqual(await client.end(), []);
 });
 
-test('a configured ttlMs of 0 with public scope is written as 0, not dropped (P10)', async () => {
+test('a configured ttlMs of 0 with public scope is written as 0, not dropped', async () => {
   const { client } = connect({ cache: { ttlMs: 0, scope: 'public' } });
   client.send(modern('server/discover', {}, 0));
   assert.deepEqual(await client.response(0), ok(0, { ...DISCOVER_RESULT, cacheScope: 'public' }));
@@ -964,7 +966,7 @@ test('a configured ttlMs of 0 with public scope is written as 0, not dropped (P1
 
 test('notifications on a modern connection are processed at the only served modern version (a second one needs a decision)', () => {
   // Notifications carry no envelope; the router acts on them at the latest served modern version. This pins the
-  // premise: adding a modern version must come with a decision (and a test) on which version that is (P28).
+  // premise: adding a modern version must come with a decision (and a test) on which version that is.
   assert.deepEqual(MODERN_VERSIONS, ['2026-07-28']);
 });
 
@@ -1096,7 +1098,7 @@ test('a batch with a claim as the first line is refused and decides nothing', as
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Documentation states the current rule (P27)
+// Documentation states the current rule
 
 test('no entry point documents the stale "first successful request locks the era" rule', () => {
   const root = new URL('../', import.meta.url);

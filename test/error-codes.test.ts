@@ -1,6 +1,6 @@
-// The error codes the core can put on the wire are exactly protocol.md §9's table (pitfalls P31): every numeric code
-// in the library's code (comments aside) is one of them, none but the spec's own -32002 lies in the SDK-convention
-// range -32000..-32019, and code 0 is never used.
+// The error codes the core can put on the wire are exactly the table of docs/eras.md, Error codes: every numeric
+// code in the library's code (comments aside) is one of them, none but the spec's own -32002 lies in the legacy
+// range -32000..-32019 (MCP 2026-07-28, Basic > Overview > Messages > Error Codes), and code 0 is never used.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ function codeWithoutComments(file: string): string {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
-test('every error code in the library is one of the codes protocol.md §9 lets the core emit', () => {
+test('every error code in the library is one of the codes docs/eras.md lets the core emit', () => {
   const files = readdirSync(ROOT).filter((file) => file.endsWith('.ts'));
   assert.ok(files.length >= 10);
   const seen = new Map<number, string[]>();
@@ -33,7 +33,7 @@ test('every error code in the library is one of the codes protocol.md §9 lets t
     assert.doesNotMatch(code, /\bcode:\s*0\b/, `${file} writes code 0`);
   }
   for (const [code, where] of seen) {
-    assert.ok(WIRE_CODES.has(code), `${code} (in ${where.join(', ')}) is not in protocol.md §9`);
+    assert.ok(WIRE_CODES.has(code), `${code} (in ${where.join(', ')}) is not in the docs/eras.md table`);
     // -32002 (2025 resource not found) is the one code of that range the spec itself assigns.
     if (code !== -32002) assert.ok(code < -32019 || code > -32000, `${code} lies in the reserved -32000..-32019 range`);
   }

@@ -1,6 +1,7 @@
-// Modern Streamable HTTP header mirroring (protocol.md §7.3, conformance http-header-validation and
-// http-custom-header-server-validation): the base64 sentinel table, strict decoding, the Mcp-Method / Mcp-Name
-// checks for each routed method, Mcp-Param-* checks by type, and the x-mcp-header declaration rules.
+// Modern Streamable HTTP header mirroring (MCP 2026-07-28, Basic > Transports > Streamable HTTP > Request Metadata;
+// conformance scenarios http-header-validation and http-custom-header-server-validation): the base64 sentinel
+// table, strict decoding, the Mcp-Method / Mcp-Name checks for each routed method, Mcp-Param-* checks by type, and
+// the x-mcp-header declaration rules.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ const b64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toSt
 // ---------------------------------------------------------------------------------------------------------------
 // Value encoding
 
+// The encoding examples of MCP 2026-07-28, Basic > Transports > Streamable HTTP > Custom Headers from Tool Parameters >
+// Value Encoding.
 const TABLE: Array<[string, string]> = [
   ['us-west1', 'us-west1'],
   ['Hello, 世界', '=?base64?SGVsbG8sIOS4lueVjA==?='],
@@ -27,7 +30,7 @@ const TABLE: Array<[string, string]> = [
   ['=?base64?literal?=', '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='],
 ];
 
-test('the protocol.md §7.3 encoding table encodes exactly and round-trips', () => {
+test('the spec\'s encoding table encodes exactly and round-trips', () => {
   for (const [original, wire] of TABLE) {
     assert.equal(encodeHeaderValue(original), wire, `encode ${JSON.stringify(original)}`);
     assert.equal(decodeHeaderValue(wire), original, `decode ${wire}`);

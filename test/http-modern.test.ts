@@ -1,7 +1,8 @@
-// Modern (2026-07-28) Streamable HTTP at the wire, over real loopback sockets: DNS-rebinding protection (also in
-// a mounted handler), limits and the validation ladder (protocol.md §7.3), body-primary era classification
-// (§7.2, pitfalls P6, P7), mirrored routing headers, status mapping (§7.6), JSON vs SSE responses, client
-// disconnect as cancellation, subscriptions/listen over SSE, and both eras on one endpoint.
+// Modern (2026-07-28) Streamable HTTP at the wire, over real loopback sockets: DNS-rebinding protection (also in a
+// mounted handler), limits and the validation ladder (MCP 2026-07-28, Basic > Transports > Streamable HTTP > Server
+// Validation), body-primary era classification (docs/eras.md: over HTTP each POST is classified by its own body),
+// mirrored routing headers, status mapping, JSON vs SSE responses, client disconnect as cancellation,
+// subscriptions/listen over SSE, and both eras on one endpoint.
 //
 // Determinism: every wait is on an explicit signal (a deferred resolved inside a handler, a server-side 'close'
 // of the exchange's response, or the next SSE event read from the body stream); nothing sleeps and nothing
@@ -364,7 +365,7 @@ test('with sessions:false every GET and DELETE gets 405 with Allow: POST', T, as
 // ---------------------------------------------------------------------------------------------------------------
 // Era classification: the body decides, the header cross-checks
 
-test('an enveloped request without MCP-Protocol-Version gets 400 -32020 echoing its id, and is not served as legacy (P6)', T, async (t) => {
+test('an enveloped request without MCP-Protocol-Version gets 400 -32020 echoing its id, and is not served as legacy', T, async (t) => {
   let calls = 0;
   const { server } = customServer((s) => s.tool('record', {}, () => {
     calls++;
@@ -436,7 +437,7 @@ test('an unknown MCP-Protocol-Version on a request without a claim gets 400 -326
   await http.close();
 });
 
-test('an enveloped initialize gets 404 -32601 and never creates a session (P7)', T, async (t) => {
+test('an enveloped initialize gets 404 -32601 and never creates a session', T, async (t) => {
   const http = await serve(t);
   const frame = modern('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 1);
   const response = await post(http, frame);

@@ -1,9 +1,9 @@
-// The initialize gate and the initialize hook (issue 4 "The initialize gate", "Initialize hook and the demo";
-// pitfalls P12, P13, P16; protocol.md §7.5), on stdio and over Streamable HTTP. While ServerOptions.onInitialize
-// runs, every later frame of the connection (requests, notifications, cancels, a repeated initialize) is held and
-// replayed in arrival order when the hook finishes; a held cancel withdraws its held request; only the hook's end
-// releases the gate (never the initialize POST's HTTP lifecycle); a throwing hook refuses the handshake, the held
-// frames then meet the not-initialized gate, and an HTTP session minted early is removed again.
+// The initialize gate and the initialize hook (MCP 2025-11-25, Basic > Lifecycle > Initialization), on stdio and
+// over Streamable HTTP. While ServerOptions.onInitialize runs, every later frame of the connection (requests,
+// notifications, cancels, a repeated initialize) is held and replayed in arrival order when the hook finishes; a
+// held cancel withdraws its held request; only the hook's end releases the gate (never the initialize POST's HTTP
+// lifecycle); a throwing hook refuses the handshake, the held frames then meet the not-initialized gate, and an
+// HTTP session minted early is removed again.
 //
 // Every wait is on an explicit signal: a deferred that releases the hook, the server's reader having consumed the
 // bytes of a frame (stdio: our 'data' listener runs after the server's; HTTP: the request body was read in full and
@@ -389,7 +389,8 @@ test('HTTP: the SSE initialize carries the session id at once; POSTs pipelined b
   assert.deepEqual(await json(a), recorded(2, 'a'));
   assert.deepEqual(await json(b), recorded(4, 'b'));
   assert.deepEqual(await json(ping), { jsonrpc: '2.0', id: 5, result: {} });
-  // The withdrawn request's POST gets no answer: it had not streamed, so 202 with an empty body (protocol.md §7.5).
+  // The withdrawn request's POST gets no answer: it had not streamed, so 202 with an empty body (a cancelled request
+  // gets no response: MCP 2025-11-25, Basic > Utilities > Cancellation > Behavior Requirements).
   await accepted(withdrawn);
   assert.deepEqual(gate.log, [
     'hook:end',
@@ -441,7 +442,7 @@ test('stdio: a cancel naming the initialize itself is held, aborts nothing and r
   assert.deepEqual(gate.log, ['hook:end', 'note:notifications/cancelled(1)']);
 });
 
-test('HTTP: aborting the initialize POST mid-hook does not release the gate; a pipelined tools/list waits, then succeeds (P13)', T, async (t) => {
+test('HTTP: aborting the initialize POST mid-hook does not release the gate; a pipelined tools/list waits, then succeeds', T, async (t) => {
   const gate = new Gate();
   const endpoint = await serve(t, gate.server);
   const client = new HttpClient(endpoint);

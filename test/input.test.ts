@@ -1,6 +1,7 @@
 // input.ts: InputRequired and its builders, requiredCapabilities, readInputResponses, paramsDigest and the
-// requestState sealer. protocol.md §4.10: requestState is attacker-controlled, so it is HMAC-protected, bound to
-// method + params digest + expiry, and anything else is refused with -32602 "requestState failed verification".
+// requestState sealer. requestState is attacker-controlled (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip
+// Requests > Basic Workflow > Server Requirements), so it is HMAC-protected, bound to method + params digest +
+// expiry, and anything else is refused with -32602 "requestState failed verification".
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
-// Interop with the official TypeScript SDK clients (issue 5, "Real clients, in the test suite"): the v1 client
-// (@modelcontextprotocol/sdk, 2025 lifecycle only) and the v2 client (@modelcontextprotocol/client, with
-// versionNegotiation 'legacy', 'auto' and pinned 2026-07-28) drive the demo server over stdio (examples/everything.ts
-// spawned by the client's own stdio transport) and over HTTP (serveHttp in-process on a loopback port).
+// Interop with the official TypeScript SDK clients: the v1 client (@modelcontextprotocol/sdk, 2025 lifecycle only)
+// and the v2 client (@modelcontextprotocol/client, with versionNegotiation 'legacy', 'auto' and pinned 2026-07-28)
+// drive the demo server over stdio (examples/everything.ts spawned by the client's own stdio transport) and over
+// HTTP (serveHttp in-process on a loopback port).
 //
 // Each client × transport × mode is one suite sharing one connection; every capability is its own test. Besides
 // what the client API returns, each suite records the JSON-RPC frames the client's transport sends and receives,
@@ -426,7 +426,8 @@ for (const c of CASES) {
       const request = outboundCall(session, 'test_sleep', mark);
 
       if (c.transport === 'http' && c.era === 'modern') {
-        // Modern HTTP: the client drops the request's stream, which is the cancel (protocol.md §4.8); the server
+        // Modern HTTP: the client drops the request's stream, which is the cancel (MCP 2026-07-28, Basic > Transports >
+        // Streamable HTTP > Cancellation); the server
         // closes the request's connection, so the 60 s handler is no longer running.
         assert.ok(!session.wire.out().some((frame) => frame.method === 'notifications/cancelled'));
         await until(() => session.server!.connectionCount === 0);

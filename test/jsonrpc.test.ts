@@ -1,5 +1,5 @@
-// Unit tests of the JSON-RPC framing rules in jsonrpc.ts: classification by key presence (pitfalls P8), the exact
-// -32600 answers for malformed ids and shapes, id typing (P10), parseJson, ProtocolError's wire form.
+// Unit tests of the JSON-RPC framing rules in jsonrpc.ts: classification by key presence, the exact -32600 answers
+// for malformed ids and shapes, id typing (0 and "" are ids), parseJson, ProtocolError's wire form.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -173,7 +173,7 @@ test('ProtocolError serializes code, message and data, omitting absent data only
   assert.deepEqual(withData.toJSON(), { code: -32002, message: 'Resource not found', data: { uri: 'x' } });
   assert.equal(JSON.stringify(withData), '{"code":-32002,"message":"Resource not found","data":{"uri":"x"}}');
   assert.deepEqual(new ProtocolError(7, 'plain').toJSON(), { code: 7, message: 'plain' });
-  // Falsy data is data (P10): only undefined means absent.
+  // Falsy data is data: only undefined means absent.
   assert.deepEqual(new ProtocolError(7, 'zero', 0).toJSON(), { code: 7, message: 'zero', data: 0 });
   assert.deepEqual(new ProtocolError(7, 'null', null).toJSON(), { code: 7, message: 'null', data: null });
   assert.deepEqual(new ProtocolError(7, 'empty', '').toJSON(), { code: 7, message: 'empty', data: '' });

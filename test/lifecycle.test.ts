@@ -1,6 +1,7 @@
 // The 2025 (initialize-handshake) lifecycle at the wire: version negotiation, malformed handshakes, capabilities as
-// advertised, instructions and serverInfo per version, the pre-initialize gate (pitfalls P16), serving before
-// notifications/initialized and the idempotent repeat (P15), logging/setLevel, tasks/*, and 2025-03-26 batches.
+// advertised, instructions and serverInfo per version, the pre-initialize gate (MCP 2025-11-25, Basic > Lifecycle >
+// Initialization), serving before notifications/initialized and the idempotent repeat, logging/setLevel, tasks/*,
+// and 2025-03-26 batches.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -309,7 +310,7 @@ test('before initialize only ping is served; legacy methods get -32600, unknown 
   assert.deepEqual(await client.end(), []);
 });
 
-test('notifications before initialize are dropped silently, and a pre-initialize cancel never acts (P16)', async () => {
+test('notifications before initialize are dropped silently, and a pre-initialize cancel never acts', async () => {
   const server = fullServer();
   const client = new WireClient(server);
   client.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -345,9 +346,9 @@ test('requests are served right after the initialize result, without notificatio
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Repeated initialize (P15)
+// Repeated initialize
 
-test('a repeated initialize answers the first result under the new id and changes nothing (P15)', async () => {
+test('a repeated initialize answers the first result under the new id and changes nothing', async () => {
   const server = createServer({ name: 's', version: '1', title: 'Title' }, { instructions: 'first' });
   server.tool('echo', { title: 'Echo' }, () => ({ content: [] }));
   server.resource('mem://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'a' }] }));
@@ -490,7 +491,7 @@ test('tasks/* requests are -32601 (no tasks capability is advertised)', async ()
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Batches (protocol.md §8)
+// Batches (MCP 2025-03-26, Basic > Overview > Messages > Batching)
 
 function batchServer() {
   const calls: string[] = [];

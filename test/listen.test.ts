@@ -1,6 +1,6 @@
 // subscriptions/listen (2026-07-28) at the wire: the acknowledgement and its narrowing, tagged events, filtering,
-// several streams per connection, ending by cancel (P21), the per-connection limit, overflow under a backed-up
-// output (P20), the EOF drain (protocol.md §6, P17, P19), connection isolation (P18), both eras on one server, and
+// several streams per connection, ending by cancel, the per-connection limit, overflow under a backed-up output,
+// the EOF drain (docs/api.md, Transports: `serveStdio`), connection isolation, both eras on one server, and
 // the demo server as a child process.
 
 import { test, type TestContext } from 'node:test';
@@ -450,7 +450,7 @@ test('events from the demo server\'s test_trigger_tool_change and test_trigger_p
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Ending by cancel (P21)
+// Ending by cancel
 
 test('notifications/cancelled ends the listen silently and frees its entries', T, async () => {
   const server = fullServer();
@@ -533,7 +533,7 @@ test('the listen limit is per connection: another connection on the same server 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Overflow under a backed-up output (P20)
+// Overflow under a backed-up output
 
 test('buffer overflow ends the listen with the -32603 overflow error, never the graceful result, and frees its slot', T, async () => {
   const server = fullServer({ maxBufferedEvents: 3, maxListens: 1 });
@@ -619,7 +619,7 @@ test('an overflow on one listen leaves the other listens of the connection open'
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// End of input (protocol.md §6, P17, P19)
+// End of input (MCP 2026-07-28, Basic > Transports > stdio > Shutdown; docs/api.md, Transports: `serveStdio`)
 
 test('EOF with two events buffered behind a backed-up output: ack, event, event, final result, then the server closes', T, async () => {
   const server = fullServer();
@@ -676,7 +676,8 @@ test('events buffered at close are written even when the output queue is past ma
   const closing = client.stdio.close();
   client.output.release();
   await closing;
-  // Dropping them here would end the listen "gracefully" after a silent loss (P20).
+  // Dropping them here would end the listen "gracefully" after a silent loss; an overflow ends it with -32603 instead
+  // (docs/eras.md, What each era's client sees).
   assert.deepEqual(client.output.frames.slice(2), [listChanged('sub', 'tools'), listChanged('sub', 'tools'), finalResult('sub')]);
 });
 
@@ -746,7 +747,7 @@ test('nothing is written at EOF for a listen cancelled before it; the other list
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Streams belong to their connection (P18)
+// Streams belong to their connection
 
 test('EOF on one connection ends only its own listens; the other connection\'s listen stays open and delivering', T, async () => {
   const server = fullServer();

@@ -1,7 +1,7 @@
 // The 2026-07-28 (modern) era on stdio, at the wire: the request envelope and its validation, the result stamp
 // (resultType, serverInfo, caching fields), server/discover, resources/read not found, per-request logging and
 // progress, the refused back channel, era-restricted registration, input_required round trips against the demo
-// fixtures (protocol.md §4.2–§4.8, §4.10; conformance.md §4.3), and the legacy shim that serves the same
+// fixtures (the tools of the conformance suite's 2026-07-28 scenarios), and the legacy shim that serves the same
 // input-required handlers on a 2025 connection with real server→client requests.
 
 import { test } from 'node:test';
@@ -127,7 +127,7 @@ function whoami(server: ReturnType<typeof createServer>): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Envelope validation (protocol.md §4.2)
+// Envelope validation (MCP 2026-07-28, Basic > Overview > General fields > `_meta`, per-request protocol fields)
 
 const MISSING_CAPS = {
   code: -32602,
@@ -250,7 +250,8 @@ test('the handler sees exactly the capabilities of its own request', async () =>
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// resultType and the serverInfo stamp, caching fields (protocol.md §4.3, §4.5)
+// resultType and the serverInfo stamp, caching fields (MCP 2026-07-28, Basic > Overview > Messages > Result Responses
+// and General fields > `_meta`; Server > Utilities > Caching)
 
 test('every modern result of the demo server is stamped; ttlMs/cacheScope only on the six cacheable methods', async () => {
   const client = new WireClient(createEverythingServer());
@@ -500,7 +501,7 @@ test('a legacy handler result claiming another resultType is -32603', async () =
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// server/discover (protocol.md §4.4)
+// server/discover (MCP 2026-07-28, Server > Discovery)
 
 test('server/discover on the demo server: supported versions, capabilities, instructions, serverInfo only in _meta', async () => {
   const client = new WireClient(createEverythingServer());
@@ -550,7 +551,7 @@ test('discover without logging configured advertises no logging capability', asy
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// resources/read not found (protocol.md §4.6)
+// resources/read not found (MCP 2026-07-28, Server > Resources > Error Handling)
 
 test('resources/read of an unknown resource is -32602 "Resource not found" with data.uri, never -32002', async () => {
   const server = createEverythingServer();
@@ -586,7 +587,8 @@ test('a template handler that finds nothing is -32602 not found in the modern er
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Logging, progress and the refused back channel (protocol.md §4.8, §4.1)
+// Logging, progress and the refused back channel (MCP 2026-07-28, Server > Utilities > Logging; Basic > Patterns >
+// Progress; Basic > Patterns > Overview)
 
 function logMessage(level: LoggingLevel, data: unknown, logger?: string): Frame {
   const params: Record<string, unknown> = { level, data };
@@ -732,7 +734,7 @@ test('ctx.elicit/sample/listRoots/ping reject at once inside a modern handler, a
     const outcome = outcomes[index];
     assert.ok(outcome instanceof OutboundRequestError, `${method}: ${String(outcome)}`);
     assert.match(outcome.message, NO_BACK_CHANNEL);
-    assert.equal(outcome.code, -32600, 'the one documented no-back-channel code (pitfalls P29)');
+    assert.equal(outcome.code, -32600, 'the one documented no-back-channel code (docs/eras.md, Error codes)');
     assert.ok(outcome.message.includes(`'${method}'`), outcome.message);
   }
   assert.equal(client.stdio.connection.pendingOutboundCount, 0);
@@ -754,7 +756,7 @@ test('a modern tool that lets the refused back channel throw is an in-band tool 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Era-restricted registration (issue 3, conformance.md §4.2–§4.3)
+// Era-restricted registration
 
 const SHARED_TOOLS = [
   'test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types',
@@ -890,7 +892,8 @@ test('the modern lists are identical across connections, capabilities and client
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// input_required on the modern wire with the demo fixtures (protocol.md §4.10, conformance.md §4.3)
+// input_required on the modern wire with the demo fixtures (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip
+// Requests)
 
 const ELICIT = { elicitation: {} };
 const ALL_INPUT_CAPS = { elicitation: {}, sampling: {}, roots: {} };

@@ -1,6 +1,7 @@
-// LineSplitter (ndjson.ts): newline-delimited framing of a byte stream, independent of any stream or server.
-// protocol.md §6 "Core rule, reading": split on \n, strip one trailing \r, skip blank lines, bounded line buffer
-// with an oversize line discarded (and reported once) while reading continues.
+// LineSplitter (ndjson.ts): newline-delimited framing of a byte stream (MCP 2026-07-28, Basic > Transports >
+// stdio), independent of any stream or server: split on \n, strip one trailing \r, skip blank lines, bounded line
+// buffer with an oversize line discarded (and reported once) while reading continues (docs/api.md, Transports:
+// `serveStdio`).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
