@@ -1,6 +1,7 @@
-// JSON-RPC 2.0 framing: frame types, classification of a parsed value into request / notification / response /
-// invalid, the exact error answers for bad frames, ProtocolError and the error codes the core emits.
-// Owns no state and performs no I/O; it must never throw on any input value.
+// JSON-RPC 2.0 framing: frame types, strict decoding and parsing of frame bytes, classification of a parsed value into
+// request / notification / response / invalid, the exact error answers for bad frames, ProtocolError and the error
+// codes the core emits, and bounded descriptions of peer values for logs. Owns no state and performs no I/O; it must
+// never throw on any input value.
 
 /** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;
