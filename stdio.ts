@@ -27,9 +27,12 @@ export interface StdioOptions {
 /** A server being served over stdio: its one connection, and how to await or force its end. */
 export interface StdioServer {
   readonly connection: Connection;
-  /** Settles when the connection has ended and its output is flushed; rejects only in the server's rethrow mode. */
+  /**
+   * Settles when the connection has ended and its output is flushed; rejects only in the server's rethrow mode. By
+   * then process.stdin (the default input) no longer keeps the process alive, even while the host keeps it open.
+   */
   readonly closed: Promise<void>;
-  /** Stops reading and ends as on end of input: running requests get the drain window. */
+  /** Stops reading and ends as on end of input: running requests get the drain window. Resolves once `closed` settles. */
   close(): Promise<void>;
 }
 
@@ -143,6 +146,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     output.off('error', onOutputError);
     output.off('close', onOutputClose);
     output.on('error', ignore);
+    releaseStdin(input);
     if (failure === undefined) settle.resolve();
     else settle.reject(failure.error);
   }
@@ -165,6 +169,18 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 }
 
 function ignore(): void {}
+
+/**
+ * Lets the process exit once the server is done with process.stdin, whose host may keep it open: pause() does not
+ * reliably stop a pipe or TTY stdin from reading (a pause inside a 'data' event, where a handler's close() runs, is
+ * undone by the stream reading ahead), and a reading handle keeps the event loop alive. Such a stdin is a net.Socket,
+ * whose documented unref() lets the process exit while the handle lives; destroy() would close fd 0 (for the next
+ * opened file to take) and refuse the host's writes. A file stdin (fs.ReadStream) holds no handle once paused and has
+ * no unref(). A given input belongs to the caller and stays as it is: paused and no longer read.
+ */
+function releaseStdin(input: Readable): void {
+  if (input === process.stdin) process.stdin.unref?.();
+}
 
 /** A frame of a subscriptions/listen stream: it carries the subscription id in `_meta`. */
 function isListenFrame(message: JsonRpcMessage): boolean {

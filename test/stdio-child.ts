@@ -21,7 +21,8 @@ server.tool('after_eof', { inputSchema: { type: 'object', properties: { bytes: {
   return text(args.bytes === undefined ? 'answered after EOF' : 'x'.repeat(args.bytes));
 });
 
-// Calls close() while its own call runs, so its answer is written in the drain window close() opens.
+// Calls close() while its own call runs, so its answer is written in the drain window close() opens. The call runs
+// inside the read of its frame from stdin, where pausing stdin does not stop its handle reading.
 server.tool('close', {}, async () => {
   stdio.close().then(() => report('close(): settled'));
   await Promise.resolve();
