@@ -96,22 +96,61 @@ export function requiredCapabilities(
   return missing;
 }
 
-const MAX_DEPTH = 512;
+/** A value as JSON.stringify sees it: its toJSON() applied once; undefined for what JSON omits (functions, symbols). */
+function jsonView(value: unknown): unknown {
+  const toJSON = (value as { toJSON?: unknown } | null | undefined)?.toJSON;
+  const viewed = typeof toJSON === 'function' ? toJSON.call(value) : value;
+  if (typeof viewed === 'bigint') throw new TypeError('a bigint cannot be serialized as JSON');
+  return typeof viewed === 'function' || typeof viewed === 'symbol' ? undefined : viewed;
+}
 
-/** JSON with object keys sorted (own enumerable keys only), toJSON honoured, undefined members dropped. */
-function canonicalJson(value: unknown, depth = 0): string | undefined {
-  if (depth > MAX_DEPTH) throw new TypeError('value is nested too deeply (or cyclic) to canonicalize');
-  if (typeof value === 'bigint') throw new TypeError('a bigint cannot be serialized as JSON');
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  const record = value as Record<string, unknown>;
-  if (typeof record.toJSON === 'function') return canonicalJson(record.toJSON(), depth + 1);
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1) ?? 'null').join(',')}]`;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    const member = canonicalJson(record[key], depth + 1);
-    if (member !== undefined) parts.push(`${JSON.stringify(key)}:${member}`);
+/**
+ * JSON with object keys sorted (own enumerable keys only), toJSON honoured, undefined members dropped. Written
+ * with a stack of pending pieces instead of recursion, so a value of any depth (a client's arguments) serializes;
+ * a cycle throws a TypeError.
+ */
+function canonicalJson(value: unknown): string | undefined {
+  const root = jsonView(value);
+  if (root === undefined) return undefined;
+  let out = '';
+  // Strings are text to write; { value } a value to serialize; { close } ends an object or array in progress.
+  const pending: (string | { value: unknown } | { close: object; text: string })[] = [{ value: root }];
+  const open = new Set<object>();
+  while (pending.length > 0) {
+    const piece = pending.pop()!;
+    if (typeof piece === 'string') {
+      out += piece;
+      continue;
+    }
+    if ('close' in piece) {
+      open.delete(piece.close);
+      out += piece.text;
+      continue;
+    }
+    const current = piece.value;
+    if (current === null || typeof current !== 'object') {
+      out += JSON.stringify(current);
+      continue;
+    }
+    if (open.has(current)) throw new TypeError('a cyclic value cannot be serialized as JSON');
+    open.add(current);
+    const members: (string | { value: unknown })[] = [];
+    if (Array.isArray(current)) {
+      out += '[';
+      for (let i = 0; i < current.length; i++) members.push(i > 0 ? ',' : '', { value: jsonView(current[i]) ?? null });
+      pending.push({ close: current, text: ']' });
+    } else {
+      out += '{';
+      const record = current as Record<string, unknown>;
+      for (const key of Object.keys(record).sort()) {
+        const member = jsonView(record[key]);
+        if (member !== undefined) members.push(members.length > 0 ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`, { value: member });
+      }
+      pending.push({ close: current, text: '}' });
+    }
+    for (let i = members.length - 1; i >= 0; i--) pending.push(members[i]!);
   }
-  return `{${parts.join(',')}}`;
+  return out;
 }
 
 const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);

@@ -1,5 +1,5 @@
 // Schema references and JSON equality for schema.ts: $anchor collection, $ref resolution (JSON pointers, anchors)
-// within one root schema, the check that $ref cycles descend into the value, and deep equality of JSON values.
+// within one root schema, the check that $ref cycles descend into the value, and ids of JSON values (equal, same id).
 // Owns the $ref graph and which keywords hold subschemas. Must never mutate a schema or value, never follow a $ref
 // outside the root schema, and never recurse into values (deep values must not exhaust the stack).
 
@@ -21,7 +21,7 @@ const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'proper
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isObj(v);
-const isComposite = (v: unknown): boolean => typeof v === 'object' && v !== null;
+export const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
 
 export function bad(loc: string, message: string): never {
   throw new TypeError(`invalid schema at ${loc}: ${message}`);
@@ -106,50 +106,81 @@ function visit(s: Obj, targets: Map<Obj, Obj | boolean>, colors: Map<Obj, number
   colors.set(s, 2);
 }
 
-/** JSON equality without recursion, so arbitrarily deep values cannot exhaust the stack. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  const pending: unknown[] = [a, b];
-  while (pending.length > 0) {
-    const y = pending.pop();
-    const x = pending.pop();
-    if (x === y) continue;
-    if (!isComposite(x) || !isComposite(y) || Array.isArray(x) !== Array.isArray(y)) return false;
-    const xo = x as Obj;
-    const yo = y as Obj;
-    const keys = Object.keys(xo);
-    if (keys.length !== Object.keys(yo).length) return false;
-    for (const k of keys) {
-      if (!Object.hasOwn(yo, k)) return false;
-      pending.push(xo[k], yo[k]);
+const OPEN = -1;
+
+/**
+ * Ids of JSON values under JSON Schema equality (2020-12 core, instance equality: object members in any order,
+ * numbers by value, so 1 and 1.0 are one value): equal objects and arrays get equal ids, and uniqueItems, enum
+ * and const compare ids instead of walking values against each other. Each object or array is numbered once, from
+ * its own members and its children's ids, without recursion: numbering a value takes time linear in its size, at
+ * any depth. Remembers every value it numbered, so one instance serves one validation.
+ */
+export class JsonIds {
+  #ids = new Map<object, number>();
+  #shapes = new Map<string, number>();
+  #cycles = 0;
+
+  /** The id of an object or array. */
+  of(root: object): number {
+    const pending: object[] = [root];
+    while (pending.length > 0) {
+      const node = pending[pending.length - 1]!;
+      const id = this.#ids.get(node);
+      if (id !== undefined) {
+        pending.pop();
+        // OPEN: its children have been numbered since (or are its ancestors: a cycle), so it can be numbered.
+        if (id === OPEN) this.#ids.set(node, this.#number(node, Array.isArray(node) ? undefined : Object.keys(node)));
+        continue;
+      }
+      const keys = Array.isArray(node) ? undefined : Object.keys(node);
+      const before = pending.length;
+      if (keys === undefined) {
+        for (const child of node as unknown[]) if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
+      } else {
+        for (const key of keys) {
+          const child = (node as Obj)[key];
+          if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
+        }
+      }
+      if (pending.length === before) {
+        pending.pop();
+        this.#ids.set(node, this.#number(node, keys));
+      } else {
+        this.#ids.set(node, OPEN); // numbered once the children above it on the stack are
+      }
     }
-  }
-  return true;
-}
-
-/** A set of JSON values: scalars are looked up by value, objects and arrays by jsonEqual. */
-export class JsonSet {
-  #scalars = new Set<unknown>();
-  #composites: unknown[] = [];
-
-  constructor(values: unknown[] = []) {
-    for (const v of values) this.add(v);
+    return this.#ids.get(root)!;
   }
 
-  has(v: unknown): boolean {
-    return isComposite(v) ? this.#composites.some((c) => jsonEqual(v, c)) : this.#scalars.has(v);
+  /** The node's shape (members with children as ids; object keys sorted), numbered by first appearance. */
+  #number(node: object, keys: string[] | undefined): number {
+    let shape: string;
+    if (keys === undefined) {
+      const items = node as unknown[];
+      shape = '[';
+      for (let i = 0; i < items.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(items[i])}`;
+    } else {
+      keys.sort();
+      shape = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        shape += `${i > 0 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
+      }
+    }
+    let id = this.#shapes.get(shape);
+    if (id === undefined) this.#shapes.set(shape, (id = this.#shapes.size));
+    return id;
   }
 
-  add(v: unknown): void {
-    if (isComposite(v)) this.#composites.push(v);
-    else this.#scalars.add(v);
+  /** A member's part of a shape: strings length-prefixed (no escaping needed), numbers by value, children by id. */
+  #member(v: unknown): string {
+    if (typeof v === 'string') return `${v.length}:${v}`;
+    if (typeof v === 'number') return String(v); // -0 and 0 are one number, as in a Set
+    if (typeof v === 'bigint') return `${v}n`;
+    // null, true, false; JSON has no undefined, function or symbol, so those compare by type alone.
+    if (!isComposite(v)) return typeof v === 'boolean' || v === null ? String(v) : typeof v;
+    const id = this.#ids.get(v)!;
+    // Still OPEN: an ancestor, so the value is cyclic (never JSON); the cycle equals nothing else.
+    return id === OPEN ? `!${this.#cycles++}` : `#${id}`;
   }
-}
-
-export function hasDuplicate(items: unknown[]): boolean {
-  const seen = new JsonSet();
-  for (const x of items) {
-    if (seen.has(x)) return true;
-    seen.add(x);
-  }
-  return false;
 }

@@ -1,9 +1,10 @@
 // JSON Schema validation (2020-12 semantics, tolerant of draft-07/04 forms): a schema is compiled once into closures.
 // Owns schema compilation, keyword checks and the issue list (capped at 20); $ref resolution is schema-refs.ts's.
-// Must never mutate the schema or the value, and never recurse more than MAX_DEPTH levels into a value.
+// Must never mutate the schema or the value, never recurse more than MAX_DEPTH levels into a value, and never take
+// more than time linear in the value's size for a given schema (a shared node judges each object once per pass).
 
 import {
-  bad, createRefs, hasDuplicate, isObj, isSchema, jsonEqual, JsonSet, type Obj, type Refs,
+  bad, createRefs, isComposite, isObj, isSchema, JsonIds, type Obj, type Refs,
 } from './schema-refs.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
@@ -12,13 +13,24 @@ export interface SchemaIssue { path: (string | number)[]; message: string }
 export type Validator = (value: unknown) => SchemaIssue[];
 
 interface State { path: (string | number)[]; issues: SchemaIssue[] }
+/** What one validation (both passes) has learnt: shared nodes' verdicts per object or array, and value ids. */
+interface Run { verdicts: Map<Check, Map<object, Verdict>> | undefined; ids: JsonIds | undefined }
 /** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
-type Check = (v: unknown, st: State | null, depth: number) => boolean;
-/** memo holds one slot per compiled schema object. */
-interface Ctx { refs: Refs; memo: Map<Obj, { check: Check | undefined }> }
+type Check = (v: unknown, st: State | null, depth: number, run: Run) => boolean;
+/** A compiled schema object; reached again when compiling meets it a second time (a $ref target, an object used twice). */
+interface Slot { check: Check | undefined; reachedAgain: boolean }
+/** memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts. */
+interface Ctx { refs: Refs; memo: Map<Obj, Slot>; shared: Set<Obj> | undefined }
+/** A shared node's verdict on one value: valid; invalid (found by the first pass); its issues already collected. */
+type Verdict = typeof VALID | typeof INVALID | typeof REPORTED;
 
+const VALID = 1;
+const INVALID = 2;
+const REPORTED = 3;
 const MAX_ISSUES = 20;
+/** How many levels below the root a schema follows a value (docs/api.md, Registration, "Deep values"). */
 const MAX_DEPTH = 512;
+const TOO_DEEP = `is nested more than ${MAX_DEPTH} levels deep`;
 const NO_ISSUES = Object.freeze([]) as unknown as SchemaIssue[];
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const TYPE_TESTS: { [type: string]: (v: unknown) => boolean } = {
@@ -50,14 +62,20 @@ const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
 export function compileSchema(schema: JsonSchema): Validator {
   if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
-  const ctx: Ctx = { refs: createRefs(schema), memo: new Map() };
-  const root = compileNode(ctx, schema, '#');
-  ctx.refs.assertDescends(ctx.memo.keys());
+  // The first compilation finds the schema objects reached more than once; the second compiles those, and only
+  // those, to remember their verdicts (remembered()), so the others cost nothing extra, in time or stack.
+  const refs = createRefs(schema);
+  const first: Ctx = { refs, memo: new Map(), shared: undefined };
+  compileNode(first, schema, '#');
+  refs.assertDescends(first.memo.keys());
+  const shared = new Set([...first.memo].filter(([, slot]) => slot.reachedAgain).map(([s]) => s));
+  const root = compileNode({ refs, memo: new Map(), shared }, schema, '#');
   return (value) => {
     // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
-    if (root(value, null, 0)) return NO_ISSUES;
+    const run: Run = { verdicts: undefined, ids: undefined };
+    if (root(value, null, 0, run)) return NO_ISSUES;
     const st: State = { path: [], issues: [] };
-    root(value, st, 0);
+    root(value, st, 0, run);
     return st.issues;
   };
 }
@@ -82,12 +100,12 @@ function report(st: State | null, message: string, key?: string | number): false
   return false;
 }
 
-function descend(check: Check, v: unknown, st: State | null, depth: number, key: string | number): boolean {
+function descend(check: Check, v: unknown, st: State | null, depth: number, key: string | number, run: Run): boolean {
   if (check === PASS) return true;
-  if (depth >= MAX_DEPTH) return report(st, 'is nested too deeply', key);
-  if (st === null) return check(v, null, depth + 1);
+  if (depth >= MAX_DEPTH) return report(st, TOO_DEEP, key);
+  if (st === null) return check(v, null, depth + 1, run);
   st.path.push(key);
-  const ok = check(v, st, depth + 1);
+  const ok = check(v, st, depth + 1, run);
   st.path.pop();
   return ok;
 }
@@ -95,10 +113,10 @@ function descend(check: Check, v: unknown, st: State | null, depth: number, key:
 function every(checks: Check[]): Check {
   if (checks.length === 0) return PASS;
   if (checks.length === 1) return checks[0];
-  return (v, st, d) => {
+  return (v, st, d, run) => {
     let ok = true;
     for (let i = 0; i < checks.length; i++) {
-      ok = checks[i](v, st, d) && ok;
+      ok = checks[i](v, st, d, run) && ok;
       if (!ok && stop(st)) return false;
     }
     return ok;
@@ -110,17 +128,71 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   if (s === false) return REJECT;
   if (!isObj(s)) bad(loc, 'a schema must be an object or a boolean');
   const known = ctx.memo.get(s);
-  // Reached again through a recursive $ref while still compiling: defer to the check once it exists.
-  if (known !== undefined) return known.check ?? ((v, st, d) => (known.check as Check)(v, st, d));
-  const slot: { check: Check | undefined } = { check: undefined };
+  if (known !== undefined) {
+    known.reachedAgain = true;
+    // A remembering check exists before its children are compiled, so a recursive $ref gets it at once.
+    return known.check as Check;
+  }
+  // The first compilation remembers everywhere: it only has to find the objects reached twice.
+  const node = ctx.shared === undefined || ctx.shared.has(s) ? { inner: PASS } : undefined;
+  const slot: Slot = { check: node && remembered(node), reachedAgain: false };
   ctx.memo.set(s, slot);
   const checks: Check[] = [];
   compileValues(s, loc, checks);
   compileArray(ctx, s, loc, checks);
   compileObject(ctx, s, loc, checks);
   compileApplicators(ctx, s, loc, checks);
-  slot.check = every(checks);
-  return slot.check;
+  if (node === undefined) return (slot.check = every(checks));
+  node.inner = every(checks);
+  return slot.check as Check;
+}
+
+/**
+ * The check of a shared schema node: it judges each object or array once per pass and reuses the verdict.
+ * Without this, alternatives that recurse through one node (a oneOf of two recursive shapes, an allOf of two
+ * $refs to it) judge each level's children once per alternative: time exponential in the value's depth.
+ */
+function remembered(node: { inner: Check }): Check {
+  const check: Check = (v, st, d, run) => {
+    if (!isComposite(v)) return node.inner(v, st, d, run);
+    run.verdicts ??= new Map();
+    let seen = run.verdicts.get(check);
+    if (seen === undefined) run.verdicts.set(check, (seen = new Map()));
+    const known = seen.get(v);
+    if (known === VALID) return true;
+    // An invalid value is walked once more to collect its issues (st set), and only once.
+    if (known === REPORTED || (known === INVALID && st === null)) return false;
+    const ok = node.inner(v, st, d, run);
+    seen.set(v, ok ? VALID : st === null ? INVALID : REPORTED);
+    return ok;
+  };
+  return check;
+}
+
+/** A test of membership in `values` under JSON equality: scalars by a Set, objects and arrays by their ids. */
+function memberOf(values: unknown[]): (v: unknown, run: Run) => boolean {
+  const scalars = new Set(values.filter((x) => !isComposite(x)));
+  const composites = values.filter(isComposite);
+  return (v, run) => {
+    if (!isComposite(v)) return scalars.has(v);
+    if (composites.length === 0) return false;
+    const ids = (run.ids ??= new JsonIds());
+    const id = ids.of(v);
+    return composites.some((c) => ids.of(c) === id);
+  };
+}
+
+/** Whether two items are equal (JSON equality): one pass, scalars in a Set and objects and arrays by their ids. */
+function hasDuplicate(items: unknown[], run: Run): boolean {
+  const scalars = new Set<unknown>();
+  const composites = new Set<number>();
+  for (const x of items) {
+    const seen = isComposite(x) ? composites : scalars;
+    const key = isComposite(x) ? (run.ids ??= new JsonIds()).of(x) : x;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }
 
 function compileValues(s: Obj, loc: string, checks: Check[]): void {
@@ -138,12 +210,12 @@ function compileValues(s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
-    const allowed = new JsonSet(s.enum);
-    checks.push((v, st) => allowed.has(v) || report(st, 'must be one of the allowed values'));
+    const allowed = memberOf(s.enum);
+    checks.push((v, st, _d, run) => allowed(v, run) || report(st, 'must be one of the allowed values'));
   }
   if (Object.hasOwn(s, 'const')) {
-    const c = s.const;
-    checks.push((v, st) => jsonEqual(v, c) || report(st, 'must be equal to the constant'));
+    const constant = memberOf([s.const]);
+    checks.push((v, st, _d, run) => constant(v, run) || report(st, 'must be equal to the constant'));
   }
   for (const [kw, op, draft4] of BOUNDS) {
     if (typeof s[kw] === 'boolean') continue;
@@ -200,12 +272,12 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const rest = s[restKw] === undefined ? undefined : compileNode(ctx, s[restKw], `${loc}/${restKw}`);
   if (prefix.length > 0 || rest !== undefined) {
     const restCheck = rest ?? PASS;
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       if (!Array.isArray(v)) return true;
       let ok = true;
       const n = rest === undefined ? Math.min(v.length, prefix.length) : v.length;
       for (let i = 0; i < n; i++) {
-        ok = descend(i < prefix.length ? prefix[i] : restCheck, v[i], st, d, i) && ok;
+        ok = descend(i < prefix.length ? prefix[i] : restCheck, v[i], st, d, i, run) && ok;
         if (!ok && stop(st)) return false;
       }
       return ok;
@@ -213,16 +285,16 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') bad(loc, 'uniqueItems must be a boolean');
   if (s.uniqueItems === true) {
-    checks.push((v, st) => !Array.isArray(v) || !hasDuplicate(v) || report(st, 'must not have duplicate items'));
+    checks.push((v, st, _d, run) => !Array.isArray(v) || !hasDuplicate(v, run) || report(st, 'must not have duplicate items'));
   }
   if (s.contains !== undefined) {
     const contains = compileNode(ctx, s.contains, `${loc}/contains`);
     const least = numberKw(s, 'minContains', loc, true) ?? 1;
     const most = numberKw(s, 'maxContains', loc, true);
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       if (!Array.isArray(v)) return true;
       let n = 0;
-      for (let i = 0; i < v.length; i++) if (descend(contains, v[i], null, d, i)) n++;
+      for (let i = 0; i < v.length; i++) if (descend(contains, v[i], null, d, i, run)) n++;
       if (n < least) return report(st, `must contain at least ${plural(least, 'matching item')}`);
       return most === undefined || n <= most || report(st, `must contain at most ${plural(most, 'matching item')}`);
     });
@@ -232,12 +304,12 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
 function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const props = compileMap(ctx, s, 'properties', loc);
   if (props !== undefined) {
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       if (!isObj(v)) return true;
       let ok = true;
       for (let i = 0; i < props.keys.length; i++) {
         const k = props.keys[i];
-        ok = (!Object.hasOwn(v, k) || descend(props.checks[i], v[k], st, d, k)) && ok;
+        ok = (!Object.hasOwn(v, k) || descend(props.checks[i], v[k], st, d, k, run)) && ok;
         if (!ok && stop(st)) return false;
       }
       return ok;
@@ -252,19 +324,19 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const names = s.propertyNames === undefined ? undefined : compileNode(ctx, s.propertyNames, `${loc}/propertyNames`);
   if (patterns !== undefined || extra !== undefined || names !== undefined) {
     // One pass over the value's own keys serves propertyNames, patternProperties and additionalProperties.
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       if (!isObj(v)) return true;
       let ok = true;
       for (const k of Object.keys(v)) {
-        if (names !== undefined && !names(k, null, d)) ok = report(st, 'is not a valid property name', k);
+        if (names !== undefined && !names(k, null, d, run)) ok = report(st, 'is not a valid property name', k);
         let matched = declared.has(k);
         for (let i = 0; i < regexes.length; i++) {
           if (!regexes[i].test(k)) continue;
           matched = true;
-          ok = descend(patternChecks[i], v[k], st, d, k) && ok;
+          ok = descend(patternChecks[i], v[k], st, d, k, run) && ok;
         }
         if (!matched && extra === REJECT) ok = report(st, 'must not have additional property', k);
-        else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k) && ok;
+        else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k, run) && ok;
         if (!ok && stop(st)) return false;
       }
       return ok;
@@ -287,11 +359,11 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
     }
   }
   if (deps.length > 0) {
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       if (!isObj(v)) return true;
       let ok = true;
       for (const [k, check] of deps) {
-        ok = ((k !== undefined && !Object.hasOwn(v, k)) || check(v, st, d)) && ok;
+        ok = ((k !== undefined && !Object.hasOwn(v, k)) || check(v, st, d, run)) && ok;
         if (!ok && stop(st)) return false;
       }
       return ok;
@@ -324,21 +396,21 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
     // anyOf can stop at the first match; oneOf must look for a second one.
     const enough = kw === 'anyOf' ? 1 : 2;
     const message = `must match ${kw === 'anyOf' ? 'at least' : 'exactly'} one schema in ${kw}`;
-    checks.push((v, st, d) => {
+    checks.push((v, st, d, run) => {
       let n = 0;
-      for (let i = 0; i < subs.length && n < enough; i++) if (subs[i](v, null, d)) n++;
+      for (let i = 0; i < subs.length && n < enough; i++) if (subs[i](v, null, d, run)) n++;
       return n === 1 || report(st, message);
     });
   }
   if (s.not !== undefined) {
     const not = compileNode(ctx, s.not, `${loc}/not`);
-    checks.push((v, st, d) => !not(v, null, d) || report(st, 'must not match the schema in not'));
+    checks.push((v, st, d, run) => !not(v, null, d, run) || report(st, 'must not match the schema in not'));
   }
   if (s.if !== undefined && (s.then !== undefined || s.else !== undefined)) {
     const cond = compileNode(ctx, s.if, `${loc}/if`);
     const then = s.then === undefined ? PASS : compileNode(ctx, s.then, `${loc}/then`);
     const otherwise = s.else === undefined ? PASS : compileNode(ctx, s.else, `${loc}/else`);
-    checks.push((v, st, d) => (cond(v, null, d) ? then(v, st, d) : otherwise(v, st, d)));
+    checks.push((v, st, d, run) => (cond(v, null, d, run) ? then(v, st, d, run) : otherwise(v, st, d, run)));
   }
 }
 

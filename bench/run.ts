@@ -14,6 +14,7 @@ import {
   type Contender, type Memory, type Throughput, type Transport,
 } from './measure.ts';
 import { renderMarkdown, type Results } from './report.ts';
+import { validationCosts } from './validation.ts';
 import { machineNode } from '../test/machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,8 +39,12 @@ if (flags.render !== undefined) {
 }
 
 const SIZES = flags.smoke
-  ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40 }
-  : { reps: Number(flags.reps ?? 3), warmMs: 1_500, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000 };
+  ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40, bodyBytes: 64 * 1024, validationReps: 1 }
+  : {
+    reps: Number(flags.reps ?? 3), warmMs: 1_500, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000,
+    // The default stdio line and HTTP body limit (4 MiB), less the frame around the arguments.
+    bodyBytes: 4 * 1024 * 1024 - 256, validationReps: 5,
+  };
 
 const MACHINE_NODE = machineNode();
 const DEV_NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -100,7 +105,7 @@ const began = performance.now();
 const results: Results = {
   machine: { node: (await output(MACHINE_NODE, ['--version'], ROOT)).trim(), devNode: process.version, cores: 0, smoke: flags.smoke },
   contenders: CONTENDERS.map(({ key, label, eras }) => ({ key, label, eras })),
-  throughput: [], coldStart: [], memory: [], weight: [], seconds: 0,
+  throughput: [], coldStart: [], memory: [], weight: [], validation: [], seconds: 0,
 };
 results.machine.cores = (await import('node:os')).availableParallelism();
 
@@ -166,6 +171,9 @@ for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
   });
 }
 log('weight done');
+
+results.validation = validationCosts(SIZES.bodyBytes, SIZES.validationReps);
+log('validation done');
 
 results.seconds = (performance.now() - began) / 1000;
 const markdown = renderMarkdown(results, CORES.map((c) => c.key));

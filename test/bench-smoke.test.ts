@@ -1,5 +1,6 @@
 // The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in both
-// eras where it speaks them, and every figure lands in results.json and results.md. Asserts shape, never speed.
+// eras where it speaks them, every validation case runs, and every figure lands in results.json and results.md.
+// Asserts shape, never speed.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Results } from '../bench/report.ts';
+import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
 
@@ -42,8 +44,10 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     assert.deepEqual(results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
     assert.deepEqual(results.memory.filter((r) => r.kind === 'listens').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2']);
     assert.deepEqual(results.weight.map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
+    assert.deepEqual(results.validation?.map((r) => r.name), VALIDATION_CASES.map((c) => c.name));
+    for (const row of results.validation ?? []) assert.ok(row.bytes > 0 && row.parseMs > 0 && row.validateMs >= 0, JSON.stringify(row));
     const markdown = await readFile(join(out, 'results.md'), 'utf8');
-    for (const heading of ['## Echo tool round trips', '## Cold start', '## Memory', '## Package weight', '## Targets (mcp-core)']) {
+    for (const heading of ['## Echo tool round trips', '## Cold start', '## Memory', '## Package weight', '## Argument validation', '## Targets (mcp-core)']) {
       assert.ok(markdown.includes(heading), heading);
     }
   } finally {

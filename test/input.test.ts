@@ -12,6 +12,9 @@ import {
 } from '../input.ts';
 import type { InputRequest } from '../input.ts';
 import { ProtocolError } from '../jsonrpc.ts';
+import { createServer } from '../core.ts';
+import { MemoryLogger, WireClient } from './harness.ts';
+import { CLIENT_CAPABILITIES, fail, modern, ok, SERVER_INFO } from './wire.ts';
 
 const FAILED = { code: -32602, message: 'Invalid params: requestState failed verification' };
 const PARAMS = { name: 'greet', arguments: { who: 'Alice', times: 2 } };
@@ -286,6 +289,79 @@ test('open refuses rather than throws when the retry params themselves are hosti
   for (let i = 0; i < 10_000; i++) deep = [deep];
   assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { deep } }, sealed));
   assertRefused(() => sealer.open('tools/call', null as unknown as Record<string, unknown>, sealed));
+});
+
+test('paramsDigest and seal take params and state of any depth; equal deep params verify in any key order', () => {
+  let arrays: unknown = 0;
+  let objects: unknown = 0;
+  let reordered: unknown = 0;
+  for (let i = 0; i < 100_000; i++) {
+    arrays = [arrays];
+    objects = { a: objects, n: i };
+    reordered = { n: i, a: reordered };
+  }
+  const sealer = new RequestStateSealer();
+  const sealed = sealer.seal('tools/call', { name: 'greet', arguments: { objects } }, { arrays: 1 });
+  assert.deepEqual(sealer.open('tools/call', { name: 'greet', arguments: { objects: reordered } }, sealed), { arrays: 1 });
+  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { objects: { a: reordered } } }, sealed));
+  assert.equal(paramsDigest({ arrays }), paramsDigest(JSON.parse(`{"arrays":${'['.repeat(100_000)}0${']'.repeat(100_000)}}`)));
+  assert.notEqual(paramsDigest({ arrays }), paramsDigest({ arrays: [arrays] }));
+  let state: unknown = 'leaf';
+  for (let i = 0; i < 5_000; i++) state = [state];
+  let opened = sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state));
+  let levels = 0;
+  for (; Array.isArray(opened); levels++) opened = opened[0];
+  assert.deepEqual([levels, opened], [5_000, 'leaf']);
+});
+
+test('the state is serialized as JSON.stringify would: toJSON once, undefined and functions dropped from objects, null in arrays', () => {
+  const sealer = new RequestStateSealer();
+  const state = { when: new Date(0), skip: undefined, fn: () => 1, list: [undefined, () => 1, 2], self: { toJSON() { return this; } } };
+  assert.deepEqual(sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state)), JSON.parse(JSON.stringify(state)));
+});
+
+/** A 2026-07-28 tools/call frame as text, with each "@n" string in `params` replaced by raw JSON text `raw[n]`. */
+function askFrame(id: number, params: object, raw: string[]): string {
+  const frame = modern('tools/call', params, id, { [CLIENT_CAPABILITIES]: { elicitation: {} } });
+  return JSON.stringify(frame).replace(/"@(\d+)"/g, (_, n: string) => raw[Number(n)]!);
+}
+
+test('an input-required tool takes arguments and inputResponses nested 10 000 deep over stdio, and binds its state to them', async () => {
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 's', version: '1' }, { logger });
+  server.tool('ask', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+    if (ctx.requestState === undefined) return inputRequired({ confirm: elicitInput({ message: 'sure?', requestedSchema: { type: 'object' } }) }, { round: 1 });
+    let levels = 0;
+    for (let v = ctx.inputResponses?.confirm?.content; Array.isArray(v) || (typeof v === 'object' && v !== null); levels++) {
+      v = Array.isArray(v) ? v[0] : (v as { a: unknown }).a;
+    }
+    return { content: [{ type: 'text', text: `round ${(ctx.requestState as { round: number }).round}, ${levels} levels` }] };
+  });
+  const client = new WireClient(server);
+  const info = { [SERVER_INFO]: { name: 's', version: '1' } };
+  const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
+  const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  for (const [id, deep] of [[1, arrays], [3, objects]] as const) {
+    client.send(askFrame(id, { name: 'ask', arguments: { nest: '@0' } }, [deep]));
+    const asked = await client.response(id);
+    assert.equal(typeof asked.result?.requestState, 'string', JSON.stringify(asked));
+    assert.deepEqual(asked, ok(id, {
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'sure?', requestedSchema: { type: 'object' } } } },
+      requestState: asked.result.requestState,
+      _meta: info,
+    }));
+    const retry = { name: 'ask', arguments: { nest: '@0' }, requestState: asked.result.requestState, inputResponses: { confirm: { action: 'accept', content: '@0' } } };
+    client.send(askFrame(id + 1, retry, [deep]));
+    assert.deepEqual(await client.response(id + 1), ok(id + 1, { content: [{ type: 'text', text: 'round 1, 10000 levels' }], resultType: 'complete', _meta: info }));
+    // The state is bound to those deep arguments: one level more is another call.
+    client.send(askFrame(id + 100, { ...retry, arguments: { nest: '@1' } }, [deep, `[${deep}]`]));
+    assert.deepEqual(await client.response(id + 100), fail(id + 100, { code: -32602, message: 'Invalid params: requestState failed verification' }));
+  }
+  client.send(askFrame(9, { name: 'ask' }, []));
+  assert.equal((await client.response(9)).result.resultType, 'input_required');
+  assert.deepEqual(await client.end(), []);
+  assert.deepEqual(logger.errors, []);
 });
 
 test('readInputResponses: undefined passes through, a valid map becomes a null-prototype copy', () => {

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
+import { createServer } from '../core.ts';
+import { MemoryLogger, WireClient } from './harness.ts';
+import { fail, modern, ok as result, request } from './wire.ts';
 
 function issues(schema: JsonSchema, value: unknown): SchemaIssue[] {
   return compileSchema(schema)(value);
@@ -183,6 +186,26 @@ test('const uses deep JSON equality', () => {
   fails({ const: null }, 0, [{ path: [], message: 'must be equal to the constant' }]);
 });
 
+test('enum and const over objects ignore key order and number spelling, at any depth', () => {
+  ok({ enum: [{ a: 1, b: [1, { c: 2 }] }, 'x'] }, JSON.parse('{"b":[1.0,{"c":2}],"a":1}'));
+  ok({ const: { a: 1, b: 2 } }, JSON.parse('{"b":2,"a":1e0}'));
+  fails({ enum: [{ a: 1 }] }, { a: 1, b: undefined }, [{ path: [], message: 'must be one of the allowed values' }]);
+  let deep: unknown = 1;
+  let copy: unknown = 1;
+  let objects: unknown = 1;
+  let objectsCopy: unknown = 1;
+  for (let i = 0; i < 100_000; i++) {
+    deep = [deep];
+    copy = [copy];
+    objects = { k: objects, n: i };
+    objectsCopy = { n: i, k: objectsCopy };
+  }
+  assert.deepEqual(issues({ const: deep }, copy), []);
+  fails({ const: deep }, [copy], [{ path: [], message: 'must be equal to the constant' }]);
+  assert.deepEqual(issues({ enum: [1, objects] }, objectsCopy), []);
+  fails({ enum: [1, objects] }, { k: objectsCopy }, [{ path: [], message: 'must be one of the allowed values' }]);
+});
+
 test('items applies to every element with index paths', () => {
   const schema = { items: { type: 'string' } };
   ok(schema, ['a', 'b']);
@@ -222,6 +245,106 @@ test('uniqueItems compares elements by deep equality', () => {
   ok({ uniqueItems: false }, [1, 1]);
   fails({ uniqueItems: true }, [1, 2, 1], [{ path: [], message: 'must not have duplicate items' }]);
   fails({ uniqueItems: true }, [{ a: [1] }, { a: [1] }], [{ path: [], message: 'must not have duplicate items' }]);
+});
+
+test('uniqueItems equality is JSON equality: key order and number spelling do not count, nesting does', () => {
+  const duplicate = [{ path: [], message: 'must not have duplicate items' }];
+  for (const text of [
+    '[{"a":1,"b":2},{"b":2,"a":1}]',
+    '[1,1.0]',
+    '[0,-0]',
+    '[{"n":1e2},{"n":100}]',
+    '[[{"x":[1,{"y":2,"z":[3]}]}],[{"x":[1.0,{"z":[3],"y":2}]}]]',
+    '[{"s":"1:a,b"},{"s":"1:a,b"}]',
+    '["x",{"a":{}},"y",{"a":{}}]',
+  ]) fails({ uniqueItems: true }, JSON.parse(text), duplicate);
+  for (const text of [
+    '[{"a":1},{"a":"1"}]',
+    '[[1,2],[2,1]]',
+    '[{"a":[]},{"a":{}}]',
+    '[{},[]]',
+    '[null,"null",{"a":null},{"a":"null"},{"b":null}]',
+    '[["a,b"],["a","b"],["1:a"],{"a,b":1},{"a":1,"b":1}]',
+    '[{"a=1":1},{"a":"=1"},{"a":1,"=1":1}]',
+    '[[[]],[[[]]],[{}],[[{}]]]',
+    '[true,"true",[true],[false]]',
+  ]) ok({ uniqueItems: true }, JSON.parse(text));
+});
+
+test('values JSON cannot carry (as in a handler\'s structuredContent) compare without failing: cycles, bigints, functions', () => {
+  const duplicate = [{ path: [], message: 'must not have duplicate items' }];
+  const cyclic: unknown[] = [];
+  cyclic.push(cyclic);
+  const other: unknown[] = [];
+  other.push(other);
+  fails({ uniqueItems: true }, [cyclic, cyclic], duplicate);
+  assert.deepEqual(issues({ uniqueItems: true }, [cyclic, other, [cyclic]]), []);
+  fails({ uniqueItems: true }, [[1n], [1n]], duplicate);
+  assert.deepEqual(issues({ uniqueItems: true }, [[1n], [1], ['1n']]), []);
+  fails({ uniqueItems: true }, [{ f: () => 1 }, { f: () => 2 }], duplicate);
+  fails({ enum: ['a', 1] }, ['a'], [{ path: [], message: 'must be one of the allowed values' }]);
+});
+
+/**
+ * `value` behind proxies that count the reads of each member of each object and array (an array's length aside),
+ * so a test can bound how often validation looks at any one member: a bounded count at every size is linear work.
+ */
+function counted(value: unknown): { value: unknown; mostReads(): number } {
+  const reads = new Map<object, Map<PropertyKey, number>>();
+  const wrap = (v: unknown): unknown => {
+    if (typeof v !== 'object' || v === null) return v;
+    const target: object = Array.isArray(v) ? v.map(wrap) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)]));
+    const counts = new Map<PropertyKey, number>();
+    reads.set(target, counts);
+    return new Proxy(target, {
+      get(object, key, receiver) {
+        if (Object.hasOwn(object, key) && !(Array.isArray(object) && key === 'length')) counts.set(key, (counts.get(key) ?? 0) + 1);
+        return Reflect.get(object, key, receiver);
+      },
+    });
+  };
+  const wrapped = wrap(value);
+  return { value: wrapped, mostReads: () => Math.max(0, ...[...reads.values()].flatMap((counts) => [...counts.values()])) };
+}
+
+test('uniqueItems reads each member a bounded number of times, however many items there are', () => {
+  const validate = compileSchema({ type: 'array', uniqueItems: true });
+  for (const n of [10, 300]) {
+    const items = counted(Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', { k: i }] })));
+    assert.deepEqual(validate(items.value), []);
+    assert.ok(items.mostReads() <= 2, `${n} items: a member was read ${items.mostReads()} times`);
+  }
+});
+
+test('alternatives that recurse through one schema read each member a bounded number of times, at any depth', () => {
+  // Both branches follow kids and differ only in required (checked last): each level is judged by both.
+  const branch = (key: string) => ({ type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/n' } } }, required: [key] });
+  for (const [schema, issuesAtLeaf] of [
+    [{ $ref: '#/$defs/n', $defs: { n: { oneOf: [branch('a'), branch('b')] } } }, 1],
+    [{ $ref: '#/$defs/n', $defs: { n: { anyOf: [branch('b'), branch('a')] } } }, 1],
+    // Both branches report the leaf's missing "a"; the levels above it are judged once.
+    [{ $ref: '#/$defs/n', $defs: { n: { allOf: [branch('a'), { $ref: '#/$defs/m' }] }, m: branch('a') } }, 2],
+  ] as const) {
+    const validate = compileSchema(schema);
+    for (const depth of [4, 16]) {
+      let valid: unknown = { a: 1 };
+      for (let i = 0; i < depth; i++) valid = { a: 1, kids: [valid] };
+      const value = counted(valid);
+      assert.deepEqual(validate(value.value), []);
+      assert.ok(value.mostReads() <= 8, `depth ${depth}: a member was read ${value.mostReads()} times`);
+      // An invalid leaf (neither "a" nor "b"): the second pass collects its issues once, reading no more.
+      let invalid: unknown = { c: 1 };
+      for (let i = 0; i < depth; i++) invalid = { a: 1, kids: [invalid] };
+      const wrong = counted(invalid);
+      assert.equal(validate(wrong.value).length, issuesAtLeaf);
+      assert.ok(wrong.mostReads() <= 16, `depth ${depth}, invalid: a member was read ${wrong.mostReads()} times`);
+    }
+  }
+});
+
+test('an invalid object reached through several paths to one schema is reported once', () => {
+  const schema = { $defs: { n: { type: 'object', required: ['x'] } }, allOf: [{ $ref: '#/$defs/n' }, { $ref: '#/$defs/n' }] };
+  fails(schema, {}, [{ path: ['x'], message: 'is required' }]);
 });
 
 test('contains with minContains and maxContains counts matching items', () => {
@@ -393,7 +516,7 @@ test('deeply nested values are capped instead of overflowing the stack', () => {
   for (let i = 0; i < 100_000; i++) value = [value];
   const result = compileSchema(schema)(value);
   assert.equal(result.length, 1);
-  assert.equal(result[0].message, 'is nested too deeply');
+  assert.equal(result[0].message, 'is nested more than 512 levels deep');
   assert.equal(result[0].path.length, 512 + 1);
   let shallow: unknown = [];
   for (let i = 0; i < 500; i++) shallow = [shallow];
@@ -501,4 +624,50 @@ test('formatPath joins identifiers with dots, indexes with brackets and quotes o
   assert.equal(formatPath('arguments', ['a b', '__proto__', '1x', '$ok']), 'arguments["a b"].__proto__["1x"].$ok');
   assert.equal(formatPath('arguments', []), 'arguments');
   assert.equal(formatPath('', ['a', 1]), 'a[1]');
+});
+
+test('arguments nested 10 000 deep: a schema that follows them names the path 513 levels down, one that does not accepts them, and the server keeps serving', async () => {
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 's', version: '1' }, { logger });
+  const tree = { type: ['array', 'object'], items: { $ref: '#/$defs/tree' }, additionalProperties: { $ref: '#/$defs/tree' } };
+  server.tool('tree', { inputSchema: { type: 'object', properties: { t: { $ref: '#/$defs/tree' } }, $defs: { tree } } }, () => ({ content: [] }));
+  server.tool('any', { inputSchema: { type: 'object', properties: { t: {} } } }, () => ({ content: [{ type: 'text', text: 'accepted' }] }));
+  const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
+  const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  const call = (id: number, name: string, nest: string, meta = '') =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"t":${nest}}${meta}}}`;
+  const tooDeep = (path: string) => `Invalid arguments for tool 'tree': arguments.t${path} is nested more than 512 levels deep`;
+  const accepted = { content: [{ type: 'text', text: 'accepted' }] };
+
+  // Before 2025-11-25 invalid arguments are -32602.
+  const legacy = new WireClient(server);
+  await legacy.initialize('2025-06-18');
+  legacy.send(call(1, 'tree', arrays));
+  assert.deepEqual(await legacy.response(1), fail(1, { code: -32602, message: `Invalid params: ${tooDeep('[0]'.repeat(512)).slice('Invalid '.length)}` }));
+  legacy.send(call(2, 'tree', objects));
+  assert.deepEqual(await legacy.response(2), fail(2, { code: -32602, message: `Invalid params: ${tooDeep('.a'.repeat(512)).slice('Invalid '.length)}` }));
+  legacy.send(call(3, 'any', arrays));
+  assert.deepEqual(await legacy.response(3), result(3, accepted));
+  legacy.send(call(4, 'any', objects));
+  assert.deepEqual(await legacy.response(4), result(4, accepted));
+  legacy.send(request(5, 'ping'));
+  assert.deepEqual(await legacy.response(5), result(5, {}));
+  assert.deepEqual(await legacy.end(), []);
+
+  // From 2025-11-25 (and in 2026-07-28) they are a tool execution error with the same words.
+  const current = new WireClient(server);
+  await current.initialize('2025-11-25');
+  current.send(call(1, 'tree', arrays));
+  assert.deepEqual(await current.response(1), result(1, { content: [{ type: 'text', text: tooDeep('[0]'.repeat(512)) }], isError: true }));
+  const envelope = JSON.stringify(modern('tools/call').params._meta);
+  const enveloped = new WireClient(server);
+  enveloped.send(call(1, 'tree', objects, `,"_meta":${envelope}`));
+  const answer = await enveloped.response(1);
+  assert.deepEqual(answer.result.content, [{ type: 'text', text: tooDeep('.a'.repeat(512)) }]);
+  assert.equal(answer.result.isError, true);
+  enveloped.send(call(2, 'any', arrays, `,"_meta":${envelope}`));
+  assert.deepEqual((await enveloped.response(2)).result.content, accepted.content);
+  assert.deepEqual(await current.end(), []);
+  assert.deepEqual(await enveloped.end(), []);
+  assert.deepEqual(logger.errors, []);
 });
