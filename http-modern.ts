@@ -7,7 +7,7 @@ import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { readEnvelope } from './era.ts';
 import { JsonText, type EventSink, type Reply } from './exchange.ts';
-import { error } from './http-guard.ts';
+import { error, shuttingDown } from './http-guard.ts';
 import { accepted, checkParamHeaders, checkRoutingHeaders } from './http-headers.ts';
 import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
 import { formatEvent } from './sse.ts';
@@ -136,7 +136,7 @@ export class ModernExchanges {
     }
     this.#running.set(connection, () => {
       if (sink !== undefined) sink.end();
-      else if (!reply.answered) reply.send(503, error(id, -32603, 'Service Unavailable: the server is shutting down'));
+      else if (!reply.answered) reply.send(503, shuttingDown(id));
     });
     // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
     reply.onAbort(() => {
