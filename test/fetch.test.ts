@@ -543,6 +543,53 @@ test('close() ends an open listen with its final result and answers a running re
   release.resolve();
 });
 
+const SHUTTING_DOWN = { code: -32603, message: 'Service Unavailable: the server is shutting down' };
+
+/** A server whose `held` tool signals that it started and answers once released; `quick` answers at once. */
+function heldServer() {
+  const release = deferred();
+  const started = deferred();
+  const { server } = customServer((s) => {
+    s.tool('quick', {}, () => text('quick'));
+    s.tool('held', {}, async () => {
+      started.resolve();
+      await release.promise;
+      return text('late');
+    });
+  });
+  return { server, started, release };
+}
+
+test('close() refuses what arrives during the drain: a call, a listen and an initialize get 503 -32603 and mint nothing; the running request still answers', T, async (t) => {
+  const { server, started, release } = heldServer();
+  const handle = handlerFor(t, server, { sessions: true });
+  const running = handle(post(call('held', {}, 'r')));
+  await started.promise;
+  const closed = handle.close(60_000);
+  const refusal = { jsonrpc: '2.0', id: null, error: SHUTTING_DOWN };
+  await assertJson(await handle(post(call('quick', {}, 'q'))), 503, refusal);
+  await assertJson(await handle(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L'))), 503, refusal);
+  await assertJson(await handle(post(legacy(1, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }))), 503, refusal);
+  assert.equal(handle.sessionCount, 0);
+  release.resolve();
+  await assertJson(await running, 200, { jsonrpc: '2.0', id: 'r', result: stamped(text('late'), INFO) });
+  await closed;
+  assert.equal(server.connectionCount, 0);
+});
+
+test('a stateless 2025 request\'s connection ends with its answer, and close() gives a running one the drain window: cut, it is answered 503', T, async (t) => {
+  const { server, started, release } = heldServer();
+  const handle = handlerFor(t, server);
+  for (const id of [1, 2, 3]) await assertJson(await handle(post(legacy(id, 'tools/call', { name: 'quick', arguments: {} }))), 200, { jsonrpc: '2.0', id, result: text('quick') });
+  assert.equal(server.connectionCount, 0, 'no connection outlives its answer');
+  const running = handle(post(legacy(4, 'tools/call', { name: 'held', arguments: {} })));
+  await started.promise;
+  await handle.close(0);
+  release.resolve();
+  await assertJson(await running, 503, { jsonrpc: '2.0', id: 4, error: SHUTTING_DOWN });
+  assert.equal(server.connectionCount, 0);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Served through node:http
 
