@@ -13,6 +13,7 @@ import { createServer as createNodeServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createServer, type Context, type Server } from '../core.ts';
+import type { AuthInfo } from '../types.ts';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../fetch.ts';
 import { encodeHeaderValue } from '../http-headers.ts';
 import { createEverythingServer } from '../examples/everything.ts';
@@ -588,6 +589,64 @@ test('a stateless 2025 request\'s connection ends with its answer, and close() g
   release.resolve();
   await assertJson(await running, 503, { jsonrpc: '2.0', id: 4, error: SHUTTING_DOWN });
   assert.equal(server.connectionCount, 0);
+});
+
+test('close() also refuses a request admitted just before it began: a body still arriving, a token still being verified, a shared session still loading', T, async (t) => {
+  const refusal = { jsonrpc: '2.0', id: null, error: SHUTTING_DOWN };
+  // A body that arrives only once close() began.
+  const bodyHandle = handlerFor(t, heldServer().server);
+  let finishBody!: () => void;
+  const frame = JSON.stringify(call('quick', {}, 'b'));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(frame.slice(0, 10)));
+      finishBody = () => {
+        controller.enqueue(new TextEncoder().encode(frame.slice(10)));
+        controller.close();
+      };
+    },
+  });
+  const arriving = bodyHandle(post(call('quick', {}, 'b'), {}, { body, duplex: 'half' } as RequestInit));
+  const bodyClosed = bodyHandle.close();
+  finishBody();
+  await assertJson(await arriving, 503, refusal);
+  await bodyClosed;
+  // A token verified only once close() began, for a POST and for a GET.
+  const verified: ((info: AuthInfo) => void)[] = [];
+  const verifying = deferred();
+  const authHandle = handlerFor(t, heldServer().server, {
+    sessions: true,
+    auth: {
+      resourceMetadata: { resource: 'http://localhost/mcp', authorization_servers: ['https://auth.example.com'] },
+      verifyToken: () => new Promise((resolve) => {
+        verified.push(resolve);
+        if (verified.length === 2) verifying.resolve();
+      }),
+    },
+  });
+  const bearer = { authorization: 'Bearer t' };
+  const authedPost = authHandle(post(call('quick', {}, 'a'), bearer));
+  const authedGet = authHandle(new Request(URL_, { headers: { ...bearer, accept: 'text/event-stream', 'mcp-session-id': 's'.repeat(22) } }));
+  await verifying.promise;
+  const authClosed = authHandle.close();
+  for (const resolve of verified) resolve({ subject: 'alice', scopes: [] });
+  await assertJson(await authedPost, 503, refusal);
+  await assertJson(await authedGet, 503, refusal);
+  await authClosed;
+  // A shared session record loaded only once close() began.
+  const loading = deferred<undefined>();
+  const loadCalled = deferred();
+  const sharedHandle = handlerFor(t, heldServer().server, {
+    sessions: true,
+    sharedSessions: { save: () => {}, load: () => (loadCalled.resolve(), loading.promise), remove: () => {} },
+  });
+  const restoring = sharedHandle(post(legacy(1, 'tools/call', { name: 'quick', arguments: {} }), { 'mcp-session-id': 's'.repeat(22) }));
+  await loadCalled.promise;
+  const sharedClosed = sharedHandle.close();
+  loading.resolve(undefined);
+  await assertJson(await restoring, 503, refusal);
+  await sharedClosed;
+  assert.equal(sharedHandle.sessionCount, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
