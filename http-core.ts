@@ -310,7 +310,7 @@ export class HttpCore {
       const session = new Session(this.#server, sessionOptions, this.#registry);
       const owner = this.#guard.principal(reply);
       this.#guard.own(session, owner);
-      // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14). With a
+      // Streaming hands out the session id at once, so only a well-formed initialize may do it. With a
       // shared store the id goes out only once the record is saved, so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&

@@ -1,7 +1,7 @@
-// The sessionless 2026-07-28 POST over HTTP (protocol.md §7.3): the envelope, routing-header and Accept checks in
-// the order the spec reports them, then one connection for the one request, answered as one JSON body or as an SSE
-// stream. Closing the response is this era's cancellation. Owns the running modern exchanges (close() drains
-// them); never touches a 2025 session.
+// The sessionless 2026-07-28 POST over HTTP (2026-07-28 transports, Streamable HTTP): the envelope, routing-header
+// and Accept checks in the order the spec reports them, then one connection for the one request, answered as one
+// JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
+// exchanges (close() drains them); never touches a 2025 session.
 
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
@@ -59,7 +59,7 @@ export class ModernExchanges {
     return drained;
   }
 
-  /** The sessionless modern ladder (protocol.md §7.3), then one connection for this one request. */
+  /** The sessionless modern ladder (2026-07-28 transports, Streamable HTTP), then one connection for this one request. */
   post(message: JsonRpcMessage, id: RequestId | null, reply: Reply): void {
     const { headers } = reply;
     const { method, params = {} } = message as { method: string; params?: Record<string, unknown> };
