@@ -32,7 +32,10 @@ export interface FetchRequestInfo {
 export interface FetchHandler {
   /** Serves one request; `info.remoteAddress` reaches handlers as `ctx.http.remoteAddress`. */
   (request: Request, info?: FetchRequestInfo): Promise<Response>;
-  /** Ends every session, stream and running request the handler holds: running requests get `drainWindowMs` (2 s). */
+  /**
+   * Refuses every new request (503) and ends every session, stream and running request the handler holds: running
+   * requests get `drainWindowMs` (2 s) to finish. Resolves within the window.
+   */
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
 }

@@ -7,11 +7,11 @@ import type { AuthOptions } from './auth.ts';
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
-import { HttpGuard, error } from './http-guard.ts';
+import { HttpGuard, error, shuttingDown } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { accepted, single } from './http-headers.ts';
 import { ErrorCode, NOT_UTF8, PARSE_ERROR, batchTooLong, classify, decodeUtf8, parseJson, type RequestId } from './jsonrpc.ts';
-import type { Reply } from './exchange.ts';
+import { ForwardingReply, type Reply } from './exchange.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
 } from './sessions.ts';
@@ -69,6 +69,21 @@ export interface HttpOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
+/** The POST of a stateless 2025 request: its one-POST session ends once the POST is answered. */
+class StatelessReply extends ForwardingReply {
+  readonly #answered: () => void;
+
+  constructor(reply: Reply, answered: () => void) {
+    super(reply);
+    this.#answered = answered;
+  }
+
+  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    this.inner.send(status, body, headers);
+    queueMicrotask(this.#answered); // after the frame this answer came before (a notification's 202) was received
+  }
+}
+
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
@@ -92,6 +107,9 @@ export class HttpCore {
   readonly #guard: HttpGuard;
   readonly #shared: SharedSessions | undefined;
   readonly #sessionOptions: SessionOptions;
+  /** The one-POST sessions of stateless 2025 requests (`sessions: false`) still running. */
+  readonly #stateless = new Set<Session>();
+  #closing = false;
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
@@ -119,6 +137,17 @@ export class HttpCore {
     return this.#sessions.size;
   }
 
+  /** Whether close() began: from then on every new exchange is refused 503. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Once close() began: answers 503 (the request is not served) and returns true. */
+  #refusedWhileClosing(reply: Reply): boolean {
+    if (this.#closing) reply.send(503, shuttingDown(null));
+    return this.#closing;
+  }
+
   #reap(idleMs: number): void {
     const now = Date.now();
     for (const session of [...this.#sessions.values()]) {
@@ -136,17 +165,23 @@ export class HttpCore {
    * undefined when it was answered.
    */
   admit(method: string, path: string, exchange: Reply): Reply | undefined {
+    if (this.#refusedWhileClosing(exchange)) return undefined;
     return this.#guard.admit(method, path, exchange);
   }
 
-  /** Ends every session and modern exchange this core holds. */
+  /**
+   * Serves nothing new from now on (503), and ends every session and exchange this core holds: listens and GET
+   * streams end at once (listens with their final results), running requests get the window to finish, then are
+   * cut (answered 503). Resolves within the window.
+   */
   close(drainWindowMs = 2000): Promise<void> {
+    this.#closing = true;
     clearInterval(this.#reaper);
-    // Listens end gracefully (their final results); running requests get the window to finish, then are aborted.
-    const sessions = [...this.#sessions.values()].map(async (session) => {
+    const sessions = [...this.#sessions.values(), ...this.#stateless].map(async (session) => {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
+    this.#stateless.clear();
     const modern = this.#modern.drain(drainWindowMs);
     return Promise.all([...sessions, ...modern]).then(() => undefined);
   }
@@ -176,6 +211,7 @@ export class HttpCore {
   }
 
   #postParsed(value: unknown, reply: Reply): void {
+    if (this.#refusedWhileClosing(reply)) return; // close() began while the body arrived or its token was verified
     const versions = reply.headers['mcp-protocol-version'];
     if (Array.isArray(versions) && versions.length > 1) {
       reply.send(400, error(null, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
@@ -265,8 +301,12 @@ export class HttpCore {
     if (this.#options.sessions === false) {
       const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,
         initialize ? undefined : header ?? STATELESS_VERSION);
-      reply.onAbort(() => session.end());
-      session.post(value, ids, reply, false);
+      this.#stateless.add(session);
+      const done = (): void => {
+        if (this.#stateless.delete(session)) session.end();
+      };
+      reply.onAbort(done);
+      session.post(value, ids, new StatelessReply(reply, done), false);
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
@@ -278,7 +318,7 @@ export class HttpCore {
       const session = new Session(this.#server, sessionOptions, this.#registry);
       const owner = this.#guard.principal(reply);
       this.#guard.own(session, owner);
-      // Streaming hands out the session id at once, so only a well-formed initialize may do it (pitfalls P14). With a
+      // Streaming hands out the session id at once, so only a well-formed initialize may do it. With a
       // shared store the id goes out only once the record is saved, so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
@@ -321,6 +361,7 @@ export class HttpCore {
       return;
     }
     shared.load(id).then((record) => {
+      if (this.#refusedWhileClosing(reply)) return; // a session restored now would outlive close()
       let session = this.#sessions.get(id);
       if (record === undefined) {
         if (session !== undefined) this.#endSession(session);
@@ -345,6 +386,7 @@ export class HttpCore {
   }
 
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
+    if (this.#refusedWhileClosing(reply)) return; // close() began while its token was verified
     if (method === 'GET' && !accepted(reply.headers).sse) {
       reply.send(406, error(null, -32600, 'Not Acceptable: a GET stream needs Accept: text/event-stream'));
       return;

@@ -5,7 +5,7 @@
 import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf } from './auth.ts';
 import type { HttpOptions } from './http-core.ts';
 import { single, type HeaderBag } from './http-headers.ts';
-import type { RequestId } from './jsonrpc.ts';
+import { ErrorCode, type RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
 import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
@@ -17,8 +17,14 @@ const CORS_REQUEST_HEADERS = [
 ];
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
+/** A JSON-RPC error response body. */
 export function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** The answer (HTTP 503) to a request the endpoint does not serve because its close() began, or cut by the drain window. */
+export function shuttingDown(id: RequestId | null): object {
+  return error(id, ErrorCode.InternalError, 'Service Unavailable: the server is shutting down');
 }
 
 function hostnameOf(host: string): string {
@@ -103,6 +109,11 @@ export class HttpGuard {
     const cors = this.#options.cors;
     const corsAllowed = origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
     const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
+    // RFC 9112 §3.2: a request with more than one Host field line is answered 400 (node keeps them distinct).
+    if (Array.isArray(headers.host) && headers.host.length > 1) {
+      reply.send(400, error(null, -32600, 'Bad Request: more than one Host header'));
+      return undefined;
+    }
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
       reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));

@@ -1,13 +1,13 @@
-// The sessionless 2026-07-28 POST over HTTP (protocol.md §7.3): the envelope, routing-header and Accept checks in
-// the order the spec reports them, then one connection for the one request, answered as one JSON body or as an SSE
-// stream. Closing the response is this era's cancellation. Owns the running modern exchanges (close() drains
-// them); never touches a 2025 session.
+// The sessionless 2026-07-28 POST over HTTP (2026-07-28 transports, Streamable HTTP): the envelope, routing-header
+// and Accept checks in the order the spec reports them, then one connection for the one request, answered as one
+// JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
+// exchanges (close() drains them); never touches a 2025 session.
 
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { readEnvelope } from './era.ts';
 import { JsonText, type EventSink, type Reply } from './exchange.ts';
-import { error } from './http-guard.ts';
+import { error, shuttingDown } from './http-guard.ts';
 import { accepted, checkParamHeaders, checkRoutingHeaders } from './http-headers.ts';
 import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
 import { formatEvent } from './sse.ts';
@@ -59,7 +59,7 @@ export class ModernExchanges {
     return drained;
   }
 
-  /** The sessionless modern ladder (protocol.md §7.3), then one connection for this one request. */
+  /** The sessionless modern ladder (2026-07-28 transports, Streamable HTTP), then one connection for this one request. */
   post(message: JsonRpcMessage, id: RequestId | null, reply: Reply): void {
     const { headers } = reply;
     const { method, params = {} } = message as { method: string; params?: Record<string, unknown> };
@@ -136,7 +136,7 @@ export class ModernExchanges {
     }
     this.#running.set(connection, () => {
       if (sink !== undefined) sink.end();
-      else if (!reply.answered) reply.send(503, error(id, -32603, 'Service Unavailable: the server is shutting down'));
+      else if (!reply.answered) reply.send(503, shuttingDown(id));
     });
     // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
     reply.onAbort(() => {

@@ -1,7 +1,7 @@
 // Streamable HTTP on node:http: createHttpHandler() gives a `(req, res)` handler to mount in any node:http server
-// (and so express, fastify, …), serveHttp() listens on its own (127.0.0.1 by default). This adapter reads bodies
-// under the size limit (or takes one a framework already parsed) and maps node's request/response onto the core's
-// Reply; all MCP logic is in http-core.ts.
+// (and so express, fastify, …), serveHttp() listens on its own (127.0.0.1 by default) with bounded timeouts and a
+// bounded close(). This adapter reads bodies under the size limit (or takes one a framework already parsed) and maps
+// node's request/response onto the core's Reply; all MCP logic is in http-core.ts. Uses documented node APIs only.
 
 import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,20 +36,27 @@ class NodeRequestInfo implements HttpRequestInfo {
   }
 }
 
-/** One node:http exchange as the core sees it. */
+/** One node:http exchange as the core sees it. Once the core is closing, answers close their connection. */
 class NodeReply implements Reply {
   readonly headers: HeaderBag;
   readonly http: HttpRequestInfo;
   readonly #response: ServerResponse;
   readonly #keepAliveMs: number | undefined;
+  readonly #core: HttpCore;
   #answered = false;
 
-  constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined) {
+  constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined, core: HttpCore) {
     // Distinct values keep repeated headers visible (node would join them with ", ").
     this.headers = request.headersDistinct as HeaderBag;
     this.http = new NodeRequestInfo(request);
     this.#response = response;
     this.#keepAliveMs = keepAliveMs;
+    this.#core = core;
+  }
+
+  /** `Connection: close` once the core is closing: the client sends nothing more on this socket. */
+  #closing(): Record<string, string> | undefined {
+    return this.#core.closing ? { connection: 'close' } : undefined;
   }
 
   get answered(): boolean {
@@ -60,7 +67,7 @@ class NodeReply implements Reply {
     if (this.#answered || this.#response.destroyed) return;
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
-    const head: Record<string, string | number> = { ...headers };
+    const head: Record<string, string | number> = { ...headers, ...this.#closing() };
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);
     this.#response.writeHead(status, head);
@@ -69,7 +76,7 @@ class NodeReply implements Reply {
 
   stream(headers?: Record<string, string>): EventSink {
     this.#answered = true;
-    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers });
+    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers, ...this.#closing() });
     this.#response.flushHeaders();
     return new SseWriter(this.#response, { keepAliveMs: this.#keepAliveMs });
   }
@@ -89,7 +96,10 @@ export interface HttpHandler {
    * object or array is taken as is; a string or Buffer is held to maxBodyBytes and parsed here.
    */
   (request: IncomingMessage, response: ServerResponse, body?: unknown): void;
-  /** Ends every session and stream the handler holds: running requests get `drainWindowMs` (2 s) to finish. */
+  /**
+   * Refuses every new request (503, `Connection: close`) and ends every session and stream the handler holds:
+   * running requests get `drainWindowMs` (2 s) to finish. Resolves within the window.
+   */
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
 }
@@ -101,7 +111,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   const handler = (request: IncomingMessage, response: ServerResponse, given?: unknown): void => {
     const method = request.method ?? 'GET';
     const path = (request.url ?? '/').split('?')[0]!;
-    const reply = core.admit(method, path, new NodeReply(request, response, options.keepAliveMs));
+    const reply = core.admit(method, path, new NodeReply(request, response, options.keepAliveMs, core));
     if (reply === undefined) {
       request.resume();
       return;
@@ -123,7 +133,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       return;
     }
     readBody(request, maxBody).then(
-      (body) => (body === undefined ? tooLarge(reply, response) : core.post(body, reply)),
+      (body) => (body === undefined ? tooLarge(reply) : core.post(body, reply)),
       () => response.destroy(),
     );
   };
@@ -136,10 +146,9 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
 
 const PAYLOAD_TOO_LARGE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } };
 
-function tooLarge(reply: Reply, response: ServerResponse): void {
-  // The rest of the body is not read; the connection closes after this answer.
+function tooLarge(reply: Reply): void {
+  // The rest of the body is not read: `Connection: close` makes node end the socket once this answer is out.
   reply.send(413, PAYLOAD_TOO_LARGE, { connection: 'close' });
-  response.once('finish', () => response.socket?.destroySoon());
 }
 
 /** The body's bytes, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
@@ -181,12 +190,16 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer | und
   });
 }
 
-/** Options of serveHttp(): the handler options plus where to listen. */
+/** Options of serveHttp(): the handler options plus where to listen and how long a client may take to send a request. */
 export interface ServeHttpOptions extends HttpOptions {
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** A request's headers must have arrived within this long of its start, else 408 and the socket closes (default 10 000 ms). */
+  headersTimeoutMs?: number;
+  /** The whole request, headers and body, must have arrived within this long (default 30 000 ms, at least `headersTimeoutMs`). */
+  requestTimeoutMs?: number;
 }
 
 /** A listening HTTP server returned by serveHttp(): its endpoint URL, the node server and the handler. */
@@ -194,28 +207,52 @@ export interface HttpServer {
   readonly url: string;
   readonly httpServer: NodeServer;
   readonly handler: HttpHandler;
-  /** Ends sessions and streams, stops listening, and resolves when every socket has closed. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and refuses every request that still arrives (503, `Connection: close`); running
+   * requests get `drainWindowMs` (2 s) to finish and answer, listens and streams end; then every socket is closed
+   * (answers still being written get a short grace). Resolves within the window plus that grace.
+   */
+  close(drainWindowMs?: number): Promise<void>;
+}
+
+/** How long answers written by the end of the drain window may take to reach their clients before sockets are dropped. */
+const CLOSE_GRACE_MS = 250;
+/**
+ * Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s by default, so a 10 s
+ * bound would cut at up to 40 s): checking every 1/20 of the shorter bound cuts within 5 % of each bound.
+ */
+const CHECKS_PER_BOUND = 20;
+
+/** A timeout option: a positive integer of milliseconds. */
+function timeoutOption(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer of milliseconds, got ${value}`);
+  return value;
 }
 
 /** Listens on `http://host:port/mcp` (path configurable) with timeouts against slow clients. */
 export async function serveHttp(server: Server, options: ServeHttpOptions = {}): Promise<HttpServer> {
   const { port = 3000, host = '127.0.0.1', path = '/mcp' } = options;
+  const headersTimeout = timeoutOption('headersTimeoutMs', options.headersTimeoutMs ?? 10_000);
+  const requestTimeout = timeoutOption('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+  if (requestTimeout < headersTimeout) {
+    throw new RangeError(`requestTimeoutMs (${requestTimeout}) must be at least headersTimeoutMs (${headersTimeout})`);
+  }
   const handler = createHttpHandler(server, { ...options, path });
-  // Responses still running: close() drops every socket once the last one has ended (an exchange the handler ends
-  // after close() began, or a socket a client opened and never used, would otherwise hold close() for its keep-alive).
+  // Responses not yet closed: close() waits (a short grace at most) for those answered in the drain window.
   const running = new Set<ServerResponse>();
-  let closing = false;
-  const httpServer = createNodeServer((request, response) => {
+  let lastClosed: (() => void) | undefined;
+  const httpServer = createNodeServer({
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.ceil(headersTimeout / CHECKS_PER_BOUND),
+  }, (request, response) => {
     running.add(response);
     response.once('close', () => {
       running.delete(response);
-      if (closing && running.size === 0) httpServer.closeAllConnections();
+      if (running.size === 0) lastClosed?.();
     });
     handler(request, response);
   });
-  httpServer.headersTimeout = 10_000;
-  httpServer.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, host, () => {
@@ -229,13 +266,21 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     url: `http://${shownHost}:${address.port}${path}`,
     httpServer,
     handler,
-    close: async () => {
-      closing = true;
-      await handler.close();
-      await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        if (running.size === 0) httpServer.closeAllConnections();
-      });
+    close: async (drainWindowMs?: number) => {
+      // First stop accepting (node also closes the idle keep-alive sockets); what arrives on open ones gets 503.
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await handler.close(drainWindowMs);
+      if (running.size > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          lastClosed = resolve;
+          timer = setTimeout(resolve, CLOSE_GRACE_MS);
+        });
+        clearTimeout(timer);
+      }
+      // Whatever is left (a client that never reads its answer, a socket that never sent a request) is dropped.
+      httpServer.closeAllConnections();
+      await stopped;
     },
   };
 }

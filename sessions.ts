@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
+import { shuttingDown } from './http-guard.ts';
 import { classify, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
 import { formatEvent, type EventStore } from './sse.ts';
@@ -14,10 +15,6 @@ import type { Logger } from './types.ts';
 
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
 const EVENT_STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } };
-
-function shuttingDown(id: RequestId): object {
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: 'Service Unavailable: the server is shutting down' } };
-}
 
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
 export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
@@ -99,9 +96,14 @@ export class Session {
     return this.#ended;
   }
 
-  /** The server is closing: running requests get `windowMs` to finish; those still running then are answered 503. */
+  /**
+   * The server is closing: the GET streams end at once (as listens do), running requests get `windowMs` to finish;
+   * those still running then are answered 503.
+   */
   async shutdown(windowMs: number): Promise<void> {
     this.#shuttingDown = true;
+    this.#getStream?.close();
+    for (const stream of this.#resumed ?? []) stream.close();
     await this.connection.drain(windowMs);
   }
 

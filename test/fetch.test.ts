@@ -13,6 +13,7 @@ import { createServer as createNodeServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createServer, type Context, type Server } from '../core.ts';
+import type { AuthInfo } from '../types.ts';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../fetch.ts';
 import { encodeHeaderValue } from '../http-headers.ts';
 import { createEverythingServer } from '../examples/everything.ts';
@@ -541,6 +542,111 @@ test('close() ends an open listen with its final result and answers a running re
   await assertError(await running, 503, 'r', -32603);
   assert.equal(server.connectionCount, 0);
   release.resolve();
+});
+
+const SHUTTING_DOWN = { code: -32603, message: 'Service Unavailable: the server is shutting down' };
+
+/** A server whose `held` tool signals that it started and answers once released; `quick` answers at once. */
+function heldServer() {
+  const release = deferred();
+  const started = deferred();
+  const { server } = customServer((s) => {
+    s.tool('quick', {}, () => text('quick'));
+    s.tool('held', {}, async () => {
+      started.resolve();
+      await release.promise;
+      return text('late');
+    });
+  });
+  return { server, started, release };
+}
+
+test('close() refuses what arrives during the drain: a call, a listen and an initialize get 503 -32603 and mint nothing; the running request still answers', T, async (t) => {
+  const { server, started, release } = heldServer();
+  const handle = handlerFor(t, server, { sessions: true });
+  const running = handle(post(call('held', {}, 'r')));
+  await started.promise;
+  const closed = handle.close(60_000);
+  const refusal = { jsonrpc: '2.0', id: null, error: SHUTTING_DOWN };
+  await assertJson(await handle(post(call('quick', {}, 'q'))), 503, refusal);
+  await assertJson(await handle(post(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L'))), 503, refusal);
+  await assertJson(await handle(post(legacy(1, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }))), 503, refusal);
+  assert.equal(handle.sessionCount, 0);
+  release.resolve();
+  await assertJson(await running, 200, { jsonrpc: '2.0', id: 'r', result: stamped(text('late'), INFO) });
+  await closed;
+  assert.equal(server.connectionCount, 0);
+});
+
+test('a stateless 2025 request\'s connection ends with its answer, and close() gives a running one the drain window: cut, it is answered 503', T, async (t) => {
+  const { server, started, release } = heldServer();
+  const handle = handlerFor(t, server);
+  for (const id of [1, 2, 3]) await assertJson(await handle(post(legacy(id, 'tools/call', { name: 'quick', arguments: {} }))), 200, { jsonrpc: '2.0', id, result: text('quick') });
+  assert.equal(server.connectionCount, 0, 'no connection outlives its answer');
+  const running = handle(post(legacy(4, 'tools/call', { name: 'held', arguments: {} })));
+  await started.promise;
+  await handle.close(0);
+  release.resolve();
+  await assertJson(await running, 503, { jsonrpc: '2.0', id: 4, error: SHUTTING_DOWN });
+  assert.equal(server.connectionCount, 0);
+});
+
+test('close() also refuses a request admitted just before it began: a body still arriving, a token still being verified, a shared session still loading', T, async (t) => {
+  const refusal = { jsonrpc: '2.0', id: null, error: SHUTTING_DOWN };
+  // A body that arrives only once close() began.
+  const bodyHandle = handlerFor(t, heldServer().server);
+  let finishBody!: () => void;
+  const frame = JSON.stringify(call('quick', {}, 'b'));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(frame.slice(0, 10)));
+      finishBody = () => {
+        controller.enqueue(new TextEncoder().encode(frame.slice(10)));
+        controller.close();
+      };
+    },
+  });
+  const arriving = bodyHandle(post(call('quick', {}, 'b'), {}, { body, duplex: 'half' } as RequestInit));
+  const bodyClosed = bodyHandle.close();
+  finishBody();
+  await assertJson(await arriving, 503, refusal);
+  await bodyClosed;
+  // A token verified only once close() began, for a POST and for a GET.
+  const verified: ((info: AuthInfo) => void)[] = [];
+  const verifying = deferred();
+  const authHandle = handlerFor(t, heldServer().server, {
+    sessions: true,
+    auth: {
+      resourceMetadata: { resource: 'http://localhost/mcp', authorization_servers: ['https://auth.example.com'] },
+      verifyToken: () => new Promise((resolve) => {
+        verified.push(resolve);
+        if (verified.length === 2) verifying.resolve();
+      }),
+    },
+  });
+  const bearer = { authorization: 'Bearer t' };
+  const authedPost = authHandle(post(call('quick', {}, 'a'), bearer));
+  const authedGet = authHandle(new Request(URL_, { headers: { ...bearer, accept: 'text/event-stream', 'mcp-session-id': 's'.repeat(22) } }));
+  await verifying.promise;
+  const authClosed = authHandle.close();
+  for (const resolve of verified) resolve({ subject: 'alice', scopes: [] });
+  await assertJson(await authedPost, 503, refusal);
+  await assertJson(await authedGet, 503, refusal);
+  await authClosed;
+  // A shared session record loaded only once close() began.
+  const loading = deferred<undefined>();
+  const loadCalled = deferred();
+  const sharedHandle = handlerFor(t, heldServer().server, {
+    sessions: true,
+    sharedSessions: { save: () => {}, load: () => (loadCalled.resolve(), loading.promise), remove: () => {} },
+  });
+  const restoring = sharedHandle(post(legacy(1, 'tools/call', { name: 'quick', arguments: {} }), { 'mcp-session-id': 's'.repeat(22) }));
+  await loadCalled.promise;
+  const sharedClosed = sharedHandle.close();
+  loading.resolve(undefined);
+  await assertJson(await restoring, 503, refusal);
+  await sharedClosed;
+  assert.equal(sharedHandle.sessionCount, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import { connect, type Socket } from 'node:net';
 import type { Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createServer, elicitInput, inputRequired, type Server, type ServerOptions } from '../core.ts';
 import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import type { AuthInfo, Era } from '../types.ts';
@@ -101,18 +103,6 @@ async function noConnections(server: NodeServer): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // Slow-loris: serveHttp's header and request timeouts
 
-/**
- * Node checks headersTimeout and requestTimeout every `connectionsCheckingInterval` (30 s), an interval it reads
- * when the server starts listening. serveHttp offers no option for any of them, so the test sets small values on
- * the node server serveHttp returns and re-arms the check: Node's own 'listening' listener restarts it.
- */
-function shrinkTimeouts(server: NodeServer, headersTimeout: number, requestTimeout: number): void {
-  server.headersTimeout = headersTimeout;
-  server.requestTimeout = requestTimeout;
-  (server as NodeServer & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 10;
-  server.emit('listening');
-}
-
 /** A raw client that writes `text` one byte at a time (every 2 ms) from `from` on, until the server closes it. */
 function trickle(url: string, text: string, from = 0): { socket: Socket; received: () => string; sent: () => number; closed: Promise<unknown> } {
   const { port } = new URL(url);
@@ -134,17 +124,38 @@ function trickle(url: string, text: string, from = 0): { socket: Socket; receive
 
 const REQUEST_TIMEOUT_408 = /^HTTP\/1\.1 408 Request Timeout\r\n/;
 
-test('slow-loris: serveHttp bounds headers to 10 s and whole requests to 30 s (no option changes them)', async (t) => {
-  const http = await serve(t, quietServer().server);
-  assert.equal(http.httpServer.headersTimeout, 10_000);
-  assert.equal(http.httpServer.requestTimeout, 30_000);
-  await http.close();
+/** When node's connection check cuts at the latest: the bound plus one `connectionsCheckingInterval` (a createServer option). */
+function latestCut(server: NodeServer): { headers: number; request: number } {
+  const interval = (server as NodeServer & { connectionsCheckingInterval: number }).connectionsCheckingInterval;
+  return { headers: server.headersTimeout + interval, request: server.requestTimeout + interval };
+}
+
+test('slow-loris: serveHttp\'s node server cuts headers within 5 % of 10 s and whole requests within 5 % of 30 s by default, and of headersTimeoutMs / requestTimeoutMs when given', async (t) => {
+  const shipped = await serve(t, quietServer().server);
+  assert.deepEqual([shipped.httpServer.headersTimeout, shipped.httpServer.requestTimeout], [10_000, 30_000]);
+  const cut = latestCut(shipped.httpServer);
+  assert.ok(cut.headers <= 10_500 && cut.request <= 31_500, `headers cut by ${cut.headers} ms, requests by ${cut.request} ms`);
+  await shipped.close();
+  const tuned = await serve(t, quietServer().server, { headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+  assert.deepEqual([tuned.httpServer.headersTimeout, tuned.httpServer.requestTimeout], [2000, 5000]);
+  const tunedCut = latestCut(tuned.httpServer);
+  assert.ok(tunedCut.headers <= 2100 && tunedCut.request <= 5250, `headers cut by ${tunedCut.headers} ms, requests by ${tunedCut.request} ms`);
+  await tuned.close();
+  for (const [options, message] of [
+    [{ headersTimeoutMs: 0 }, 'headersTimeoutMs must be a positive integer of milliseconds, got 0'],
+    [{ requestTimeoutMs: 1.5 }, 'requestTimeoutMs must be a positive integer of milliseconds, got 1.5'],
+    [{ headersTimeoutMs: 5000, requestTimeoutMs: 4000 }, 'requestTimeoutMs (4000) must be at least headersTimeoutMs (5000)'],
+  ] as const) {
+    await assert.rejects(serveHttp(quietServer().server, { port: 0, ...options }), new RangeError(message));
+  }
 });
 
-test('slow-loris: headers trickled byte by byte, or never sent, are cut with 408 by the header timeout; nothing is held and the server serves on', T, async (t) => {
+// A cut near its bound: node's default check every 30 s would let these clients run past the test's timeout.
+const NEAR = { timeout: 10_000 };
+
+test('slow-loris: headers trickled byte by byte, or never sent, are cut with 408 near headersTimeoutMs; nothing is held and the server serves on', NEAR, async (t) => {
   const { server } = quietServer();
-  const http = await serve(t, server);
-  shrinkTimeouts(http.httpServer, 100, 400);
+  const http = await serve(t, server, { headersTimeoutMs: 100, requestTimeoutMs: 400 });
   let requests = 0;
   http.httpServer.on('request', () => requests++);
   const head = `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-Pad: ${'a'.repeat(20_000)}`;
@@ -166,16 +177,15 @@ test('slow-loris: headers trickled byte by byte, or never sent, are cut with 408
   await http.close();
 });
 
-test('slow-loris: a body trickled slowly is cut with 408 by the request timeout before any MCP handler runs; sessions and sockets are released', T, async (t) => {
+test('slow-loris: a body trickled slowly is cut with 408 near requestTimeoutMs before any MCP handler runs; sessions and sockets are released', NEAR, async (t) => {
   const { server } = quietServer();
   let calls = 0;
   server.tool('record', {}, () => {
     calls++;
     return text('ran');
   });
-  const http = await serve(t, server);
+  const http = await serve(t, server, { headersTimeoutMs: 100, requestTimeoutMs: 300 });
   const session = await openSession(http.url);
-  shrinkTimeouts(http.httpServer, 100, 300);
   const bodyOf = (frame: Frame) => JSON.stringify(frame).replace(/}$/, `,"pad":"${'p'.repeat(20_000)}"}`);
   const requests = [
     { headers: modernHeaders(modern('tools/call', { name: 'record' }, 1)), body: bodyOf(modern('tools/call', { name: 'record' }, 1)) },
@@ -193,7 +203,7 @@ test('slow-loris: a body trickled slowly is cut with 408 by the request timeout 
   assert.equal(calls, 0);
   await noConnections(http.httpServer);
   assert.equal(http.handler.sessionCount, 1, 'the session neither ended nor multiplied');
-  // The session and the endpoint still serve (the 30 s request timeout would not cut these short answers).
+  // The session and the endpoint still serve (short requests arrive well within the 300 ms).
   const ping = await sessionPost(http.url, session, { jsonrpc: '2.0', id: 3, method: 'ping' });
   assert.deepEqual(ping.json, { jsonrpc: '2.0', id: 3, result: {} });
   const call = await postModern(http.url, modern('tools/call', { name: 'record' }, 4));
@@ -244,6 +254,45 @@ test('oversized HTTP body: a 2025 session POST past maxBodyBytes gets 413 and it
   assert.equal(http.handler.sessionCount, 1);
   assert.deepEqual((await sessionPost(http.url, session, { jsonrpc: '2.0', id: 7, method: 'ping' })).json, { jsonrpc: '2.0', id: 7, result: {} });
   await http.close();
+});
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+test('oversized HTTP body on a node:http without destroySoon (as under Bun, whose responses keep their socket after finish): 413, the socket closes, and the server serves on', T, async (t) => {
+  // serveHttp in a child process whose sockets lack the undocumented destroySoon and whose responses keep their socket.
+  const script = `import net from 'node:net';
+import { createServer } from ${JSON.stringify(new URL('../core.ts', import.meta.url).href)};
+import { serveHttp } from ${JSON.stringify(new URL('../http.ts', import.meta.url).href)};
+delete net.Socket.prototype.destroySoon;
+const served = await serveHttp(createServer({ name: 'bun-like', version: '1' }), { port: 0, maxBodyBytes: 1024 });
+served.httpServer.prependListener('request', (request, response) => {
+  const socket = response.socket;
+  Object.defineProperty(response, 'socket', { get: () => socket, set() {}, configurable: true });
+});
+process.stdout.write(served.url + '\\n');
+process.stdin.resume().on('end', () => void served.close());`;
+  const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit');
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  while (!stdout.includes('\n')) stdout += (await once(child.stdout, 'data'))[0];
+  const url = stdout.trim();
+  const refused = await raw(url, { headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', pad: 'p'.repeat(2048) }) });
+  assert.equal(refused.status, 413);
+  assert.equal(refused.headers.connection, 'close');
+  const discover = modern('server/discover', {}, 'after');
+  const answer = await postModern(url, discover);
+  assert.equal(answer.status, 200, answer.text);
+  assert.equal(answer.json.id, 'after');
+  assert.equal(child.exitCode, null, `the server lives on (stderr: ${stderr})`);
+  child.stdin.end();
+  assert.deepEqual((await exited)[0], 0);
+  assert.equal(stderr, '');
 });
 
 test('oversized stdio line: refused with -32700 "frame exceeds the limit" while a request runs, which still answers; later frames and a last oversized line at EOF are handled', async () => {
@@ -388,6 +437,37 @@ test('Host spoofing: foreign names, trailing dots, userinfo, IPv6 and IPv4 alias
   for (const host of ['LOCALHOST', 'LocalHost:1', `127.0.0.1:${port}`, '127.0.0.1:65535', '[::1]:80', '[::1]']) {
     assert.equal((await postModern(http.url, discover, { host })).status, 200, host);
   }
+  await http.close();
+});
+
+test('a second Host header is refused 400 (RFC 9112 §3.2), whatever the two values, before anything is served; one Host still passes', T, async (t) => {
+  const { server } = quietServer();
+  const http = await serve(t, server);
+  let requests = 0;
+  server.tool('record', {}, () => {
+    requests++;
+    return text('ran');
+  });
+  const frame = modern('tools/call', { name: 'record' }, 'h');
+  const body = JSON.stringify(frame);
+  const lines = Object.entries({ ...modernHeaders(frame), 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const send = async (hosts: string[]) => {
+    const text = `POST /mcp HTTP/1.1\r\n${hosts.map((host) => `Host: ${host}\r\n`).join('')}${lines}\r\n${body}`;
+    const client = trickle(http.url, text, text.length);
+    await client.closed;
+    const received = client.received();
+    return { status: Number(received.split(' ')[1]), json: JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4)) };
+  };
+  for (const hosts of [['localhost', 'localhost'], ['localhost', 'evil.example.com'], ['evil.example.com', 'localhost'], ['localhost', '127.0.0.1', 'localhost']]) {
+    const answer = await send(hosts);
+    assert.equal(answer.status, 400, hosts.join(' + '));
+    assert.deepEqual(answer.json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: more than one Host header' } });
+  }
+  assert.equal(requests, 0);
+  const single = await send(['localhost']);
+  assert.equal(single.status, 200);
+  assert.equal(single.json.result.content[0].text, 'ran');
   await http.close();
 });
 
