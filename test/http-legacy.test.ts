@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createServer, type Context, type Server } from '../core.ts';
+import { OutboundRequestError, createServer, type Context, type Server } from '../core.ts';
 import { MemoryEventStore, serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
@@ -524,6 +524,37 @@ test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel
   const body = await json(await prober.post(callTool(2, 'probe_sample')));
   assert.deepEqual(JSON.parse(body.result.content[0].text),
     { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
+});
+
+test('no back channel: the handler sees OutboundRequestError code -32600; let escape, the wire carries an isError tool result or -32603 (docs/api.md, docs/eras.md)', T, async (t) => {
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 'escaping', version: '1.0.0' }, { logger });
+  const ask = (ctx: Context) => ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+  server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    await ask(ctx);
+    return { content: [] };
+  });
+  server.prompt('ask', {}, async (_args, ctx: Context) => {
+    await ask(ctx);
+    return { messages: [] };
+  });
+  const endpoint = await serve(t, server, { responseMode: 'json' });
+  const client = new Legacy(endpoint);
+  await client.initialize({ sampling: {} });
+
+  const tool = await client.post(callTool(1, 'ask'));
+  assert.equal(tool.status, 200);
+  assert.equal(await tool.text(), '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Tool execution failed"}],"isError":true}}');
+  const prompt = await client.post(request(2, 'prompts/get', { name: 'ask' }));
+  assert.equal(prompt.status, 200);
+  assert.equal(await prompt.text(), '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}');
+
+  assert.deepEqual(logger.errors.map((entry) => entry.message), ["tool 'ask' failed", "handler for 'prompts/get' failed"]);
+  for (const { error } of logger.errors) {
+    assert.ok(error instanceof OutboundRequestError);
+    assert.deepEqual({ name: error.name, code: error.code, message: error.message, data: error.data },
+      { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, data: undefined });
+  }
 });
 
 // ---------------------------------------------------------------------------------------------------------------
