@@ -224,12 +224,8 @@ export class Session {
     for (const id of ids) this.#exchanges.delete(id);
     exchange.open -= ids.length;
     const { stream } = exchange;
-    if (stream !== undefined) {
-      if (exchange.open <= 0) this.#writeLast(stream, text);
-      else stream.write(this, text);
-    } else if (!exchange.reply.answered) {
-      exchange.reply.send(200, new JsonText(text), this.#headers());
-    }
+    if (stream !== undefined) this.#writeLast(stream, text); // a single request's POST: its answer is its last event
+    else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
   }
 
   /** Only a successful initialize keeps the session (a refusal never leaves one registered: pitfalls P14). */
