@@ -197,11 +197,13 @@ export class Stream {
     });
   }
 
+  /** Writes event text to the attached connection, if one is open (else it was only stored). */
   #send(text: string): void {
     const sink = this.#sink;
     if (sink !== undefined && !sink.closed) sink.send(text);
   }
 
+  /** The stream carries nothing more; its connection, if any, ends. */
   #end(): void {
     this.#done = true;
     this.#sink?.end();
