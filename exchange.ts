@@ -1,6 +1,7 @@
 // One HTTP exchange as the HTTP core sees it, whatever the server framework: the Reply interface and the base of
 // its decorators, bodies serialized ahead of time, and a 2025 session's SSE stream, whose events are stored before
-// they are written. Knows no session table and no MCP method; never writes an event before the store has it.
+// they are written, and which a client may leave and resume. Knows no session table and no MCP method; never
+// writes an event before the store has it.
 
 import type { HeaderBag } from './http-headers.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
@@ -84,22 +85,46 @@ export interface StreamOwner {
   readonly retryMs: number;
 }
 
-/** One SSE stream of a session with its single writer: events are stored, then written, strictly in order. */
-export class Stream {
-  readonly sink: EventSink;
-  readonly id: string;
-  #tail: Promise<void> = Promise.resolve();
+/** Whether stored event text is an answer (a response, or a batch's array of them): the last event of a POST stream. */
+function isAnswer(data: string | undefined): boolean {
+  if (data === undefined) return false;
+  const value: unknown = JSON.parse(data); // a store that returns text of its own fails the replay
+  return Array.isArray(value) || (typeof value === 'object' && value !== null && !('method' in value));
+}
 
-  constructor(sink: EventSink, id = newStreamId()) {
-    this.sink = sink;
+/**
+ * One SSE stream of a session with its single writer: events are stored, then written to the client connection
+ * attached to it, strictly in order. With an event store the stream outlives its connection: what is written while
+ * no client is attached is stored, and a client resuming the stream (GET with Last-Event-ID) gets it replayed, then
+ * the rest live on this same stream. Without one, what is written while no client is attached is lost.
+ */
+export class Stream {
+  readonly id: string;
+  /** The client connection events are written to (none attached, or it closed: they are only stored). */
+  #sink: EventSink | undefined;
+  /** A resuming connection whose replay is queued: the stream is taken meanwhile. */
+  #joining: EventSink | undefined;
+  #tail: Promise<void> = Promise.resolve();
+  /** It carries nothing more: its last event was written, it was withdrawn, or it is not served here. */
+  #done: boolean;
+
+  constructor(sink: EventSink | undefined, id = newStreamId(), done = false) {
+    this.#sink = sink;
     this.id = id;
+    this.#done = done;
   }
 
-  write(session: StreamOwner, data: string, after?: () => void): void {
+  /** Whether a client connection is attached and open, or joining. */
+  get attached(): boolean {
+    return this.#joining !== undefined || (this.#sink !== undefined && !this.#sink.closed);
+  }
+
+  /** Queues one event; `last`: the stream's final event (its answer), after which its connection ends. */
+  write(session: StreamOwner, data: string, last = false): void {
     const store = session.eventStore;
     if (store === undefined || session.id === undefined) {
-      if (!this.sink.closed) this.sink.send(formatEvent(data));
-      after?.();
+      this.#send(formatEvent(data));
+      if (last) this.#end();
       return;
     }
     const sessionId = session.id;
@@ -110,14 +135,19 @@ export class Stream {
       } catch (error) {
         session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
       }
-      if (!this.sink.closed) this.sink.send(formatEvent(data, eventId));
-      after?.();
+      this.#send(formatEvent(data, eventId));
+      if (last) this.#end();
     });
   }
 
-  /** Ends the stream after the events already queued for it. */
+  /** Ends the stream after the events already queued for it, with nothing more (a withdrawn request, a session's end). */
   close(): void {
-    this.#tail = this.#tail.then(() => this.sink.end());
+    this.#tail = this.#tail.then(() => this.#end());
+  }
+
+  /** Settles once everything queued so far (its final event or its close included) has been stored and written. */
+  get settled(): Promise<void> {
+    return this.#tail;
   }
 
   /** 2025-11-25: an id with empty data opens the stream, so a client can resume it from its very start. */
@@ -128,10 +158,54 @@ export class Stream {
     this.#tail = this.#tail.then(async () => {
       try {
         const eventId = await store.append(sessionId, this.id, '');
-        if (!this.sink.closed) this.sink.send(formatPriming(eventId, session.retryMs));
+        this.#send(formatPriming(eventId, session.retryMs));
       } catch (error) {
         session.logger.error('event store append failed; the stream starts without a priming event', error);
       }
     });
+  }
+
+  /**
+   * Attaches a client connection (a GET; the caller checked `attached`). With `lastEventId` the stream's stored
+   * events after it are replayed first, in the stream's own order: what is written meanwhile waits behind the
+   * replay, so nothing is lost or sent twice. Then the connection carries the rest live; on a stream that is done
+   * it ends after a replay that ended with the answer, and otherwise stays open carrying nothing (clients resume
+   * the stream of a request they cancelled, and would only retry).
+   */
+  attach(session: StreamOwner, sink: EventSink, lastEventId?: string): void {
+    if (lastEventId === undefined) {
+      this.#sink = sink;
+      return;
+    }
+    this.#joining = sink;
+    this.#tail = this.#tail.then(async () => {
+      let events: { id: string; data: string }[];
+      let answered: boolean;
+      try {
+        events = (await session.eventStore!.replayAfter(session.id!, lastEventId))?.events ?? [];
+        answered = this.#done && isAnswer(events.at(-1)?.data);
+      } catch (error) {
+        session.logger.error('event store replay failed', error);
+        this.#joining = undefined;
+        sink.end(); // the client may resume again
+        return;
+      }
+      this.#joining = undefined;
+      for (const event of events) sink.send(formatEvent(event.data, event.id));
+      if (answered) sink.end();
+      else this.#sink = sink;
+    });
+  }
+
+  /** Writes event text to the attached connection, if one is open (else it was only stored). */
+  #send(text: string): void {
+    const sink = this.#sink;
+    if (sink !== undefined && !sink.closed) sink.send(text);
+  }
+
+  /** The stream carries nothing more; its connection, if any, ends. */
+  #end(): void {
+    this.#done = true;
+    this.#sink?.end();
   }
 }

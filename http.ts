@@ -59,12 +59,13 @@ class NodeReply implements Reply {
     return this.#core.closing ? { connection: 'close' } : undefined;
   }
 
+  /** Also once the client is gone: nothing can answer it any more (as a fetch exchange whose request aborted). */
   get answered(): boolean {
-    return this.#answered;
+    return this.#answered || this.#response.destroyed;
   }
 
   send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    if (this.#answered || this.#response.destroyed) return;
+    if (this.answered) return;
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
     const head: Record<string, string | number> = { ...headers, ...this.#closing() };

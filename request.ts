@@ -23,7 +23,7 @@ export const NO_BACK_CHANNEL = 'this transport context has no back-channel for s
 /** Why an outbound request did not get an answer; never written to the wire. */
 export class OutboundRequestError extends Error {
   override readonly name = 'OutboundRequestError';
-  /** The client's JSON-RPC error code when the client answered with an error. */
+  /** The client's JSON-RPC error code when it answered with an error; -32600 for NO_BACK_CHANNEL; else undefined. */
   readonly code: number | undefined;
   readonly data: unknown;
 

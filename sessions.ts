@@ -1,7 +1,8 @@
 // 2025-era Streamable HTTP sessions: a session exists only after a successful initialize; each frame of its
-// connection is routed to the right HTTP exchange (its POST's JSON body or SSE stream, or the standalone GET
-// stream), with events stored before they are written; DELETE and idle reaping end a session. A session owns only
-// its own connection and streams: ending it never touches another session or any modern request.
+// connection is routed to exactly one stream (its POST's JSON body or SSE stream, or the standalone GET stream),
+// with events stored before they are written, also while no client is attached, so a GET with Last-Event-ID resumes
+// that one stream; DELETE and idle reaping end a session. A session owns only its own connection and streams:
+// ending it never touches another session or any modern request.
 
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
@@ -10,7 +11,7 @@ import type { Handshake } from './handshake.ts';
 import { shuttingDown } from './http-guard.ts';
 import { classify, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
-import { formatEvent, type EventStore } from './sse.ts';
+import { standaloneStreamId, type EventStore } from './sse.ts';
 import type { Logger } from './types.ts';
 
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
@@ -67,9 +68,12 @@ export class Session {
   readonly #registry: SessionRegistry | undefined;
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
-  #getStream: Stream | undefined;
-  /** GETs resuming another stream (a POST's that ended without its answer) while the standalone stream is open. */
-  #resumed: Set<Stream> | undefined; // made on demand: most sessions never resume a stream
+  /** The standalone stream, from the first GET to the session's end, whether or not a client is attached to it. */
+  #standalone: Stream | undefined;
+  /** With an event store: the POST streams still carrying events, by id, for a GET resuming one. */
+  #postStreams: Map<string, Stream> | undefined; // made on demand, like the next one
+  /** POST streams a GET resumed, while that GET is open. */
+  #resumed: Set<Stream> | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
@@ -109,20 +113,20 @@ export class Session {
 
   /** Whether anything of this session is still open (reaping waits for it). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || (this.#unnamedBatches?.length ?? 0) > 0 || this.#getStream !== undefined || (this.#resumed?.size ?? 0) > 0;
+    return this.#exchanges.size > 0 || (this.#unnamedBatches?.length ?? 0) > 0 || this.#standalone?.attached === true ||
+      (this.#resumed?.size ?? 0) > 0;
   }
 
   #headers(): Record<string, string> | undefined {
     return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
   }
 
-  /** Answers go to their POST; related frames to its stream; the rest to the GET stream, or nowhere. */
   /** Connection peer: the era of a session's connection is fixed. */
   get era(): 'legacy' {
     return 'legacy';
   }
 
-  /** Connection peer: where the connection's frames go. */
+  /** Connection peer: answers go to their POST; related frames to its stream; the rest to the standalone stream, or nowhere. */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void {
     if (Array.isArray(message)) {
       const exchange = this.#batchOf(message);
@@ -138,25 +142,54 @@ export class Session {
     if (exchange !== undefined) {
       this.#streamOf(exchange)?.write(this, JSON.stringify(message));
     } else if (related === undefined) {
-      this.#getStream?.write(this, JSON.stringify(message));
+      this.#standalone?.write(this, JSON.stringify(message));
     }
   }
 
-  /** Connection peer: why a server→client request cannot reach the client (undefined: it can). */
+  /**
+   * Connection peer: why a server→client request cannot reach the client (undefined: it can). A POST stream whose
+   * client is gone still can with an event store (the client resumes it), never without one.
+   */
   noBackChannel(related: RequestId | undefined): string | undefined {
-    if (related === undefined) return this.#getStream === undefined ? NO_BACK_CHANNEL : undefined;
+    if (related === undefined) return this.#standalone?.attached === true ? undefined : NO_BACK_CHANNEL;
     const exchange = this.#exchanges.get(related);
-    return exchange !== undefined && (exchange.stream !== undefined || (exchange.canStream && !exchange.reply.answered))
-      ? undefined
-      : NO_BACK_CHANNEL;
+    const reachable = exchange !== undefined && (exchange.stream === undefined
+      ? exchange.canStream && !exchange.reply.answered
+      : exchange.stream.attached || this.eventStore !== undefined);
+    return reachable ? undefined : NO_BACK_CHANNEL;
   }
 
   #streamOf(exchange: Exchange): Stream | undefined {
     if (exchange.stream === undefined && exchange.canStream && !exchange.reply.answered) {
-      exchange.stream = new Stream(exchange.reply.stream(this.#headers()));
+      exchange.stream = this.#postStream(exchange.reply);
       if ((this.connection.legacyVersion ?? '') >= '2025-11-25') exchange.stream.prime(this);
     }
     return exchange.stream;
+  }
+
+  /** A POST's SSE stream; with an event store it can be resumed (found by id) until it is done. */
+  #postStream(reply: Reply): Stream {
+    const stream = new Stream(reply.stream(this.#headers()));
+    if (this.eventStore !== undefined) (this.#postStreams ??= new Map()).set(stream.id, stream);
+    return stream;
+  }
+
+  /** The last event of a POST stream (its answer); the stream is forgotten once that is stored and written. */
+  #writeLast(stream: Stream, text: string): void {
+    stream.write(this, text, true);
+    this.#forgetWhenSettled(stream);
+  }
+
+  /** Ends a POST stream without an answer. */
+  #closePostStream(stream: Stream): void {
+    stream.close();
+    this.#forgetWhenSettled(stream);
+  }
+
+  /** A POST stream that is done is no longer found by id once its last events are stored and written. */
+  #forgetWhenSettled(stream: Stream): void {
+    const streams = this.#postStreams;
+    if (streams !== undefined) void stream.settled.then(() => streams.delete(stream.id));
   }
 
   /** The batch POST an array answer belongs to: the one holding one of its ids, else the oldest with unnamed answers. */
@@ -171,12 +204,8 @@ export class Session {
   #finishBatch(exchange: Exchange, answers: JsonRpcResponse[]): void {
     const text = JSON.stringify(answers); // first: an answer that cannot be serialized changes nothing here
     this.#releaseBatch(exchange);
-    if (exchange.stream !== undefined) {
-      const { stream } = exchange;
-      stream.write(this, text, () => stream.sink.end());
-    } else if (!exchange.reply.answered) {
-      exchange.reply.send(200, new JsonText(text), this.#headers());
-    }
+    if (exchange.stream !== undefined) this.#writeLast(exchange.stream, text);
+    else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
   }
 
   #releaseBatch(exchange: Exchange): void {
@@ -197,13 +226,8 @@ export class Session {
     for (const id of ids) this.#exchanges.delete(id);
     exchange.open -= ids.length;
     const { stream } = exchange;
-    if (stream !== undefined) {
-      stream.write(this, text, () => {
-        if (exchange.open <= 0) stream.sink.end();
-      });
-    } else if (!exchange.reply.answered) {
-      exchange.reply.send(200, new JsonText(text), this.#headers());
-    }
+    if (stream !== undefined) this.#writeLast(stream, text); // a single request's POST: its answer is its last event
+    else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
   }
 
   /** Only a successful initialize keeps the session (a refusal never leaves one registered: pitfalls P14). */
@@ -213,7 +237,7 @@ export class Session {
     const succeeded = typeof message === 'object' && message !== null && 'result' in message;
     const { stream } = exchange;
     if (stream !== undefined) {
-      stream.write(this, JSON.stringify(message), () => stream.sink.end());
+      this.#writeLast(stream, JSON.stringify(message));
     } else {
       if (succeeded) this.id = this.#registry!.add(this);
       exchange.reply.send(200, message, this.#headers());
@@ -237,7 +261,7 @@ export class Session {
     this.#handshake = exchange;
     if (streamEarly) {
       this.id = this.#registry!.add(this);
-      exchange.stream = new Stream(reply.stream(this.#headers()));
+      exchange.stream = this.#postStream(reply);
     }
     this.connection.receive(value, reply.http);
   }
@@ -256,7 +280,7 @@ export class Session {
     } else if (--exchange.open > 0) {
       return;
     }
-    if (exchange.stream !== undefined) exchange.stream.close();
+    if (exchange.stream !== undefined) this.#closePostStream(exchange.stream);
     else if (this.#shuttingDown) exchange.reply.send(503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
     else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
   }
@@ -309,18 +333,20 @@ export class Session {
   }
 
   /**
-   * The standalone GET stream: one per session; `lastEventId` replays that stream's stored events first. A GET whose
-   * `lastEventId` resumes another stream of the session (a POST's that ended without its answer, e.g. a cancelled
-   * request's: clients resume those) is not a second standalone stream: it replays that stream's events and stays
-   * open, carrying nothing more, until the client leaves or the session ends.
+   * A GET: the standalone stream, one connection at a time (409 while one is attached). `lastEventId` (with an event
+   * store) resumes the one stream its event belongs to: that stream's stored events after it are replayed, then it
+   * goes on live on this connection. Resuming the standalone stream resumes it as the standalone stream; resuming a
+   * POST stream carries that POST's later events and its answer, then ends, and never the session's broadcasts (one
+   * that is over, or that this process does not serve, gets its replay only: see Stream.attach). An id the store
+   * does not know resumes nothing: the client gets the standalone stream.
    */
   async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
-    const conflict = (): void => {
-      const message = 'Conflict: only one GET stream per session';
-      reply.send(409, { jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+    const conflict = (message: string): void => {
+      reply.send(409, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Conflict: ${message}` } });
     };
     const store = this.eventStore;
-    if (this.#getStream !== undefined && (lastEventId === undefined || store === undefined)) return conflict();
+    const standalone = this.#standalone ??= new Stream(undefined, standaloneStreamId(this.id!));
+    if (standalone.attached && (lastEventId === undefined || store === undefined)) return conflict('only one GET stream per session');
     this.lastActivity = Date.now();
     let replay: Awaited<ReturnType<EventStore['replayAfter']>>;
     try {
@@ -330,21 +356,26 @@ export class Session {
       return reply.send(503, EVENT_STORE_UNAVAILABLE);
     }
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
-    const standalone = this.#getStream;
-    if (standalone !== undefined && (replay === undefined || replay.streamId === standalone.id)) return conflict();
-    const stream = new Stream(open(reply), replay?.streamId);
-    for (const event of replay?.events ?? []) stream.sink.send(formatEvent(event.data, event.id));
-    if (standalone !== undefined) {
-      const resumed = this.#resumed ??= new Set();
-      resumed.add(stream);
-      stream.sink.onClose(() => resumed.delete(stream));
+    if (replay === undefined || replay.streamId === standalone.id) {
+      if (standalone.attached) return conflict('only one GET stream per session');
+      const sink = open(reply);
+      sink.onClose(() => {
+        this.lastActivity = Date.now();
+      });
+      standalone.attach(this, sink, replay === undefined ? undefined : lastEventId);
       return;
     }
-    this.#getStream = stream;
-    stream.sink.onClose(() => {
-      if (this.#getStream === stream) this.#getStream = undefined;
+    const live = this.#postStreams?.get(replay.streamId);
+    if (live?.attached === true) return conflict('the stream of that Last-Event-ID is still open');
+    const stream = live ?? new Stream(undefined, replay.streamId, true);
+    const sink = open(reply);
+    const resumed = this.#resumed ??= new Set();
+    resumed.add(stream);
+    sink.onClose(() => {
+      resumed.delete(stream);
       this.lastActivity = Date.now();
     });
+    stream.attach(this, sink, lastEventId);
   }
 
   /** Ends the session and everything it owns: its connection, its POST streams, its GET stream, its events. */
@@ -358,10 +389,10 @@ export class Session {
     }
     this.#exchanges.clear();
     this.#unnamedBatches = undefined;
-    this.#getStream?.close();
-    this.#getStream = undefined;
+    this.#standalone?.close();
     for (const stream of this.#resumed ?? []) stream.close();
     this.#resumed = undefined;
+    this.#postStreams = undefined;
     const { eventStore, id } = this;
     if (eventStore !== undefined && id !== undefined) {
       Promise.resolve()

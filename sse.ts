@@ -1,7 +1,7 @@
 // Server-Sent Events for Streamable HTTP (protocol.md §7.1, §7.5): event text, the 2025-11-25 priming event,
 // the resumability event store (server-minted, session-scoped stream and event ids; pitfalls P26) and a
 // single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Writable } from 'node:stream';
 
 /** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
@@ -59,6 +59,14 @@ export interface EventStore {
 /** Mints a stream id: random, url-safe, never derived from client input. 128 bits of lowercase hex (no `_`). */
 export function newStreamId(): string {
   return randomBytes(16).toString('hex');
+}
+
+/**
+ * The id of a session's standalone GET stream: derived from the (server-minted) session id, so every process serving
+ * the session knows it, and a resumption is recognised as the standalone stream's wherever it lands. 128 bits of hex.
+ */
+export function standaloneStreamId(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
 }
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;

@@ -71,6 +71,7 @@ async function openStream(url: string, headers: Record<string, string>, body?: s
   request.end(body);
   const [response] = (await once(request, 'response')) as [IncomingMessage];
   response.on('error', () => {});
+  const ended = new Promise<void>((resolve) => response.once('end', resolve));
   let received = '';
   const waiters: { marker: string; resolve(): void }[] = [];
   response.setEncoding('utf8').on('data', (chunk: string) => {
@@ -86,6 +87,8 @@ async function openStream(url: string, headers: Record<string, string>, body?: s
     text: () => received,
     until: (marker: string) => (received.includes(marker) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ marker, resolve }))),
     reset: () => request.socket!.resetAndDestroy(),
+    /** Settles when the server has ended the response. */
+    ended: () => ended,
   };
 }
 
@@ -273,7 +276,7 @@ test('client disconnect mid-SSE (TCP reset): a streamed 2026-07-28 POST aborts i
   assert.deepEqual((await sessionPost(url, session, { jsonrpc: '2.0', id: 9, method: 'ping' })).json, { jsonrpc: '2.0', id: 9, result: {} });
 });
 
-test('client disconnect mid-SSE of a 2025 POST is not a cancel: the handler completes and its answer can be resumed with Last-Event-ID', T, async (t) => {
+test('client disconnect mid-SSE of a 2025 POST is not a cancel: the handler completes and its answer can be resumed with Last-Event-ID, which then ends the stream', T, async (t) => {
   const { server } = quietServer();
   const started = deferred();
   const release = deferred();
@@ -310,7 +313,7 @@ test('client disconnect mid-SSE of a 2025 POST is not a cancel: the handler comp
   const resumed = await openStream(url, { accept: 'text/event-stream', 'mcp-session-id': session, 'last-event-id': primingId }, undefined, 'GET');
   await resumed.until('"id":"s"');
   assert.match(resumed.text(), /"id":"s","result":\{"content":\[\{"type":"text","text":"resumable"\}\]\}/);
-  resumed.reset();
+  await resumed.ended(); // the answer was the stream's last event: the server ends it
   assert.deepEqual(exchanges.lateWrites, []);
 });
 

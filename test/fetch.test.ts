@@ -386,6 +386,51 @@ test('sessions: true keeps 2025 sessions: Mcp-Session-Id on initialize, later PO
   await assertError(await handle(post(legacy(2, 'tools/list'), session)), 404, null, -32600);
 });
 
+test('sessions: true resumes streams as the node adapter does: the standalone stream replays what it got with no client attached; a resumed POST stream carries its later events and its answer, no broadcast', T, async (t) => {
+  const second = deferred();
+  const answer = deferred();
+  const { server } = customServer((s) => s.tool('steps', {}, async (_args, ctx) => {
+    ctx.progress(1, 3);
+    await second.promise;
+    ctx.progress(2, 3);
+    await answer.promise;
+    return text('all steps');
+  }));
+  const handle = handlerFor(t, server, { sessions: true });
+  const initialize = await handle(post(legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO })));
+  const session = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': LATEST };
+  await initialize.body?.cancel();
+  assert.equal((await handle(post(legacy(undefined, 'notifications/initialized'), session))).status, 202);
+  const get = async (extra: Headers_ = {}) => new SseReader(await handle(new Request(URL_, { headers: { accept: 'text/event-stream', ...session, ...extra } })));
+  const changed = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+
+  const first = await get();
+  server.notifyListChanged('tools');
+  await first.next();
+  server.notifyListChanged('tools');
+  const e2 = (await first.next())!;
+  await first.cancel();
+  for (let i = 0; i < 3; i++) server.notifyListChanged('tools');
+  const standalone = await get({ 'last-event-id': e2.id! });
+  const missed = [(await standalone.next())!, (await standalone.next())!, (await standalone.next())!];
+  assert.deepEqual(missed.map((event) => event.message), [changed, changed, changed]);
+  assert.equal(new Set([e2.id, ...missed.map((event) => event.id)]).size, 4);
+
+  const call = new SseReader((await handle(post(legacy(3, 'tools/call', { name: 'steps', arguments: {}, _meta: { progressToken: 's3' } }), session))).body!);
+  const started = (await call.next())!;
+  assert.deepEqual(started.message.params, { progressToken: 's3', progress: 1, total: 3 });
+  await call.cancel();
+  const resumed = await get({ 'last-event-id': started.id! });
+  server.notifyListChanged('tools');
+  assert.deepEqual(await standalone.message(), changed);
+  second.resolve();
+  assert.deepEqual((await resumed.message()).params, { progressToken: 's3', progress: 2, total: 3 });
+  answer.resolve();
+  assert.deepEqual(await resumed.message(), { jsonrpc: '2.0', id: 3, result: text('all steps') });
+  await resumed.ended();
+  await standalone.cancel();
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Limits and security
 

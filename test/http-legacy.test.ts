@@ -10,8 +10,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createServer, type Context, type Server } from '../core.ts';
-import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
+import { OutboundRequestError, createServer, type Context, type Server } from '../core.ts';
+import { MemoryEventStore, serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
@@ -526,6 +526,37 @@ test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel
     { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
 });
 
+test('no back channel: the handler sees OutboundRequestError code -32600; let escape, the wire carries an isError tool result or -32603 (docs/api.md, docs/eras.md)', T, async (t) => {
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 'escaping', version: '1.0.0' }, { logger });
+  const ask = (ctx: Context) => ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+  server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    await ask(ctx);
+    return { content: [] };
+  });
+  server.prompt('ask', {}, async (_args, ctx: Context) => {
+    await ask(ctx);
+    return { messages: [] };
+  });
+  const endpoint = await serve(t, server, { responseMode: 'json' });
+  const client = new Legacy(endpoint);
+  await client.initialize({ sampling: {} });
+
+  const tool = await client.post(callTool(1, 'ask'));
+  assert.equal(tool.status, 200);
+  assert.equal(await tool.text(), '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Tool execution failed"}],"isError":true}}');
+  const prompt = await client.post(request(2, 'prompts/get', { name: 'ask' }));
+  assert.equal(prompt.status, 200);
+  assert.equal(await prompt.text(), '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}');
+
+  assert.deepEqual(logger.errors.map((entry) => entry.message), ["tool 'ask' failed", "handler for 'prompts/get' failed"]);
+  for (const { error } of logger.errors) {
+    assert.ok(error instanceof OutboundRequestError);
+    assert.deepEqual({ name: error.name, code: error.code, message: error.message, data: error.data },
+      { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, data: undefined });
+  }
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // The standalone GET stream
 
@@ -616,6 +647,209 @@ test('Last-Event-ID replays only that stream’s events after the id, never anot
   const foreign = new SseReader(await other.get({ 'last-event-id': e1.id! }));
   server.notifyListChanged('tools');
   assert.deepEqual(await foreign.message(), listChanged('tools'));
+});
+
+test('a GET resumed with Last-Event-ID replays the changes published while no client was attached, then each live change arrives once', T, async (t) => {
+  const server = createEverythingServer();
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const first = new SseReader(await client.get({ 'x-test': 'standalone' }, controller.signal));
+  server.notifyListChanged('tools');
+  const e1 = (await first.next())!;
+  server.notifyListChanged('tools');
+  const e2 = (await first.next())!;
+  assert.deepEqual([e1.message, e2.message], [listChanged('tools'), listChanged('tools')]);
+  controller.abort();
+  await endpoint.closedOnServer('standalone');
+
+  // Published with no client attached: stored on the standalone stream (2025-11-25 transports, Streamable HTTP,
+  // "Resumability and Redelivery": what would have been sent after the last event id, on that stream).
+  for (let i = 0; i < 3; i++) server.notifyListChanged('tools');
+  const resumed = await client.get({ 'last-event-id': e2.id! });
+  assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
+  const replay = new SseReader(resumed);
+  const missed = [(await replay.next())!, (await replay.next())!, (await replay.next())!];
+  assert.deepEqual(missed.map((event) => event.message), [listChanged('tools'), listChanged('tools'), listChanged('tools')]);
+  const ids = [e1, e2, ...missed].map((event) => event.id);
+  assert.ok(ids.every((id) => typeof id === 'string' && id !== ''), JSON.stringify(ids));
+  assert.equal(new Set(ids).size, 5);
+
+  // It is the standalone stream again: the next change arrives once, and nothing else before the one after it.
+  server.notifyListChanged('tools');
+  const live = (await replay.next())!;
+  assert.deepEqual(live.message, listChanged('tools'));
+  assert.ok(!ids.includes(live.id));
+  server.notifyListChanged('prompts');
+  assert.deepEqual(await replay.message(), listChanged('prompts'));
+  await expectRefusal(await client.get(), 409, badRequest('Conflict: only one GET stream per session'));
+});
+
+/** A server whose tool `steps` reports progress 1, then 2 once `second` settles, then answers once `answer` settles. */
+function stepsServer(second: Promise<void>, answer: Promise<void>): Server {
+  const server = createServer({ name: 'steps', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('steps', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    ctx.progress(1, 3);
+    await second;
+    ctx.progress(2, 3);
+    await answer;
+    return { content: [{ type: 'text', text: 'all steps' }] };
+  });
+  return server;
+}
+
+test('a POST stream dropped after its first event and resumed at once by GET + Last-Event-ID carries its later progress and its answer, never a broadcast', T, async (t) => {
+  const second = deferred();
+  const answer = deferred();
+  const server = stepsServer(second.promise, answer.promise);
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const post = new SseReader(await client.post(callTool(3, 'steps', {}, 's3'), { 'x-test': 'post' }, controller.signal));
+  const first = (await post.next())!;
+  assert.deepEqual(first.message, progress('s3', 1, 3));
+  controller.abort();
+  await endpoint.closedOnServer('post');
+
+  // No standalone stream is open: the resumed one must not become it, nor carry a broadcast published meanwhile.
+  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+  server.notifyListChanged('tools');
+  const standalone = new SseReader(await client.get());
+  server.notifyListChanged('tools');
+  const broadcast = (await standalone.next())!;
+  assert.deepEqual(broadcast.message, listChanged('tools'));
+  second.resolve();
+  const later = (await resumed.next())!;
+  assert.deepEqual(later.message, progress('s3', 2, 3));
+  answer.resolve();
+  const last = (await resumed.next())!;
+  assert.deepEqual(last.message, textResult(3, 'all steps'));
+  await resumed.ended();
+  assert.equal(new Set([first.id, later.id, last.id, broadcast.id]).size, 4);
+  // The broadcasts go to the standalone stream only; it goes on.
+  server.notifyListChanged('tools');
+  assert.deepEqual(await standalone.message(), listChanged('tools'));
+});
+
+test('a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest', T, async (t) => {
+  const second = deferred();
+  const answer = deferred();
+  const endpoint = await serve(t, stepsServer(second.promise, answer.promise));
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const post = new SseReader(await client.post(callTool(4, 'steps', {}, 's4'), { 'x-test': 'post' }, controller.signal));
+  const first = (await post.next())!;
+  await expectRefusal(await client.get({ 'last-event-id': first.id! }), 409, badRequest('Conflict: the stream of that Last-Event-ID is still open'));
+  second.resolve();
+  const later = (await post.next())!;
+  assert.deepEqual(later.message, progress('s4', 2, 3));
+  controller.abort();
+  await endpoint.closedOnServer('post');
+  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+  assert.deepEqual(await resumed.next(), later);
+  answer.resolve();
+  assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(4, 'all steps')]);
+});
+
+test('an event store failing while a resumed stream replays ends that GET, logged; the client resumes again and gets what it missed', T, async (t) => {
+  class FlakyStore extends MemoryEventStore {
+    calls = 0;
+    override replayAfter(sessionId: string, lastEventId: string) {
+      if (++this.calls === 2) throw new Error('store down');
+      return super.replayAfter(sessionId, lastEventId);
+    }
+  }
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 'flaky', version: '1.0.0' }, { logger });
+  server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+  const endpoint = await serve(t, server, { eventStore: new FlakyStore() });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const controller = new AbortController();
+  const first = new SseReader(await client.get({ 'x-test': 'standalone' }, controller.signal));
+  server.notifyListChanged('tools');
+  const e1 = (await first.next())!;
+  controller.abort();
+  await endpoint.closedOnServer('standalone');
+  server.notifyListChanged('tools');
+
+  // The first look-up finds the stream; the replay itself fails: the stream opened, then ends with nothing.
+  await new SseReader(await client.get({ 'last-event-id': e1.id! })).ended();
+  assert.deepEqual(logger.errors.map((entry) => [entry.message, (entry.error as Error).message]), [['event store replay failed', 'store down']]);
+  const again = new SseReader(await client.get({ 'last-event-id': e1.id! }));
+  const missed = (await again.next())!;
+  assert.deepEqual(missed.message, listChanged('tools'));
+  assert.notEqual(missed.id, e1.id);
+});
+
+/**
+ * A server whose tool `ask` reports progress (when the call carries a token: its POST then streams), waits for
+ * `go`, then samples; `outcome` tells how the sampling went.
+ */
+function askingServer(go: Promise<void>): { server: Server; outcome: Promise<Frame>; started: Promise<void> } {
+  const outcome = deferred<Frame>();
+  const started = deferred();
+  const server = createServer({ name: 'asking', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    ctx.progress(1, 2);
+    started.resolve();
+    await go;
+    try {
+      const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+      outcome.resolve({ answer });
+    } catch (error) {
+      const { name, message, code } = error as { name: string; message: string; code?: number };
+      outcome.resolve({ name, code, message });
+    }
+    return { content: [{ type: 'text', text: 'asked' }] };
+  });
+  return { server, outcome: outcome.promise, started: started.promise };
+}
+
+test('eventStore false: a POST whose client is gone, streaming or not yet, is no back channel: ctx.sample fails at once with the -32600 no-back-channel error', T, async (t) => {
+  for (const streamed of [true, false]) {
+    const go = deferred();
+    const { server, outcome, started } = askingServer(go.promise);
+    // The default requestTimeoutMs (60 s) is past the test's timeout: a request waiting for a back channel fails the test.
+    const endpoint = await serve(t, server, { eventStore: false });
+    const client = new Legacy(endpoint);
+    await client.initialize({ sampling: {} });
+    const controller = new AbortController();
+    const pending = client.post(callTool(5, 'ask', {}, streamed ? 'a5' : undefined), { 'x-test': 'post' }, controller.signal);
+    if (streamed) assert.deepEqual(await new SseReader(await pending).message(), progress('a5', 1, 2));
+    await started;
+    controller.abort();
+    await pending.catch(() => undefined);
+    await endpoint.closedOnServer('post');
+    go.resolve();
+    assert.deepEqual(await outcome, { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL }, `streamed: ${streamed}`);
+  }
+});
+
+test('with an event store, a sampling request made after the POST\'s client left waits on its stream: the client resumes it, answers, and gets the tool\'s answer there', T, async (t) => {
+  const go = deferred();
+  const { server, outcome } = askingServer(go.promise);
+  const endpoint = await serve(t, server);
+  const client = new Legacy(endpoint);
+  await client.initialize({ sampling: {} });
+  const controller = new AbortController();
+  const post = new SseReader(await client.post(callTool(6, 'ask', {}, 'a6'), { 'x-test': 'post' }, controller.signal));
+  const first = (await post.next())!;
+  assert.deepEqual(first.message, progress('a6', 1, 2));
+  controller.abort();
+  await endpoint.closedOnServer('post');
+  go.resolve();
+  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+  const ask = await resumed.message();
+  assert.equal(ask.method, 'sampling/createMessage');
+  const answer = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test-model' };
+  await expectAccepted(await client.post({ jsonrpc: '2.0', id: ask.id, result: answer }));
+  assert.deepEqual(await outcome, { answer });
+  assert.deepEqual(await resumed.message(), textResult(6, 'asked'));
+  await resumed.ended();
 });
 
 // ---------------------------------------------------------------------------------------------------------------
