@@ -106,7 +106,7 @@ export class Session {
    */
   async shutdown(windowMs: number): Promise<void> {
     this.#shuttingDown = true;
-    this.#getStream?.close();
+    this.#standalone?.close();
     for (const stream of this.#resumed ?? []) stream.close();
     await this.connection.drain(windowMs);
   }
