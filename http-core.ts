@@ -69,8 +69,8 @@ export interface HttpOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** The POST of a stateless 2025 request: its one-POST session ends once the POST is answered. */
-class StatelessReply extends ForwardingReply {
+/** A POST whose session is served outside the session store until this POST is answered (then `answered` runs). */
+class UnlistedReply extends ForwardingReply {
   readonly #answered: () => void;
 
   constructor(reply: Reply, answered: () => void) {
@@ -92,7 +92,8 @@ export class HttpCore {
   readonly #eventStore: EventStore | undefined;
   readonly #modern: ModernExchanges;
   readonly #registry = {
-    add: (session: Session): string => {
+    add: (session: Session): string | undefined => {
+      if (this.#closing) return undefined;
       const id = newSessionId();
       this.#sessions.set(id, session);
       return id;
@@ -107,8 +108,11 @@ export class HttpCore {
   readonly #guard: HttpGuard;
   readonly #shared: SharedSessions | undefined;
   readonly #sessionOptions: SessionOptions;
-  /** The one-POST sessions of stateless 2025 requests (`sessions: false`) still running. */
-  readonly #stateless = new Set<Session>();
+  /**
+   * Sessions serving outside the session store, which close() must drain too: the one-POST sessions of stateless
+   * 2025 requests (`sessions: false`) still running, and sessions whose initialize has not been answered yet.
+   */
+  readonly #unlisted = new Set<Session>();
   #closing = false;
 
   constructor(server: Server, options: HttpOptions = {}) {
@@ -177,11 +181,11 @@ export class HttpCore {
   close(drainWindowMs = 2000): Promise<void> {
     this.#closing = true;
     clearInterval(this.#reaper);
-    const sessions = [...this.#sessions.values(), ...this.#stateless].map(async (session) => {
+    const sessions = [...this.#sessions.values(), ...this.#unlisted].map(async (session) => {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
-    this.#stateless.clear();
+    this.#unlisted.clear();
     const modern = this.#modern.drain(drainWindowMs);
     return Promise.all([...sessions, ...modern]).then(() => undefined);
   }
@@ -301,12 +305,12 @@ export class HttpCore {
     if (this.#options.sessions === false) {
       const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,
         initialize ? undefined : header ?? STATELESS_VERSION);
-      this.#stateless.add(session);
+      this.#unlisted.add(session);
       const done = (): void => {
-        if (this.#stateless.delete(session)) session.end();
+        if (this.#unlisted.delete(session)) session.end();
       };
       reply.onAbort(done);
-      session.post(value, ids, new StatelessReply(reply, done), false);
+      session.post(value, ids, new UnlistedReply(reply, done), false);
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
@@ -324,7 +328,12 @@ export class HttpCore {
       const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
         this.#shared === undefined && initializeParamsRefusal(params) === undefined;
       const served = this.#shared?.persisting(session, reply, owner, () => this.#endSession(session)) ?? reply;
-      session.initialize(value, ids[0]!, served, streamEarly);
+      if (streamEarly) {
+        session.initialize(value, ids[0]!, served, true); // registered at once: its id goes out with the stream
+        return;
+      }
+      this.#unlisted.add(session); // listed with its answer, unless close() began meanwhile
+      session.initialize(value, ids[0]!, new UnlistedReply(served, () => this.#unlisted.delete(session)), false);
       return;
     }
     if (sessionId === undefined) {

@@ -230,17 +230,26 @@ export class Session {
     else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
   }
 
-  /** Only a successful initialize keeps the session (a refusal never leaves one registered: pitfalls P14). */
+  /**
+   * Only a successful initialize keeps the session: a refusal never leaves one registered (MCP 2025-11-25, Basic >
+   * Transports > Streamable HTTP > Session Management: the id is assigned at initialization time, with its result).
+   * Nor does a handshake that succeeds once the handler began closing: it is answered 503 and the session ends.
+   */
   #finishHandshake(exchange: Exchange, message: unknown, ids: RequestId[]): void {
     this.#handshake = undefined;
     for (const id of ids) this.#exchanges.delete(id); // requests pipelined behind the gate keep theirs
-    const succeeded = typeof message === 'object' && message !== null && 'result' in message;
+    let succeeded = typeof message === 'object' && message !== null && 'result' in message;
     const { stream } = exchange;
     if (stream !== undefined) {
       this.#writeLast(stream, JSON.stringify(message));
     } else {
       if (succeeded) this.id = this.#registry!.add(this);
-      exchange.reply.send(200, message, this.#headers());
+      if (succeeded && this.id === undefined) {
+        succeeded = false;
+        exchange.reply.send(503, shuttingDown(ids[0]!));
+      } else {
+        exchange.reply.send(200, message, this.#headers());
+      }
     }
     if (!succeeded) {
       if (this.id !== undefined) this.#registry!.remove(this);
@@ -434,8 +443,8 @@ export interface SharedSessionStore {
 
 /** How a session enters and leaves its HTTP handler's store. */
 export interface SessionRegistry {
-  /** Mints the session's id and records it. */
-  add(session: Session): string;
+  /** Mints the session's id and records it; undefined once the handler is closing (nothing new is minted then). */
+  add(session: Session): string | undefined;
   remove(session: Session): void;
 }
 

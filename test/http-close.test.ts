@@ -159,6 +159,36 @@ test('close() refuses what arrives during the drain on sockets still open (a 202
   assert.equal(server.connectionCount, 0);
 });
 
+test('close() during an initialize hook mints no session: a hook that finishes in the window is answered 503, one that never does is cut with 503; close() waits for neither beyond the window', T, async () => {
+  for (const finishes of [true, false]) {
+    const hookStarted = deferred();
+    const hookRelease = deferred();
+    const server = createServer({ name: 's', version: '1' }, {
+      onInitialize: async () => {
+        hookStarted.resolve();
+        if (finishes) await hookRelease.promise;
+        else await new Promise(() => {}); // a hook that never settles
+      },
+    });
+    const http = await serveHttp(server, { port: 0, keepAliveMs: 0 });
+    // A JSON-only client: the initialize is answered once the hook settles, so no session id went out yet.
+    const initialize = raw(http.url, {
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT_PARAMS }),
+    });
+    await hookStarted.promise;
+    const closed = http.close(finishes ? 2000 : 50);
+    if (finishes) hookRelease.resolve();
+    const answer = await initialize;
+    assert.equal(answer.status, 503, answer.text);
+    assert.deepEqual(answer.json, { ...SHUTTING_DOWN, id: 1 });
+    assert.equal(answer.headers['mcp-session-id'], undefined, 'no session id was handed out');
+    await closed;
+    assert.equal(http.handler.sessionCount, 0, `no session outlives close() (the hook ${finishes ? 'finished' : 'never did'})`);
+    assert.equal(server.connectionCount, 0);
+  }
+});
+
 test('close() ends a 2025 GET stream and a listen at once, while a running request keeps its window and answers', T, async () => {
   const { server, started, release } = holdingServer();
   const http = await serveHttp(server, { port: 0, keepAliveMs: 0 });
