@@ -1,5 +1,6 @@
-// Server-Sent Events for Streamable HTTP (protocol.md §7.1, §7.5): event text, the 2025-11-25 priming event,
-// the resumability event store (server-minted, session-scoped stream and event ids; pitfalls P26) and a
+// Server-Sent Events for Streamable HTTP (MCP 2025-11-25, Basic > Transports > Streamable HTTP): event text, the
+// priming event (> Sending Messages to the Server), the resumability event store (> Resumability and Redelivery;
+// stream and event ids are server-minted and session-scoped, a replay never leaves its stream) and a
 // single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Writable } from 'node:stream';
@@ -26,8 +27,8 @@ function checkId(id: string): string {
 }
 
 /**
- * Keep-alive comment. protocol.md §7.1 writes `:\r\n`; that is a valid comment line, but it does not end an event
- * block, and it is the only CR on a stream whose events use LF. `:\n\n` is a comment line plus the blank line
+ * Keep-alive comment. A bare `:\r\n`, as some servers send, is a valid comment line, but it does not end an event
+ * block, and it would be the only CR on a stream whose events use LF. `:\n\n` is a comment line plus the blank line
  * that closes the block: a spec parser dispatches nothing (empty data, last event id unchanged), and parsers or
  * proxies that cut the stream at blank lines see a self-contained, comment-only block and flush it.
  */

@@ -1,5 +1,5 @@
 // Turns one benchmark run into Markdown: absolute figures, ratios against the raw floor and against SDK v2 from
-// the same run, and the targets checked against mcp-core's figures. Pure: no I/O, no measuring.
+// the same run, and the targets (bench/README.md, Targets) checked against mcp-core's figures. Pure: no I/O, no measuring.
 
 import type { Era } from './clients.ts';
 import type { Transport } from './measure.ts';
@@ -20,7 +20,7 @@ export interface Results {
   seconds: number;
 }
 
-/** The targets. */
+/** The targets of bench/README.md, Targets. */
 export const TARGETS = { floorRatio: 0.75, sdkV2Ratio: 3.5, coldStartRatio: 1.2, sessionBytes: 4096, validationRatio: 10 };
 
 const ERA_NAME: Record<Era, string> = { '2025': '2025-11-25', '2026': '2026-07-28' };

@@ -76,7 +76,7 @@ for (const version of LEGACY) {
   });
 }
 
-/** The conformance suite's json_schema_2020_12_tool input schema (conformance.md §4.1), written out independently. */
+/** The json_schema_2020_12_tool input schema of the conformance suite's `json-schema-2020-12` scenario, written out independently. */
 const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',

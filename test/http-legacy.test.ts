@@ -1,8 +1,10 @@
-// 2025-era Streamable HTTP at the wire, over real loopback sockets (protocol.md §7.5, §8): sessions minted only on a
-// successful initialize (P14), the idempotent repeat (P15), the header rules, DELETE and idle reaping, the session
-// cap; JSON or SSE answers, server→client requests on the POST stream, JSON mode without a back-channel (P23, P29);
-// the standalone GET stream, its conflict rule and Last-Event-ID replay of one stream only (P26); cancellation
-// (P22) and disconnect-is-not-cancel; 2025-03-26 batches; isolation from modern listen streams (P18); stateless mode.
+// 2025-era Streamable HTTP at the wire, over real loopback sockets (MCP 2025-11-25, Basic > Transports > Streamable
+// HTTP): sessions minted only on a successful initialize, the idempotent repeat, the header rules, DELETE and idle
+// reaping, the session cap (> Session Management); JSON or SSE answers, server→client requests on the POST stream,
+// JSON mode without a back-channel (docs/eras.md, Error codes); the standalone GET stream, its conflict rule and
+// Last-Event-ID replay of one stream only (> Resumability and Redelivery); cancellation (docs/http-deployment.md,
+// Cancellation) and disconnect-is-not-cancel (> Sending Messages to the Server); 2025-03-26 batches (MCP
+// 2025-03-26, Basic > Overview > Messages > Batching); isolation from modern listen streams; stateless mode.
 // Every wait is on an explicit signal (an SSE event read from the fetch body, a deferred resolved in a handler, the
 // server-side close of an exchange); the only bounded polling is for the idle reaper, whose clock is the subject.
 
@@ -193,7 +195,7 @@ function badRequest(message: string): Frame {
 // ---------------------------------------------------------------------------------------------------------------
 // Sessions
 
-/** A server without an initialize hook: its initialize is always answered with one JSON body (protocol.md §7.5). */
+/** A server without an initialize hook: its initialize is always answered with one JSON body. */
 function plainServer(): Server {
   const server = createServer({ name: 'plain', version: '1.0.0' }, { logger: new MemoryLogger() });
   server.tool('echo', { inputSchema: { type: 'object' } }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }));
@@ -223,7 +225,7 @@ test('initialize mints a visible-ASCII Mcp-Session-Id on its successful applicat
   assert.equal(endpoint.sessionCount, 2);
 });
 
-test('a refused initialize never creates or registers a session and carries no Mcp-Session-Id (P14)', T, async (t) => {
+test('a refused initialize never creates or registers a session and carries no Mcp-Session-Id', T, async (t) => {
   const endpoint = await serve(t, plainServer());
   const client = new Legacy(endpoint);
 
@@ -264,7 +266,7 @@ async function malformedInitializeToHookServer(endpoint: Endpoint): Promise<{ se
   return { sessionId, messages };
 }
 
-test('with an initialize hook too, a malformed initialize carries no Mcp-Session-Id and registers nothing (P14)', T, async (t) => {
+test('with an initialize hook too, a malformed initialize carries no Mcp-Session-Id and registers nothing', T, async (t) => {
   const endpoint = await serve(t); // the demo server: its initialize hook may stream the handshake early
   const { sessionId, messages } = await malformedInitializeToHookServer(endpoint);
   assert.equal(sessionId, null);
@@ -302,7 +304,7 @@ test('an unknown Mcp-Session-Id → 404 with the exact Session not found body', 
   assert.deepEqual(await client.request('ping', undefined, 3), { jsonrpc: '2.0', id: 3, result: {} });
 });
 
-test('initialize repeated with the session id answers the first InitializeResult under the new id and changes nothing (P15)', T, async (t) => {
+test('initialize repeated with the session id answers the first InitializeResult under the new id and changes nothing', T, async (t) => {
   const endpoint = await serve(t);
   const client = new Legacy(endpoint);
   const first = await client.initialize({}, LATEST);
@@ -511,7 +513,7 @@ function samplingProbeServer(): Server {
   return server;
 }
 
-test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel error, and the tool answers (P23, P29)", T, async (t) => {
+test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel error, and the tool answers", T, async (t) => {
   const demo = await serve(t, createEverythingServer(), { responseMode: 'json' });
   const client = new Legacy(demo);
   await client.initialize({ sampling: {} });
@@ -599,7 +601,7 @@ test('the GET stream carries unrelated notifications with event ids; a second GE
   assert.deepEqual(await stream.message(), listChanged('resources'));
 });
 
-test('Last-Event-ID replays only that stream’s events after the id, never another stream’s or session’s (P26)', T, async (t) => {
+test('Last-Event-ID replays only that stream’s events after the id, never another stream’s or session’s', T, async (t) => {
   const server = createEverythingServer();
   const endpoint = await serve(t, server);
   const client = new Legacy(endpoint);
@@ -871,7 +873,7 @@ function waitingServer(release: Promise<void>): { server: Server; started: Promi
   return { server, started: started.promise, ended: ended.promise };
 }
 
-test('notifications/cancelled ends an SSE-mode POST stream with no response event (P22)', T, async (t) => {
+test('notifications/cancelled ends an SSE-mode POST stream with no response event', T, async (t) => {
   const release = deferred();
   const { server, ended } = waitingServer(release.promise);
   const endpoint = await serve(t, server);
@@ -887,7 +889,7 @@ test('notifications/cancelled ends an SSE-mode POST stream with no response even
   assert.deepEqual(await client.request('ping', undefined, 4), { jsonrpc: '2.0', id: 4, result: {} });
 });
 
-test('notifications/cancelled of a request that has not streamed yet completes its POST with 202 (P22)', T, async (t) => {
+test('notifications/cancelled of a request that has not streamed yet completes its POST with 202', T, async (t) => {
   const release = deferred();
   const { server, started, ended } = waitingServer(release.promise);
   const endpoint = await serve(t, server);
@@ -902,7 +904,7 @@ test('notifications/cancelled of a request that has not streamed yet completes i
   release.resolve();
 });
 
-test("responseMode 'json': a cancelled request's POST completes with 202 and an empty body (P22)", T, async (t) => {
+test("responseMode 'json': a cancelled request's POST completes with 202 and an empty body", T, async (t) => {
   const release = deferred();
   const { server, started, ended } = waitingServer(release.promise);
   const endpoint = await serve(t, server, { responseMode: 'json' });
@@ -972,7 +974,7 @@ test('DELETE aborts the session’s running handlers: a streamed POST ends with 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Batches (protocol.md §8)
+// Batches (MCP 2025-03-26, Basic > Overview > Messages > Batching)
 
 test('2025-03-26 session: a batch of two requests and a notification → one JSON array of the two responses', T, async (t) => {
   const endpoint = await serve(t);
@@ -1014,9 +1016,9 @@ test('batches are refused with 400: on a 2025-11-25 session, empty, longer than 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Isolation (P18)
+// Isolation: a 2025 session's teardown touches only its own resources
 
-test('DELETE of a legacy session leaves a modern listen stream open and delivering (P18)', T, async (t) => {
+test('DELETE of a legacy session leaves a modern listen stream open and delivering', T, async (t) => {
   const server = createEverythingServer();
   const endpoint = await serve(t, server);
   const listenResponse = await endpoint.fetch('POST', {
@@ -1086,7 +1088,7 @@ test('stateless: ctx.sample fails fast in the handler and the tool answers', T, 
   assert.equal(failure.protocolVersion, LATEST);
 });
 
-test('stateless: ctx.sample fails with the documented -32600 no-back-channel error (P29)', T, async (t) => {
+test('stateless: ctx.sample fails with the documented -32600 no-back-channel error', T, async (t) => {
   const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
   const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
     JSON.stringify(callTool(1, 'probe_sample'))));

@@ -1,5 +1,5 @@
-// Interop with the MCP Inspector's non-interactive CLI (issue 5: "Inspector lists and calls tools in both eras over
-// both transports"). The CLI (@modelcontextprotocol/inspector, `--cli`) runs as a child of the dev Node
+// Interop with the MCP Inspector's non-interactive CLI: it lists and calls tools in both eras over both
+// transports. The CLI (@modelcontextprotocol/inspector, `--cli`) runs as a child of the dev Node
 // (process.execPath, ≥ 22.19 as the Inspector requires) with a temporary HOME, since it keeps a catalog and client
 // config under ~/.mcp-inspector. It reaches the demo server
 //   - over stdio: the CLI itself spawns `node examples/everything.ts --stdio`;

@@ -1,4 +1,4 @@
-// Package and layout (issue 2): package.json and tsconfig as promised, zero runtime dependencies, root modules that
+// Package and layout: package.json and tsconfig as promised, zero runtime dependencies, root modules that
 // import only node: built-ins and their siblings, and the built dist/ (made by `npm run build`, which `npm test`
 // runs first) imported and serving a request on the machine's Node 20, through file URLs and through the exports map.
 

@@ -1,4 +1,4 @@
-// The README's quick start works verbatim (issue 5): the package is packed with `npm pack` (its prepack script
+// The README's quick start works verbatim: the package is packed with `npm pack` (its prepack script
 // builds dist/), installed from the tarball into a fresh project, and the README's first ```ts block importing
 // 'mcp-core' is written there as the server and driven over stdio: (a) as .ts under the dev Node (type stripping;
 // 'mcp-core' resolves to the installed dist/*.js with its .d.ts), and (b) on the machine's Node 20, which cannot

@@ -1,6 +1,7 @@
-// sse.ts: SSE event text (protocol.md §7.1), the 2025-11-25 priming event and resumability store (§7.5; pitfalls
-// P26: server-minted ids, replay of one stream only, never across sessions), and the single-writer SSE response
-// (keep-alive, peer disconnect, backpressure, no leaked listeners or timers).
+// sse.ts: SSE event text, the 2025-11-25 priming event and resumability store (MCP 2025-11-25, Basic > Transports >
+// Streamable HTTP > Resumability and Redelivery: server-minted ids, replay of one stream only, never across
+// sessions), and the single-writer SSE response (keep-alive, peer disconnect, backpressure, no leaked listeners or
+// timers).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -131,7 +132,7 @@ test('unknown, malformed and other sessions\' ids replay nothing', () => {
   assert.equal(store.replayAfter('s2', own), undefined, 'the id of another session');
 });
 
-test('two sessions sharing a store and a stream name never replay each other\'s events (P26)', () => {
+test('two sessions sharing a store and a stream name never replay each other\'s events', () => {
   const store = new MemoryEventStore();
   const shared = newStreamId();
   const one = [store.append('s1', shared, '{"s":1,"n":1}'), store.append('s1', shared, '{"s":1,"n":2}')];
