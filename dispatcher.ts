@@ -1,7 +1,8 @@
 // The JSON-RPC engine of one connection: the in-flight table of inbound requests (removed on every path),
-// cancellation through AbortSignal, progress bound to a request's token, batches, and outbound server→client
-// requests (id correlation, timeout, cancel). Knows no MCP method beyond the progress token and notification names
-// of the base protocol; never writes anything for a request after its answer, its cancellation or its abandonment.
+// cancellation through AbortSignal, progress bound to a request's token, batches (bounded in length and in the bytes
+// of their answers), and outbound server→client requests (id correlation, timeout, cancel). Knows no MCP method
+// beyond the progress token and notification names of the base protocol; never writes anything for a request after
+// its answer, its cancellation or its abandonment.
 
 import {
   ErrorCode,
