@@ -14,6 +14,7 @@ import {
   PARSE_ERROR,
   errorResponse,
   parseJson,
+  type JsonRpcErrorObject,
 } from './jsonrpc.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
@@ -111,9 +112,9 @@ export class Connection {
     return this.#dispatcher.inFlightCount;
   }
 
-  /** Whether a 2025-03-26 batch may be sent now, or behind the running initialize hook (see LegacyLifecycle). */
-  get acceptsBatches(): boolean {
-    return this.#legacy.acceptsBatches;
+  /** Why a 2025-03-26 batch of `length` elements arriving now is refused on arrival (see LegacyLifecycle). */
+  batchRefusal(length: number): JsonRpcErrorObject | undefined {
+    return this.#legacy.batchRefusal(length);
   }
 
   get pendingOutboundCount(): number {

@@ -67,8 +67,8 @@ export interface ServerOptions {
   /** Elements one 2025-03-26 batch may hold; a longer batch is refused whole with -32600 (default 100). */
   maxBatchLength?: number;
   /**
-   * Bytes the answers of one batch may take together; past it each further answer is replaced by -32603 naming the
-   * bound (default 16 MiB).
+   * Bytes the answers held for one connection's open batches may take together; past it each further answer is
+   * replaced by -32603 naming the bound (default 16 MiB).
    */
   maxBatchAnswerBytes?: number;
   /** Default timeout of server→client requests (default 60 000 ms). */

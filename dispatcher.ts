@@ -12,6 +12,7 @@ import {
   describeValue,
   errorResponse,
   idInFlight,
+  tooManyInFlight,
   successResponse,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
@@ -81,6 +82,8 @@ export class Dispatcher {
   readonly #inFlight = new Map<RequestId, InboundRequest>();
   #pending: Map<number, PendingOutbound> | undefined;
   #nextOutboundId = 0;
+  /** The bytes of the answers held for this connection's open batches (bounded by maxBatchAnswerBytes). */
+  #batchBytes = 0;
   #inputClosed = false;
   #closed = false;
   #drained: (() => void) | undefined;
@@ -158,8 +161,9 @@ export class Dispatcher {
   }
 
   /**
-   * Holds one answer of a batch, measured as it will be written, so the array is known to serialize and its bytes stay
-   * bounded: an answer that cannot be serialized, or that would take the batch past its byte bound, becomes -32603.
+   * Holds one answer of a batch, measured as it will be written, so the array is known to serialize and the bytes
+   * held stay bounded: an answer that cannot be serialized, or that would take the answers held for this connection's
+   * open batches past their bound, becomes -32603.
    */
   #collect(batch: Batch, response: JsonRpcResponse, method: string | undefined): void {
     const what = method === undefined ? `the refusal of id ${describeValue(response.id)}` : `the answer to '${method}'`;
@@ -172,17 +176,20 @@ export class Dispatcher {
       bytes = Buffer.byteLength(JSON.stringify(response));
     }
     const max = this.#limits.maxBatchAnswerBytes;
-    if (batch.bytes + bytes > max) {
-      this.#logger.warn(`${what} was replaced: the answers to its batch exceed ${max} bytes`);
-      response = errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the answers to this batch exceed ${max} bytes` });
+    if (this.#batchBytes + bytes > max) {
+      this.#logger.warn(`${what} was replaced: the answers held for batches exceed ${max} bytes`);
+      response = errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the answers held for batches exceed ${max} bytes` });
       bytes = Buffer.byteLength(JSON.stringify(response));
     }
     batch.bytes += bytes;
+    this.#batchBytes += bytes;
     batch.responses.push(response);
   }
 
   #settleBatch(batch: Batch): void {
-    if (--batch.open > 0 || batch.responses.length === 0 || this.#closed) return;
+    if (--batch.open > 0) return;
+    this.#batchBytes -= batch.bytes; // written now, or never (closed, or every request in it withdrawn)
+    if (batch.responses.length === 0 || this.#closed) return;
     this.#peer.send(batch.responses);
   }
 
@@ -192,8 +199,7 @@ export class Dispatcher {
       return;
     }
     if (this.#inFlight.size >= this.#limits.maxInFlight) {
-      const text = `Internal error: too many requests in flight (limit ${this.#limits.maxInFlight})`;
-      this.#answer(errorResponse(message.id, { code: ErrorCode.InternalError, message: text }), batch);
+      this.#answer(errorResponse(message.id, tooManyInFlight(this.#limits.maxInFlight)), batch);
       return;
     }
     const request = new InboundRequest(this, message, batch, http);

@@ -10,6 +10,7 @@ import {
   invalidParams,
   isRequestId,
   methodNotFound,
+  tooManyInFlight,
   type JsonRpcErrorObject,
   type JsonRpcNotification,
   type RequestId,
@@ -28,6 +29,8 @@ import {
 
 export interface LegacyOptions {
   maxSubscriptions: number;
+  /** Also bounds the notifications and batch elements held behind a running initialize hook. */
+  maxInFlight: number;
 }
 
 /** `initializing`: the server's initialize hook is running; every later frame waits for it, in order. */
@@ -71,6 +74,12 @@ interface Gate {
   held: (() => void)[];
   cancels: Set<RequestId>;
   version: string;
+  /**
+   * Notifications and batch elements held, bounded by maxInFlight (held requests are in the dispatcher's in-flight
+   * table, bounded there): past it a batch is refused and a notification dropped, with one warning.
+   */
+  frames: number;
+  overflowed: boolean;
 }
 type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
 
@@ -178,8 +187,14 @@ export class LegacyLifecycle {
   onNotification(message: JsonRpcNotification): void {
     const requestId = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
     if (this.#phase === 'initializing') {
-      if (isRequestId(requestId)) this.#gate!.cancels.add(requestId);
-      this.#gate!.held.push(() => this.onNotification(message));
+      const gate = this.#gate!;
+      if (!this.#holdFrames(gate, 1)) {
+        if (!gate.overflowed) this.model.settings.logger.warn(`dropped '${message.method}' and later notifications: too many frames held behind the initialize hook (limit ${this.#options.maxInFlight})`);
+        gate.overflowed = true;
+        return;
+      }
+      if (isRequestId(requestId)) gate.cancels.add(requestId);
+      gate.held.push(() => this.onNotification(message));
       return;
     }
     // Before the handshake every notification is dropped, cancels included.
@@ -210,16 +225,29 @@ export class LegacyLifecycle {
     this.#withdrawn = undefined;
   }
 
+  /** Counts `count` more frames held behind the gate; false (nothing counted) when they would pass the bound. */
+  #holdFrames(gate: Gate, count: number): boolean {
+    if (gate.frames + count > this.#options.maxInFlight) return false;
+    gate.frames += count;
+    return true;
+  }
+
   /**
-   * Whether batches may be sent: the handshake negotiated 2025-03-26, or the one whose hook runs will if it commits
-   * (transports that must refuse a batch on arrival ask this).
+   * Why a batch of `length` elements arriving now is refused on arrival: the handshake did not negotiate 2025-03-26
+   * (nor will the one whose hook runs, if it commits), or there is no room left behind that hook. Transports that must
+   * answer a batch's refusal with its own POST ask this before they hand the batch over.
    */
-  get acceptsBatches(): boolean {
-    return (this.#gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) === '2025-03-26';
+  batchRefusal(length: number): JsonRpcErrorObject | undefined {
+    const gate = this.#gate;
+    if ((gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) !== '2025-03-26') {
+      return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' };
+    }
+    return gate !== undefined && gate.frames + length > this.#options.maxInFlight ? tooManyInFlight(this.#options.maxInFlight) : undefined;
   }
 
   checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
     if (this.#phase === 'initializing') {
+      if (!this.#holdFrames(this.#gate!, items.length)) return tooManyInFlight(this.#options.maxInFlight);
       // Held like a request and decided in its turn. After a refused handshake it is served, so that its requests
       // meet the not-initialized gate as held requests do; a batch held behind a replayed initialize waits again.
       this.#gate!.held.push(() => {
@@ -228,9 +256,8 @@ export class LegacyLifecycle {
       });
       return 'held';
     }
-    if (!this.acceptsBatches) {
-      return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' };
-    }
+    const refusal = this.batchRefusal(items.length);
+    if (refusal !== undefined) return refusal;
     if (items.some((item) => isPlainObject(item) && item.method === 'initialize')) {
       return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' };
     }
@@ -251,7 +278,7 @@ export class LegacyLifecycle {
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);
     this.#phase = 'initializing';
-    this.#gate = { held: [], cancels: new Set(), version };
+    this.#gate = { held: [], cancels: new Set(), version, frames: 0, overflowed: false };
     const answer = (async () => {
       await hook({ protocolVersion, capabilities, clientInfo, _meta: params._meta }, {
         signal: request.signal,

@@ -347,8 +347,10 @@ export class HttpCore {
         reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
         return;
       }
-      if (batch && !session.connection.acceptsBatches) { // held behind the gate when its handshake will allow it
-        reply.send(400, error(null, -32600, 'Invalid Request: batches are accepted only under protocol 2025-03-26'));
+      // Refused here, with this POST: a batch the dispatcher refused would have no POST to answer on.
+      const refusal = batch ? session.connection.batchRefusal((value as unknown[]).length) : undefined;
+      if (refusal !== undefined) {
+        reply.send(refusal.code === ErrorCode.InternalError ? 503 : 400, error(null, refusal.code, refusal.message));
         return;
       }
       session.post(value, ids, reply, canStream);

@@ -193,6 +193,11 @@ export function idInFlight(id: RequestId): JsonRpcFailure {
   return errorResponse(id, { code: ErrorCode.InvalidRequest, message });
 }
 
+/** The refusal of work past the `max` requests one connection may have in flight (`-32603`). */
+export function tooManyInFlight(max: number): JsonRpcErrorObject {
+  return { code: ErrorCode.InternalError, message: `Internal error: too many requests in flight (limit ${max})` };
+}
+
 /** The refusal of a whole batch with more than `max` elements (`-32600`, answered with id null). */
 export function batchTooLong(max: number): JsonRpcErrorObject {
   return { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch may hold at most ${max} elements` };

@@ -1439,18 +1439,33 @@ describe('batches', () => {
     });
     await client.initialize('2025-03-26');
     client.send([call(1, 'big'), request(2, 'ping'), call(3, 'big'), call(4, 'big'), request(5, 'ping'), { jsonrpc: '2.0', id: 6 }]);
-    const over = (id: RequestId) => failure(id, -32603, 'Internal error: the answers to this batch exceed 1500 bytes');
+    const over = (id: RequestId) => failure(id, -32603, 'Internal error: the answers held for batches exceed 1500 bytes');
     const noMethod = (id: RequestId) => failure(id, -32600, 'Invalid Request: a message needs a method, a result or an error');
     // In the order they settle: the synchronous answers first, then the tool calls in the order they were read.
     assert.deepEqual(await client.next(), [result(2, {}), result(5, {}), noMethod(6), toolText(1, big), over(3), over(4)]);
     assert.deepEqual(logger.warnings, [
-      "the answer to 'tools/call' was replaced: the answers to its batch exceed 1500 bytes",
-      "the answer to 'tools/call' was replaced: the answers to its batch exceed 1500 bytes",
+      "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
+      "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
     ]);
     // The core's own refusals count too: 11 of 126 bytes each fit in 1500, the twelfth does not.
     client.send(Array.from({ length: 12 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i })));
     assert.deepEqual(await client.next(), [...Array.from({ length: 11 }, (_, i) => noMethod(100 + i)), over(111)]);
-    assert.equal(logger.warnings.at(-1), 'the refusal of id 111 was replaced: the answers to its batch exceed 1500 bytes');
+    assert.equal(logger.warnings.at(-1), 'the refusal of id 111 was replaced: the answers held for batches exceed 1500 bytes');
+  });
+
+  test('the answer bytes bound holds across a connection\'s open batches, and is freed as each batch is written', async () => {
+    const big = 'x'.repeat(1000);
+    const { client, holds } = setup({ maxBatchAnswerBytes: 1500 }, (server) => server.tool('big', {}, () => text(big)));
+    await client.initialize('2025-03-26');
+    client.send([call(1, 'big'), call(2, 'hold')]); // its big answer is held while 'hold' runs
+    const held = await holds.started(2);
+    client.send([call(3, 'big')]);
+    assert.deepEqual(await client.next(), [failure(3, -32603, 'Internal error: the answers held for batches exceed 1500 bytes')]);
+    held.outcome.resolve(text('held'));
+    assert.deepEqual(await client.next(), [toolText(1, big), toolText(2, 'held')]);
+    client.send([call(4, 'big')]);
+    assert.deepEqual(await client.next(), [toolText(4, big)], 'the first batch written, its bytes are free again');
+    assert.deepEqual(await client.end(), []);
   });
 });
 

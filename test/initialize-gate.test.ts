@@ -93,9 +93,10 @@ class Gate {
   readonly calls: HookCall[] = [];
   readonly #waiting: { n: number; resolve(call: HookCall): void }[] = [];
 
-  constructor(options: { hook?: boolean } = {}) {
+  constructor(options: { hook?: boolean; maxInFlight?: number } = {}) {
     this.server = createServer({ name: 'gate', version: '1.0.0' }, {
       logger: this.logger,
+      maxInFlight: options.maxInFlight,
       onInitialize: options.hook === false ? undefined : async (params, ctx) => {
         const call: HookCall = { params, ctx, signalAbortedInHook: ctx.signal.aborted, release: deferred() };
         this.calls.push(call);
@@ -677,6 +678,29 @@ test('stdio: a 2025-03-26 batch pipelined behind a slow initialize is held and s
   ]);
 });
 
+test('stdio: what is held behind the hook is bounded by maxInFlight: a batch past it is refused -32603 at once, notifications past it are dropped with one warning; what was held is served', T, async (t) => {
+  const gate = new Gate({ maxInFlight: 4 });
+  spyNotifications(t, gate.log);
+  const client = new WireClient(gate.server);
+  await deliver(client,
+    initialize(1, { protocolVersion: BATCHES }),
+    INITIALIZED,
+    [record(2, 'a'), record(3, 'b')],
+    [record(4, 'refused'), request(5, 'ping')],
+    ROOTS_CHANGED,
+    ROOTS_CHANGED,
+    notification('notifications/whatever'));
+  const call = await gate.call();
+  // Held so far: initialized, a batch of two, one list_changed (4 of 4); the second batch would pass the bound.
+  assert.deepEqual(await client.next(), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: too many requests in flight (limit 4)' } });
+  assert.deepEqual(gate.logger.warnings, ["dropped 'notifications/roots/list_changed' and later notifications: too many frames held behind the initialize hook (limit 4)"]);
+  call.release.resolve();
+  assert.equal((await client.response(1)).result.protocolVersion, BATCHES);
+  assert.deepEqual(byId(await client.waitFor(Array.isArray)), [recorded(2, 'a'), recorded(3, 'b')]);
+  assert.deepEqual(await client.end(), []);
+  assert.deepEqual(gate.log, ['hook:end', 'note:notifications/initialized', 'tool:a', 'tool:b', 'note:notifications/roots/list_changed']);
+});
+
 test('stdio: a batch held behind a hook that throws is answered like the held requests: its requests meet the not-initialized gate', T, async () => {
   const gate = new Gate();
   const client = new WireClient(gate.server);
@@ -767,6 +791,24 @@ test('HTTP: a batch behind the hook of a handshake at a version without batches 
   call.release.resolve();
   assert.equal((await stream.message()).result.protocolVersion, LATEST);
   await stream.ended();
+});
+
+test('HTTP: a batch that would pass maxInFlight behind the hook is refused at once with 503 -32603 on its own POST; what was held is served', T, async (t) => {
+  const gate = new Gate({ maxInFlight: 3 });
+  const endpoint = await serve(t, gate.server);
+  const client = new HttpClient(endpoint);
+  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
+  const call = await gate.call();
+  const held = await client.pipeline([record(2, 'a'), request(3, 'ping')]);
+  const refused = await client.post([record(4, 'refused'), request(5, 'ping')]).response; // answered while the hook runs
+  assert.equal(refused.status, 503);
+  assert.deepEqual(await refused.json(), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: too many requests in flight (limit 3)' } });
+  assert.equal(held.settled, false);
+  call.release.resolve();
+  assert.equal((await stream.message()).result.protocolVersion, BATCHES);
+  await stream.ended();
+  assert.deepEqual(byId(await json(held)), [recorded(2, 'a'), pong(3)]);
+  assert.deepEqual(gate.log, ['hook:end', 'tool:a']);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
