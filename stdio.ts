@@ -1,6 +1,7 @@
 // The stdio transport: newline-delimited JSON over a Readable/Writable pair (default process.stdin/stdout), with a
 // line cap, bounded output under backpressure, and the EOF drain. Only moves frames between the streams and one
-// connection; it writes nothing but protocol frames to its output, ever.
+// connection; it writes nothing but protocol frames to its output, ever. Once closed, process.stdin is unref'd so it
+// no longer keeps the process alive (never destroyed); a given input is only paused.
 
 import type { Readable, Writable } from 'node:stream';
 import type { Connection, Server } from './core.ts';

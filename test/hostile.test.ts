@@ -130,7 +130,7 @@ function latestCut(server: NodeServer): { headers: number; request: number } {
   return { headers: server.headersTimeout + interval, request: server.requestTimeout + interval };
 }
 
-test('slow-loris: serveHttp\'s node server cuts headers within 5 % of 10 s and whole requests within 5 % of 30 s by default, and of headersTimeoutMs / requestTimeoutMs when given', async (t) => {
+test('slow-loris: serveHttp\'s node server cuts headers within 5 % of 10 s and whole requests within 5 % of 30 s by default, and of headersTimeoutMs / requestTimeoutMs when given (within 10 ms for bounds under 200 ms)', async (t) => {
   const shipped = await serve(t, quietServer().server);
   assert.deepEqual([shipped.httpServer.headersTimeout, shipped.httpServer.requestTimeout], [10_000, 30_000]);
   const cut = latestCut(shipped.httpServer);
@@ -141,6 +141,10 @@ test('slow-loris: serveHttp\'s node server cuts headers within 5 % of 10 s and w
   const tunedCut = latestCut(tuned.httpServer);
   assert.ok(tunedCut.headers <= 2100 && tunedCut.request <= 5250, `headers cut by ${tunedCut.headers} ms, requests by ${tunedCut.request} ms`);
   await tuned.close();
+  // Under 200 ms, 1/20 of the bound would be finer than the 10 ms floor: a 1 ms bound is checked every 10 ms, not 1 ms.
+  const tiny = await serve(t, quietServer().server, { headersTimeoutMs: 1, requestTimeoutMs: 1 });
+  assert.deepEqual(latestCut(tiny.httpServer), { headers: 11, request: 11 });
+  await tiny.close();
   for (const [options, message] of [
     [{ headersTimeoutMs: 0 }, 'headersTimeoutMs must be a positive integer of milliseconds, got 0'],
     [{ requestTimeoutMs: 1.5 }, 'requestTimeoutMs must be a positive integer of milliseconds, got 1.5'],

@@ -29,7 +29,9 @@ server.tool('close', {}, async () => {
   return text('closing');
 });
 
-server.tool('throw', {}, () => {
+// Throws Error('boom'), or `undefined` itself with `{ undefined: true }`: rethrow mode must reject `closed` with it.
+server.tool('throw', { inputSchema: { type: 'object', properties: { undefined: { type: 'boolean' } } } }, (args: { undefined?: boolean }) => {
+  if (args.undefined === true) throw undefined;
   throw new Error('boom');
 });
 

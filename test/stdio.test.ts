@@ -843,3 +843,14 @@ test('child process in rethrow mode: closed rejects with the handler\'s own erro
   assert.ok(child.stderr().split('\n').includes('closed: rejected with Error: boom'), child.stderr());
   assertOnlyFrames(child);
 });
+
+test('child process in rethrow mode: a handler throwing undefined rejects closed with undefined on a real stdout pipe, after its -32603, and the process exits on its own with stdin still open', CHILD_TIMEOUT, async (t) => {
+  const child = startChild(t, [STDIO_CHILD, '--rethrow']);
+  child.send(INITIALIZE);
+  child.send(INITIALIZED);
+  child.send(call(2, 'throw', { undefined: true }));
+  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
+  assert.deepEqual(await child.exit, { code: 0, signal: null });
+  assert.ok(child.stderr().split('\n').includes('closed: rejected with undefined'), child.stderr());
+  assertOnlyFrames(child);
+});
