@@ -121,6 +121,16 @@ const stderrLogger: Logger = {
   },
 };
 
+type LimitOption = 'maxInFlight' | 'maxBatchLength' | 'maxBatchAnswerBytes' | 'requestTimeoutMs' | 'maxSubscriptions' |
+  'maxListens' | 'maxBufferedEvents' | 'pageSize';
+
+/** A numeric limit of ServerOptions: `fallback` when absent, else a positive safe integer (NaN would lift the bound). */
+function limit(options: ServerOptions, name: LimitOption, fallback: number): number {
+  const value = options[name] ?? fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
 
@@ -161,13 +171,13 @@ export class Server {
       throw new TypeError('createServer needs {name: string, version: string}');
     }
     this.#connectionSettings = {
-      maxInFlight: options.maxInFlight ?? 1024,
-      maxBatchLength: options.maxBatchLength ?? 100,
-      maxBatchAnswerBytes: options.maxBatchAnswerBytes ?? 16 * 1024 * 1024,
-      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-      maxSubscriptions: options.maxSubscriptions ?? 1024,
-      maxStreams: options.maxListens ?? 1024,
-      maxBufferedEvents: options.maxBufferedEvents ?? 1024,
+      maxInFlight: limit(options, 'maxInFlight', 1024),
+      maxBatchLength: limit(options, 'maxBatchLength', 100),
+      maxBatchAnswerBytes: limit(options, 'maxBatchAnswerBytes', 16 * 1024 * 1024),
+      requestTimeoutMs: limit(options, 'requestTimeoutMs', 60_000),
+      maxSubscriptions: limit(options, 'maxSubscriptions', 1024),
+      maxStreams: limit(options, 'maxListens', 1024),
+      maxBufferedEvents: limit(options, 'maxBufferedEvents', 1024),
       cache: { ttlMs: options.cache?.ttlMs ?? 0, scope: options.cache?.scope ?? 'private' },
       sealer: new RequestStateSealer(options.requestState),
     };
@@ -184,7 +194,7 @@ export class Server {
       prompts: new Registry('prompt', () => this.#announce({ type: 'prompts' })),
       hub,
       settings: {
-        pageSize: options.pageSize ?? 100,
+        pageSize: limit(options, 'pageSize', 100),
         logging: options.logging ?? true,
         exposeToolErrors: options.exposeToolErrors ?? false,
         rethrow: options.rethrow ?? false,

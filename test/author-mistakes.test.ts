@@ -1,6 +1,6 @@
-// Mistakes a server author can make with resources and prompts are named where they are made: at registration
-// (a relative resource URI, an empty prompt name, a handler that is not a function), or — for a handler returning a
-// malformed result — in the log, while the client gets a plain -32603 without the detail.
+// Mistakes a server author can make are named where they are made: a limit option that is no positive integer at
+// createServer; at registration a relative resource URI, an empty prompt name, a handler that is not a function; or,
+// for a handler returning a malformed result, in the log, while the client gets a plain -32603 without the detail.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,15 @@ test('registration refuses a relative resource URI, an empty prompt name and a n
   assert.throws(() => server.resource('test://x', { name: 'x' }, 42 as never), /resource 'test:\/\/x': the handler must be a function/);
   assert.throws(() => server.prompt('', {}, () => ({ messages: [] })), /a prompt needs a non-empty name/);
   assert.throws(() => server.prompt('p', {}, null as never), /prompt 'p': the handler must be a function/);
+});
+
+test('createServer refuses a limit that is not a positive integer, naming the option (NaN would lift the bound, 0 refuse everything)', () => {
+  for (const name of ['maxInFlight', 'maxBatchLength', 'maxBatchAnswerBytes', 'requestTimeoutMs', 'maxSubscriptions', 'maxListens', 'maxBufferedEvents', 'pageSize']) {
+    for (const value of [Number.NaN, 0, -1, 1.5, Infinity]) {
+      assert.throws(() => createServer({ name: 's', version: '1' }, { [name]: value }), { name: 'RangeError', message: `${name} must be a positive integer, got ${value}` });
+    }
+    assert.doesNotThrow(() => createServer({ name: 's', version: '1' }, { [name]: 1 }));
+  }
 });
 
 test('a malformed resource or prompt result is -32603 on the wire and named in the log', async () => {
