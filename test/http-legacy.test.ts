@@ -735,6 +735,37 @@ test('a POST stream dropped after its first event and resumed at once by GET + L
   assert.deepEqual(await standalone.message(), listChanged('tools'));
 });
 
+test('broadcasts stored while no GET is attached, more than the store holds per session, never evict a dropped POST stream\'s events: its resumption carries its later progress and its answer', T, async (t) => {
+  const second = deferred();
+  const answer = deferred();
+  const server = stepsServer(second.promise, answer.promise);
+  const endpoint = await serve(t, server, { eventStore: new MemoryEventStore({ maxEventsPerSession: 8 }) });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const getController = new AbortController();
+  const get = new SseReader(await client.get({ 'x-test': 'standalone' }, getController.signal));
+  server.notifyListChanged('tools');
+  assert.deepEqual(await get.message(), listChanged('tools'));
+  getController.abort();
+  await endpoint.closedOnServer('standalone');
+  const postController = new AbortController();
+  const post = new SseReader(await client.post(callTool(3, 'steps', {}, 's3'), { 'x-test': 'post' }, postController.signal));
+  const first = (await post.next())!;
+  assert.deepEqual(first.message, progress('s3', 1, 3));
+  postController.abort();
+  await endpoint.closedOnServer('post');
+
+  // Stored on the standalone stream, no client attached: more than the session's bound.
+  for (let i = 0; i < 20; i++) server.notifyListChanged('tools');
+  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+  // A broadcast now is the standalone stream's: were the GET that stream (the POST's id evicted), it would come first.
+  server.notifyListChanged('tools');
+  second.resolve();
+  assert.deepEqual((await resumed.next())!.message, progress('s3', 2, 3));
+  answer.resolve();
+  assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(3, 'all steps')]);
+});
+
 test('a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest', T, async (t) => {
   const second = deferred();
   const answer = deferred();
