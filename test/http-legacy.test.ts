@@ -801,6 +801,34 @@ test('a GET resuming an answered POST stream from its answer ends right after it
   release.resolve();
 });
 
+test('a session remembers its last 100 withdrawn streams: resuming an older one ends after its replay, the newest stays open', T, async (t) => {
+  const server = createServer({ name: 'withdrawn', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    ctx.progress(1, 2);
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    return { content: [] };
+  });
+  const sessions = new MemorySessionStore();
+  const endpoint = await serve(t, server, { sessionStore: sessions });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const session = [...sessions.values()][0]!;
+  const lastIds: string[] = [];
+  for (let id = 1; id <= 101; id++) {
+    const call = await client.stream(callTool(id, 'wait', {}, `w${id}`));
+    lastIds.push((await call.next())!.id!);
+    await expectAccepted(await client.post(cancel(id)));
+    assert.deepEqual(await call.rest(), []);
+  }
+  const oldest = await client.get({ 'last-event-id': lastIds[0]! });
+  assert.equal(session.busy, false, 'the oldest is forgotten: over, it ends after its replay');
+  assert.deepEqual(await new SseReader(oldest).rest(), []);
+  const newest = new SseReader(await client.get({ 'last-event-id': lastIds[100]! }));
+  assert.equal(session.busy, true, 'the newest stays open');
+  assert.equal((await client.delete()).status, 200);
+  assert.deepEqual(await newest.rest(), []);
+});
+
 test('a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest', T, async (t) => {
   const second = deferred();
   const answer = deferred();
