@@ -85,11 +85,10 @@ export interface StreamOwner {
   readonly retryMs: number;
 }
 
-/** Whether stored event text is an answer (a response, or a batch's array of them): the last event of a POST stream. */
-function isAnswer(data: string | undefined): boolean {
-  if (data === undefined) return false;
-  const value: unknown = JSON.parse(data); // a store that returns text of its own fails the replay
-  return Array.isArray(value) || (typeof value === 'object' && value !== null && !('method' in value));
+/** What a GET with Last-Event-ID resumes a stream from: the id, and the stream's stored events after it, as read. */
+export interface Resumption {
+  readonly lastEventId: string;
+  readonly events: readonly { id: string; data: string }[];
 }
 
 /**
@@ -105,13 +104,15 @@ export class Stream {
   /** A resuming connection whose replay is queued: the stream is taken meanwhile. */
   #joining: EventSink | undefined;
   #tail: Promise<void> = Promise.resolve();
-  /** It carries nothing more: its last event was written, it was withdrawn, or it is not served here. */
-  #done: boolean;
+  /** The id the store gave the last event this stream stored here. */
+  #lastId: string | undefined;
+  /** Its final event (its answer) was written, or it is over and not held here: a resuming connection ends after its replay. */
+  #answered: boolean;
 
-  constructor(sink: EventSink | undefined, id = newStreamId(), done = false) {
+  constructor(sink: EventSink | undefined, id = newStreamId(), answered = false) {
     this.#sink = sink;
     this.id = id;
-    this.#done = done;
+    this.#answered = answered;
   }
 
   /** Whether a client connection is attached and open, or joining. */
@@ -124,19 +125,19 @@ export class Stream {
     const store = session.eventStore;
     if (store === undefined || session.id === undefined) {
       this.#send(formatEvent(data));
-      if (last) this.#end();
+      if (last) this.#answer();
       return;
     }
     const sessionId = session.id;
     this.#tail = this.#tail.then(async () => {
       let eventId: string | undefined;
       try {
-        eventId = await store.append(sessionId, this.id, data);
+        eventId = this.#lastId = await store.append(sessionId, this.id, data);
       } catch (error) {
         session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
       }
       this.#send(formatEvent(data, eventId));
-      if (last) this.#end();
+      if (last) this.#answer();
     });
   }
 
@@ -157,7 +158,7 @@ export class Stream {
     const sessionId = session.id;
     this.#tail = this.#tail.then(async () => {
       try {
-        const eventId = await store.append(sessionId, this.id, '');
+        const eventId = this.#lastId = await store.append(sessionId, this.id, '');
         this.#send(formatPriming(eventId, session.retryMs));
       } catch (error) {
         session.logger.error('event store append failed; the stream starts without a priming event', error);
@@ -166,33 +167,36 @@ export class Stream {
   }
 
   /**
-   * Attaches a client connection (a GET; the caller checked `attached`). With `lastEventId` the stream's stored
-   * events after it are replayed first, in the stream's own order: what is written meanwhile waits behind the
-   * replay, so nothing is lost or sent twice. Then the connection carries the rest live; on a stream that is done
-   * it ends after a replay that ended with the answer, and otherwise stays open carrying nothing (clients resume
-   * the stream of a request they cancelled, and would only retry).
+   * Attaches a client connection (a GET; the caller checked `attached`). A `resumption` (the stream's events after
+   * Last-Event-ID, read by the caller) is replayed first, in the stream's own order: what is written meanwhile waits
+   * behind the replay, and what this stream stored after the store read it (written while the read was under way)
+   * is read once more here, so nothing is lost or sent twice. Then the connection carries the rest live; on a
+   * stream that ended with its answer (or is over and not held here) it ends after the replay, and on one that was
+   * withdrawn it stays open carrying nothing (clients resume the stream of a request they cancelled, and would
+   * only retry: docs/client-deviations.md, notes).
    */
-  attach(session: StreamOwner, sink: EventSink, lastEventId?: string): void {
-    if (lastEventId === undefined) {
+  attach(session: StreamOwner, sink: EventSink, resumption?: Resumption): void {
+    if (resumption === undefined) {
       this.#sink = sink;
       return;
     }
     this.#joining = sink;
     this.#tail = this.#tail.then(async () => {
-      let events: { id: string; data: string }[];
-      let answered: boolean;
-      try {
-        events = (await session.eventStore!.replayAfter(session.id!, lastEventId))?.events ?? [];
-        answered = this.#done && isAnswer(events.at(-1)?.data);
-      } catch (error) {
-        session.logger.error('event store replay failed', error);
-        this.#joining = undefined;
-        sink.end(); // the client may resume again
-        return;
+      let events = resumption.events;
+      const replayedTo = events.at(-1)?.id ?? resumption.lastEventId;
+      if (this.#lastId !== undefined && this.#lastId !== replayedTo) {
+        try {
+          events = [...events, ...(await session.eventStore!.replayAfter(session.id!, replayedTo))?.events ?? []];
+        } catch (error) {
+          session.logger.error('event store replay failed', error);
+          this.#joining = undefined;
+          sink.end(); // the client may resume again
+          return;
+        }
       }
       this.#joining = undefined;
       for (const event of events) sink.send(formatEvent(event.data, event.id));
-      if (answered) sink.end();
+      if (this.#answered) sink.end();
       else this.#sink = sink;
     });
   }
@@ -203,9 +207,14 @@ export class Stream {
     if (sink !== undefined && !sink.closed) sink.send(text);
   }
 
+  /** Its final event (its answer) was written: it ends, and so will a connection resuming it, after its replay. */
+  #answer(): void {
+    this.#answered = true;
+    this.#end();
+  }
+
   /** The stream carries nothing more; its connection, if any, ends. */
   #end(): void {
-    this.#done = true;
     this.#sink?.end();
   }
 }

@@ -15,6 +15,11 @@ import { standaloneStreamId, type EventStore } from './sse.ts';
 import type { Logger } from './types.ts';
 
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
+/**
+ * How many withdrawn POST stream ids a session remembers: a client resumes the stream of a request it cancelled
+ * soon after (SDK v1 after the advised `retry:`), so the last ones are enough; an older one ends after its replay.
+ */
+const WITHDRAWN_STREAMS_KEPT = 100;
 const EVENT_STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } };
 
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
@@ -74,6 +79,12 @@ export class Session {
   #postStreams: Map<string, Stream> | undefined; // made on demand, like the next one
   /** POST streams a GET resumed, while that GET is open. */
   #resumed: Set<Stream> | undefined;
+  /**
+   * With an event store: the ids of the session's last WITHDRAWN_STREAMS_KEPT POST streams that ended without an
+   * answer (withdrawn), oldest first. A GET resuming one stays open carrying nothing; any other stream that is over
+   * ends after its replay.
+   */
+  #withdrawn: Set<string> | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
@@ -180,10 +191,17 @@ export class Session {
     this.#forgetWhenSettled(stream);
   }
 
-  /** Ends a POST stream without an answer. */
+  /** Ends a POST stream without an answer; it is remembered as withdrawn (bounded) for a GET resuming it. */
   #closePostStream(stream: Stream): void {
     stream.close();
     this.#forgetWhenSettled(stream);
+    if (this.eventStore === undefined) return;
+    const withdrawn = this.#withdrawn ??= new Set();
+    withdrawn.add(stream.id);
+    for (const oldest of withdrawn) {
+      if (withdrawn.size <= WITHDRAWN_STREAMS_KEPT) break;
+      withdrawn.delete(oldest);
+    }
   }
 
   /** A POST stream that is done is no longer found by id once its last events are stored and written. */
@@ -346,8 +364,9 @@ export class Session {
    * store) resumes the one stream its event belongs to: that stream's stored events after it are replayed, then it
    * goes on live on this connection. Resuming the standalone stream resumes it as the standalone stream; resuming a
    * POST stream carries that POST's later events and its answer, then ends, and never the session's broadcasts (one
-   * that is over, or that this process does not serve, gets its replay only: see Stream.attach). An id the store
-   * does not know resumes nothing: the client gets the standalone stream.
+   * that is over, or that this process does not serve, gets its replay only, then ends; a withdrawn one stays open
+   * carrying nothing: see Stream.attach). An id the store does not know resumes nothing: the client gets the
+   * standalone stream. The store is read once: its replay is handed to the stream.
    */
   async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
     const conflict = (message: string): void => {
@@ -365,18 +384,20 @@ export class Session {
       return reply.send(503, EVENT_STORE_UNAVAILABLE);
     }
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
+    const resumption = replay === undefined ? undefined : { lastEventId: lastEventId!, events: replay.events };
     if (replay === undefined || replay.streamId === standalone.id) {
       if (standalone.attached) return conflict('only one GET stream per session');
       const sink = open(reply);
       sink.onClose(() => {
         this.lastActivity = Date.now();
       });
-      standalone.attach(this, sink, replay === undefined ? undefined : lastEventId);
+      standalone.attach(this, sink, resumption);
       return;
     }
     const live = this.#postStreams?.get(replay.streamId);
     if (live?.attached === true) return conflict('the stream of that Last-Event-ID is still open');
-    const stream = live ?? new Stream(undefined, replay.streamId, true);
+    // Not held here: it is over (answered, or withdrawn), or another process serves it.
+    const stream = live ?? new Stream(undefined, replay.streamId, this.#withdrawn?.has(replay.streamId) !== true);
     const sink = open(reply);
     const resumed = this.#resumed ??= new Set();
     resumed.add(stream);
@@ -384,7 +405,7 @@ export class Session {
       resumed.delete(stream);
       this.lastActivity = Date.now();
     });
-    stream.attach(this, sink, lastEventId);
+    stream.attach(this, sink, resumption);
   }
 
   /** Ends the session and everything it owns: its connection, its POST streams, its GET stream, its events. */
@@ -402,6 +423,7 @@ export class Session {
     for (const stream of this.#resumed ?? []) stream.close();
     this.#resumed = undefined;
     this.#postStreams = undefined;
+    this.#withdrawn = undefined;
     const { eventStore, id } = this;
     if (eventStore !== undefined && id !== undefined) {
       Promise.resolve()

@@ -72,15 +72,19 @@ export function standaloneStreamId(sessionId: string): string {
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
 
-interface StoredEvent { id: string; streamId: string; seq: number; data: string }
-interface SessionEvents { nextSeq: number; events: StoredEvent[] }
+interface StoredEvent { id: string; seq: number; data: string }
+/** A session's events, by stream (in order of each stream's first held event), each stream's in order. */
+interface SessionEvents { nextSeq: number; size: number; streams: Map<string, StoredEvent[]> }
 
 /**
- * The default store: in memory, bounded per session (maxEventsPerSession, default 1000, oldest evicted first) and
- * in total sessions (maxSessions, default 10000, least recently used dropped). Event ids are `<streamId>_<sequence>`;
- * the sequence is per session and has no gaps, so a lookup is an index. It starts at a random point, so a session
- * dropped (LRU) and then written again never reissues an id a client may still hold. An event with empty data
- * (a priming event) is stored so a client can resume from its id, but is never replayed: it carries no message.
+ * The default store: in memory, bounded per session (maxEventsPerSession, default 1000, over all its streams) and
+ * in total sessions (maxSessions, default 10000, least recently used dropped). A session over its bound loses the
+ * oldest event of the stream holding the most events: a chatty stream (the standalone stream storing broadcasts
+ * while no client is attached) evicts only its own oldest events, never those of a smaller stream (a dropped POST's
+ * progress and answer). Event ids are `<streamId>_<sequence>`; the sequence is per session and increasing, so a
+ * lookup is a binary search in the stream named by the id. It starts at a random point, so a session dropped (LRU)
+ * and then written again never reissues an id a client may still hold. An event with empty data (a priming event)
+ * is stored so a client can resume from its id, but is never replayed: it carries no message.
  */
 export class MemoryEventStore implements EventStore {
   readonly #maxEvents: number;
@@ -102,7 +106,7 @@ export class MemoryEventStore implements EventStore {
     if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
     let session = this.#touch(sessionId);
     if (session === undefined) {
-      session = { nextSeq: randomInt(1, 2 ** 40), events: [] };
+      session = { nextSeq: randomInt(1, 2 ** 40), size: 0, streams: new Map() };
       this.#sessions.set(sessionId, session);
       for (const [oldest] of this.#sessions) {
         if (this.#sessions.size <= this.#maxSessions) break;
@@ -111,12 +115,12 @@ export class MemoryEventStore implements EventStore {
     }
     const seq = session.nextSeq++;
     const id = `${streamId}_${seq}`;
-    session.events.push({ id, streamId, seq, data });
+    let events = session.streams.get(streamId);
+    if (events === undefined) session.streams.set(streamId, events = []);
+    events.push({ id, seq, data });
+    session.size++;
     this.#size++;
-    if (session.events.length > this.#maxEvents) {
-      session.events.shift();
-      this.#size--;
-    }
+    if (session.size > this.#maxEvents) this.#evict(session);
     return id;
   }
 
@@ -124,25 +128,43 @@ export class MemoryEventStore implements EventStore {
     const cut = lastEventId.lastIndexOf('_');
     const digits = lastEventId.slice(cut + 1);
     if (cut <= 0 || !/^[0-9]+$/.test(digits)) return undefined;
-    const session = this.#touch(sessionId);
-    const first = session?.events[0];
-    if (session === undefined || first === undefined) return undefined;
-    const index = Number(digits) - first.seq;
-    // The exact id must still be held: this rejects other sessions' ids, other streams' names and evicted events.
-    if (!Number.isSafeInteger(index) || index < 0 || session.events[index]?.id !== lastEventId) return undefined;
-    const streamId = session.events[index].streamId;
-    const events: { id: string; data: string }[] = [];
-    for (let i = index + 1; i < session.events.length; i++) {
-      const event = session.events[i];
-      if (event.streamId === streamId && event.data !== '') events.push({ id: event.id, data: event.data });
+    const streamId = lastEventId.slice(0, cut);
+    const events = this.#touch(sessionId)?.streams.get(streamId);
+    if (events === undefined) return undefined;
+    const seq = Number(digits);
+    let low = 0;
+    let high = events.length; // the first event with a sequence >= seq is at `low` once they meet
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (events[middle].seq < seq) low = middle + 1;
+      else high = middle;
     }
-    return { streamId, events };
+    // The exact id must still be held: this rejects other sessions' ids, unknown sequences and evicted events.
+    if (events[low]?.id !== lastEventId) return undefined;
+    const replay: { id: string; data: string }[] = [];
+    for (let i = low + 1; i < events.length; i++) {
+      if (events[i].data !== '') replay.push({ id: events[i].id, data: events[i].data });
+    }
+    return { streamId, events: replay };
+  }
+
+  /** Drops the oldest event of the session's stream holding the most events (the first such stream on a tie). */
+  #evict(session: SessionEvents): void {
+    let largest: [string, StoredEvent[]] | undefined;
+    for (const entry of session.streams) {
+      if (largest === undefined || entry[1].length > largest[1].length) largest = entry;
+    }
+    const [streamId, events] = largest!;
+    events.shift();
+    if (events.length === 0) session.streams.delete(streamId);
+    session.size--;
+    this.#size--;
   }
 
   dropSession(sessionId: string): void {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return;
-    this.#size -= session.events.length;
+    this.#size -= session.size;
     this.#sessions.delete(sessionId);
   }
 

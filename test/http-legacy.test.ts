@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OutboundRequestError, createServer, type Context, type Server } from '../core.ts';
-import { MemoryEventStore, serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
+import { MemoryEventStore, MemorySessionStore, serveHttp, type EventStore, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
@@ -735,6 +735,100 @@ test('a POST stream dropped after its first event and resumed at once by GET + L
   assert.deepEqual(await standalone.message(), listChanged('tools'));
 });
 
+test('broadcasts stored while no GET is attached, more than the store holds per session, never evict a dropped POST stream\'s events: its resumption carries its later progress and its answer', T, async (t) => {
+  const second = deferred();
+  const answer = deferred();
+  const server = stepsServer(second.promise, answer.promise);
+  const endpoint = await serve(t, server, { eventStore: new MemoryEventStore({ maxEventsPerSession: 8 }) });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const getController = new AbortController();
+  const get = new SseReader(await client.get({ 'x-test': 'standalone' }, getController.signal));
+  server.notifyListChanged('tools');
+  assert.deepEqual(await get.message(), listChanged('tools'));
+  getController.abort();
+  await endpoint.closedOnServer('standalone');
+  const postController = new AbortController();
+  const post = new SseReader(await client.post(callTool(3, 'steps', {}, 's3'), { 'x-test': 'post' }, postController.signal));
+  const first = (await post.next())!;
+  assert.deepEqual(first.message, progress('s3', 1, 3));
+  postController.abort();
+  await endpoint.closedOnServer('post');
+
+  // Stored on the standalone stream, no client attached: more than the session's bound.
+  for (let i = 0; i < 20; i++) server.notifyListChanged('tools');
+  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+  // A broadcast now is the standalone stream's: were the GET that stream (the POST's id evicted), it would come first.
+  server.notifyListChanged('tools');
+  second.resolve();
+  assert.deepEqual((await resumed.next())!.message, progress('s3', 2, 3));
+  answer.resolve();
+  assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(3, 'all steps')]);
+});
+
+test('a GET resuming an answered POST stream from its answer ends right after its empty replay and holds nothing of the session; a withdrawn one stays open carrying nothing', T, async (t) => {
+  const sessions = new MemorySessionStore();
+  const answered = stepsServer(Promise.resolve(), Promise.resolve());
+  const endpoint = await serve(t, answered, { sessionStore: sessions });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const session = [...sessions.values()][0]!;
+  const events = await (await client.stream(callTool(3, 'steps', {}, 's3'))).rest();
+  assert.deepEqual(events.at(-1)?.message, textResult(3, 'all steps'));
+  const resumed = await client.get({ 'last-event-id': events.at(-1)!.id! });
+  assert.equal(resumed.status, 200);
+  // The replay is queued on the stream as its response starts and runs before the next I/O: by the time the
+  // client has the headers, the stream is over.
+  assert.equal(session.busy, false, 'a finished stream\'s resumption holds the session');
+  assert.deepEqual(await new SseReader(resumed).rest(), []);
+
+  // A withdrawn request's stream (no answer ever) is the exception: clients resume it, and would only retry.
+  const release = deferred();
+  const { server, started } = waitingServer(release.promise);
+  const otherSessions = new MemorySessionStore();
+  const other = await serve(t, server, { sessionStore: otherSessions });
+  const canceller = new Legacy(other);
+  await canceller.initialize();
+  const call = await canceller.stream(callTool(4, 'wait', {}, 'w4'));
+  await started;
+  const progressed = (await call.next())!;
+  await expectAccepted(await canceller.post(cancel(4)));
+  assert.deepEqual(await call.rest(), []);
+  const held = new SseReader(await canceller.get({ 'last-event-id': progressed.id! }));
+  assert.equal([...otherSessions.values()][0]!.busy, true, 'the withdrawn stream\'s resumption stays open');
+  assert.equal((await canceller.delete()).status, 200);
+  assert.deepEqual(await held.rest(), []);
+  release.resolve();
+});
+
+test('a session remembers its last 100 withdrawn streams: resuming an older one ends after its replay, the newest stays open', T, async (t) => {
+  const server = createServer({ name: 'withdrawn', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+    ctx.progress(1, 2);
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    return { content: [] };
+  });
+  const sessions = new MemorySessionStore();
+  const endpoint = await serve(t, server, { sessionStore: sessions });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const session = [...sessions.values()][0]!;
+  const lastIds: string[] = [];
+  for (let id = 1; id <= 101; id++) {
+    const call = await client.stream(callTool(id, 'wait', {}, `w${id}`));
+    lastIds.push((await call.next())!.id!);
+    await expectAccepted(await client.post(cancel(id)));
+    assert.deepEqual(await call.rest(), []);
+  }
+  const oldest = await client.get({ 'last-event-id': lastIds[0]! });
+  assert.equal(session.busy, false, 'the oldest is forgotten: over, it ends after its replay');
+  assert.deepEqual(await new SseReader(oldest).rest(), []);
+  const newest = new SseReader(await client.get({ 'last-event-id': lastIds[100]! }));
+  assert.equal(session.busy, true, 'the newest stays open');
+  assert.equal((await client.delete()).status, 200);
+  assert.deepEqual(await newest.rest(), []);
+});
+
 test('a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest', T, async (t) => {
   const second = deferred();
   const answer = deferred();
@@ -756,18 +850,64 @@ test('a GET resuming a POST stream whose POST is still open is refused 409; once
   assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(4, 'all steps')]);
 });
 
-test('an event store failing while a resumed stream replays ends that GET, logged; the client resumes again and gets what it missed', T, async (t) => {
-  class FlakyStore extends MemoryEventStore {
-    calls = 0;
-    override replayAfter(sessionId: string, lastEventId: string) {
-      if (++this.calls === 2) throw new Error('store down');
-      return super.replayAfter(sessionId, lastEventId);
-    }
+/** A MemoryEventStore that counts replay reads and can hold one (its result read when called) until `release`. */
+class HeldStore implements EventStore {
+  readonly #inner = new MemoryEventStore();
+  calls = 0;
+  #held: { reading: () => void; release: Promise<void> } | undefined;
+  readonly #failing = new Set<number>();
+  #appended: (() => void) | undefined;
+
+  /** Holds the next replay read: resolves once it is under way; `release` lets it answer what it read then. */
+  hold(release: Promise<void>): Promise<void> {
+    return new Promise((reading) => {
+      this.#held = { reading, release };
+    });
   }
+
+  /** The replay read numbered `call` (counting from 1) fails. */
+  failCall(call: number): void {
+    this.#failing.add(call);
+  }
+
+  /** Resolves once the next event is stored. */
+  nextAppend(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#appended = resolve;
+    });
+  }
+
+  append(sessionId: string, streamId: string, data: string): string {
+    const id = this.#inner.append(sessionId, streamId, data);
+    this.#appended?.();
+    this.#appended = undefined;
+    return id;
+  }
+
+  async replayAfter(sessionId: string, lastEventId: string) {
+    const call = ++this.calls;
+    const replay = this.#inner.replayAfter(sessionId, lastEventId);
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) {
+      held.reading();
+      await held.release;
+    }
+    if (this.#failing.delete(call)) throw new Error('store down');
+    return replay;
+  }
+
+  dropSession(sessionId: string): void {
+    this.#inner.dropSession(sessionId);
+  }
+}
+
+test('an event store failing to replay answers the resuming GET 503, logged; the client resumes again and gets what it missed', T, async (t) => {
+  const store = new HeldStore();
   const logger = new MemoryLogger();
   const server = createServer({ name: 'flaky', version: '1.0.0' }, { logger });
   server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
-  const endpoint = await serve(t, server, { eventStore: new FlakyStore() });
+  const endpoint = await serve(t, server, { eventStore: store });
   const client = new Legacy(endpoint);
   await client.initialize();
   const controller = new AbortController();
@@ -778,13 +918,86 @@ test('an event store failing while a resumed stream replays ends that GET, logge
   await endpoint.closedOnServer('standalone');
   server.notifyListChanged('tools');
 
-  // The first look-up finds the stream; the replay itself fails: the stream opened, then ends with nothing.
-  await new SseReader(await client.get({ 'last-event-id': e1.id! })).ended();
+  store.failCall(1);
+  await expectRefusal(await client.get({ 'last-event-id': e1.id! }), 503,
+    { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } });
   assert.deepEqual(logger.errors.map((entry) => [entry.message, (entry.error as Error).message]), [['event store replay failed', 'store down']]);
   const again = new SseReader(await client.get({ 'last-event-id': e1.id! }));
   const missed = (await again.next())!;
   assert.deepEqual(missed.message, listChanged('tools'));
   assert.notEqual(missed.id, e1.id);
+});
+
+test('a resumption reads the event store once; what the stream stores while that read is under way follows the replay, once', T, async (t) => {
+  const store = new HeldStore();
+  const logger = new MemoryLogger();
+  const server = createServer({ name: 'held', version: '1.0.0' }, { logger });
+  server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+  const endpoint = await serve(t, server, { eventStore: store });
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  /** Opens the standalone stream (resuming it after `lastEventId`), tagged `tag`, with its abort. */
+  const open = async (tag: string, lastEventId?: string) => {
+    const controller = new AbortController();
+    const headers: Record<string, string> = { 'x-test': tag };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const reader = new SseReader(await client.get(headers, controller.signal));
+    const leave = async (): Promise<void> => {
+      controller.abort();
+      await endpoint.closedOnServer(tag);
+    };
+    return { reader, leave };
+  };
+
+  const first = await open('first');
+  server.notifyListChanged('tools');
+  const e1 = (await first.reader.next())!;
+  await first.leave();
+  server.notifyListChanged('tools');
+
+  // One resumption, one read: its replay is what the stream is resumed with.
+  const second = await open('second', e1.id);
+  const m1 = (await second.reader.next())!;
+  assert.deepEqual(m1.message, listChanged('tools'));
+  assert.equal(store.calls, 1);
+  await second.leave();
+
+  // A broadcast stored while the read is under way is not in what it read: it is read once more, after it.
+  const release = deferred();
+  const reading = store.hold(release.promise);
+  const third = open('third', m1.id);
+  await reading;
+  const appended = store.nextAppend();
+  server.notifyListChanged('tools');
+  await appended;
+  release.resolve();
+  const { reader, leave } = await third;
+  const m2 = (await reader.next())!;
+  assert.deepEqual(m2.message, listChanged('tools'));
+  assert.equal(store.calls, 3);
+  server.notifyListChanged('tools');
+  const live = (await reader.next())!;
+  assert.deepEqual(live.message, listChanged('tools'));
+  assert.equal(new Set([e1.id, m1.id, m2.id, live.id]).size, 4);
+  await leave();
+
+  // That second read failing ends the GET, logged; the client resumes again and gets what it missed.
+  const failing = deferred();
+  const held = store.hold(failing.promise);
+  store.failCall(store.calls + 2);
+  const fourth = open('fourth', live.id);
+  await held;
+  const stored = store.nextAppend();
+  server.notifyListChanged('tools');
+  await stored;
+  failing.resolve();
+  await (await fourth).reader.ended();
+  assert.deepEqual(logger.errors.map((entry) => [entry.message, (entry.error as Error).message]), [['event store replay failed', 'store down']]);
+  const fifth = await open('fifth', live.id);
+  const m3 = (await fifth.reader.next())!;
+  assert.deepEqual(m3.message, listChanged('tools'));
+  assert.ok(![e1.id, m1.id, m2.id, live.id].includes(m3.id));
+  assert.equal(store.calls, 6);
 });
 
 /**

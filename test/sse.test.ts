@@ -173,6 +173,33 @@ test('each session keeps its newest maxEventsPerSession events; an evicted id re
   assert.deepEqual(store.replayAfter('s2', other), { streamId: stream, events: [] }, 'the bound is per session');
 });
 
+test('a session over its bound evicts from its stream holding the most events: a chatty stream never evicts a smaller one\'s', () => {
+  const store = new MemoryEventStore({ maxEventsPerSession: 4 });
+  const post = newStreamId(), chatty = newStreamId();
+  const priming = store.append('s1', post, '');
+  const progress = store.append('s1', post, '{"progress":1}');
+  const broadcasts = Array.from({ length: 10 }, (_, n) => store.append('s1', chatty, `{"b":${n}}`));
+  assert.equal(store.size, 4);
+  assert.deepEqual(store.replayAfter('s1', priming), { streamId: post, events: [{ id: progress, data: '{"progress":1}' }] });
+  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), { streamId: chatty, events: [{ id: broadcasts[9], data: '{"b":9}' }] });
+  assert.equal(store.replayAfter('s1', broadcasts[7]), undefined, 'the chatty stream lost its own oldest');
+  // Once the POST stream is the largest, it loses its own oldest (its priming event), never the chatty one's.
+  const answer = store.append('s1', post, '{"answer":1}');
+  assert.equal(store.replayAfter('s1', priming), undefined);
+  assert.deepEqual(store.replayAfter('s1', progress), { streamId: post, events: [{ id: answer, data: '{"answer":1}' }] });
+  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), { streamId: chatty, events: [{ id: broadcasts[9], data: '{"b":9}' }] });
+  // Streams of equal size: the one holding events first pays; a stream whose last event goes is forgotten.
+  const single = newStreamId();
+  const only = store.append('s1', single, '{"single":1}');
+  assert.equal(store.replayAfter('s1', progress), undefined);
+  store.append('s1', newStreamId(), '{"other":1}');
+  assert.equal(store.replayAfter('s1', broadcasts[8]), undefined, 'the largest stream pays first');
+  store.append('s1', newStreamId(), '{"other":2}');
+  assert.equal(store.replayAfter('s1', answer), undefined, 'the POST stream is gone');
+  assert.deepEqual(store.replayAfter('s1', only), { streamId: single, events: [] });
+  assert.equal(store.size, 4);
+});
+
 test('beyond maxSessions the least recently used session is dropped', () => {
   const store = new MemoryEventStore({ maxSessions: 2 });
   const stream = newStreamId();
