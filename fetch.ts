@@ -9,6 +9,7 @@ import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import { jsonText, type EventSink, type Reply } from './exchange.ts';
+import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
@@ -41,8 +42,8 @@ export interface FetchHandler {
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-const PAYLOAD_TOO_LARGE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } };
-const UNREADABLE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: the body could not be read' } };
+const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
+const UNREADABLE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: the body could not be read' });
 /** `connection` is a hop-by-hop header the runtime owns (and HTTP/2 forbids): not set by a fetch handler. */
 const STREAM_HEADERS: Record<string, string> = Object.fromEntries(Object.entries(SSE_HEADERS).filter(([name]) => name !== 'connection'));
 const encoder = new TextEncoder();

@@ -7,10 +7,10 @@ import type { AuthOptions } from './auth.ts';
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
 import { initializeParamsRefusal } from './handshake.ts';
-import { HttpGuard, error, shuttingDown } from './http-guard.ts';
+import { HttpGuard, shuttingDown } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { accepted, single } from './http-headers.ts';
-import { ErrorCode, NOT_UTF8, PARSE_ERROR, batchTooLong, classify, decodeUtf8, parseJson, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, NOT_UTF8, PARSE_ERROR, batchTooLong, classify, decodeUtf8, errorResponse, parseJson, type RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type Reply } from './exchange.ts';
 import {
   MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
@@ -218,7 +218,7 @@ export class HttpCore {
     if (this.#refusedWhileClosing(reply)) return; // close() began while the body arrived or its token was verified
     const versions = reply.headers['mcp-protocol-version'];
     if (Array.isArray(versions) && versions.length > 1) {
-      reply.send(400, error(null, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header is duplicated'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.HeaderMismatch, message: 'Header mismatch: MCP-Protocol-Version header is duplicated' }));
       return;
     }
     const header = single(reply.headers, 'mcp-protocol-version');
@@ -228,13 +228,13 @@ export class HttpCore {
     }
     const frame = classify(value);
     if (frame.kind === 'invalid') {
-      reply.send(400, error(frame.id, frame.error.code, frame.error.message));
+      reply.send(400, errorResponse(frame.id, frame.error));
       return;
     }
     const message = frame.message;
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     if (frame.kind === 'response') {
-      if (modernHeader) reply.send(400, error(null, -32600, 'Invalid Request: clients must not send responses in 2026-07-28'));
+      if (modernHeader) reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: clients must not send responses in 2026-07-28' }));
       else this.#legacy(value, [], header, reply);
       return;
     }
@@ -243,7 +243,7 @@ export class HttpCore {
     if (hasClaim(params)) {
       const claimed = (params!._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'];
       if (header !== claimed) {
-        reply.send(400, error(id, ErrorCode.HeaderMismatch, 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version'));
+        reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version' }));
       } else {
         this.#modern.post(message, id, reply);
       }
@@ -253,9 +253,9 @@ export class HttpCore {
       this.#legacy(value, [frame.message.id], header, reply);
     } else if (modernHeader) {
       if (frame.kind === 'notification') reply.send(202);
-      else reply.send(400, error(id, -32602, "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'"));
+      else reply.send(400, errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'" }));
     } else if (header !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {
-      reply.send(400, error(id, -32600, 'Bad Request: unsupported MCP-Protocol-Version header'));
+      reply.send(400, errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Bad Request: unsupported MCP-Protocol-Version header' }));
     } else {
       this.#legacy(value, id === null ? [] : [id], header, reply);
     }
@@ -263,12 +263,11 @@ export class HttpCore {
 
   #batch(items: unknown[], header: string | undefined, reply: Reply): void {
     if (items.length === 0) {
-      reply.send(400, error(null, -32600, 'Invalid Request: an empty batch is not a request'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }));
       return;
     }
     if (items.length > this.#server.maxBatchLength) {
-      const { code, message } = batchTooLong(this.#server.maxBatchLength);
-      reply.send(400, error(null, code, message));
+      reply.send(400, errorResponse(null, batchTooLong(this.#server.maxBatchLength)));
       return;
     }
     const claimed = items.some((item) => {
@@ -276,7 +275,7 @@ export class HttpCore {
       return typeof params === 'object' && params !== null && hasClaim(params as Record<string, unknown>);
     });
     if (claimed) {
-      reply.send(400, error(null, -32600, 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later' }));
       return;
     }
     const ids: RequestId[] = [];
@@ -284,7 +283,7 @@ export class HttpCore {
       const frame = classify(item);
       if (frame.kind === 'request') {
         if (frame.message.method === 'initialize') {
-          reply.send(400, error(null, -32600, 'Invalid Request: initialize must not be part of a batch'));
+          reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' }));
           return;
         }
         ids.push(frame.message.id);
@@ -296,7 +295,7 @@ export class HttpCore {
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
     const { json, sse: canStream } = accepted(reply.headers);
     if (ids.length > 0 && !canStream && !json) {
-      reply.send(406, error(null, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
+      reply.send(406, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: Accept must admit application/json or text/event-stream' }));
       return;
     }
     const sessionOptions = this.#sessionOptions;
@@ -316,7 +315,7 @@ export class HttpCore {
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (initialize && sessionId === undefined) {
       if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-        reply.send(503, error(null, -32600, 'Service Unavailable: too many sessions'));
+        reply.send(503, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }));
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
@@ -337,20 +336,20 @@ export class HttpCore {
       return;
     }
     if (sessionId === undefined) {
-      reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: Mcp-Session-Id header is required' }));
       return;
     }
     this.#withSession(sessionId, reply, sessionOptions, (session) => {
       const negotiated = session.connection.legacyVersion;
       // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
       if (header !== undefined && negotiated !== undefined && header !== negotiated) {
-        reply.send(400, error(null, -32600, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
+        reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: MCP-Protocol-Version header does not match the negotiated version' }));
         return;
       }
       // Refused here, with this POST: a batch the dispatcher refused would have no POST to answer on.
       const refusal = batch ? session.connection.batchRefusal((value as unknown[]).length) : undefined;
       if (refusal !== undefined) {
-        reply.send(refusal.code === ErrorCode.InternalError ? 503 : 400, error(null, refusal.code, refusal.message));
+        reply.send(refusal.code === ErrorCode.InternalError ? 503 : 400, errorResponse(null, refusal));
         return;
       }
       session.post(value, ids, reply, canStream);
@@ -379,7 +378,7 @@ export class HttpCore {
         session = undefined;
       } else if (session === undefined) {
         if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-          reply.send(503, error(null, -32600, 'Service Unavailable: too many sessions'));
+          reply.send(503, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }));
           return;
         }
         session = new Session(this.#server, options, this.#registry, record);
@@ -399,12 +398,12 @@ export class HttpCore {
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     if (this.#refusedWhileClosing(reply)) return; // close() began while its token was verified
     if (method === 'GET' && !accepted(reply.headers).sse) {
-      reply.send(406, error(null, -32600, 'Not Acceptable: a GET stream needs Accept: text/event-stream'));
+      reply.send(406, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: a GET stream needs Accept: text/event-stream' }));
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (sessionId === undefined) {
-      reply.send(400, error(null, -32600, 'Bad Request: Mcp-Session-Id header is required'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: Mcp-Session-Id header is required' }));
       return;
     }
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
@@ -416,7 +415,7 @@ export class HttpCore {
         return;
       }
       if (this.#streams.full) {
-        reply.send(503, error(null, -32603, 'Too many open streams'));
+        reply.send(503, errorResponse(null, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
         return;
       }
       void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#streams.open(r, true, { 'mcp-session-id': sessionId }));

@@ -5,7 +5,7 @@
 import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf } from './auth.ts';
 import type { HttpOptions } from './http-core.ts';
 import { single, type HeaderBag } from './http-headers.ts';
-import { ErrorCode, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
 import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
@@ -17,14 +17,9 @@ const CORS_REQUEST_HEADERS = [
 ];
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
-/** A JSON-RPC error response body. */
-export function error(id: RequestId | null, code: number, message: string, data?: unknown): object {
-  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
-}
-
 /** The answer (HTTP 503) to a request the endpoint does not serve because its close() began, or cut by the drain window. */
-export function shuttingDown(id: RequestId | null): object {
-  return error(id, ErrorCode.InternalError, 'Service Unavailable: the server is shutting down');
+export function shuttingDown(id: RequestId | null): JsonRpcFailure {
+  return errorResponse(id, { code: ErrorCode.InternalError, message: 'Service Unavailable: the server is shutting down' });
 }
 
 function hostnameOf(host: string): string {
@@ -111,12 +106,12 @@ export class HttpGuard {
     const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
     // RFC 9112 §3.2: a request with more than one Host field line is answered 400 (node keeps them distinct).
     if (Array.isArray(headers.host) && headers.host.length > 1) {
-      reply.send(400, error(null, -32600, 'Bad Request: more than one Host header'));
+      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: more than one Host header' }));
       return undefined;
     }
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
-      reply.send(421, error(null, -32600, 'Misdirected Request: Host header is not allowed'));
+      reply.send(421, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Misdirected Request: Host header is not allowed' }));
       return undefined;
     }
     if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
@@ -124,11 +119,11 @@ export class HttpGuard {
       return undefined;
     }
     if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
-      reply.send(403, error(null, -32600, 'Forbidden: Origin is not allowed'));
+      reply.send(403, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Forbidden: Origin is not allowed' }));
       return undefined;
     }
     if (this.#options.path !== undefined && path !== this.#options.path) {
-      reply.send(404, error(null, -32600, 'Not Found'));
+      reply.send(404, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Found' }));
       return undefined;
     }
     if (method === 'OPTIONS' && cors !== undefined) {
@@ -140,13 +135,13 @@ export class HttpGuard {
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
     if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
-      reply.send(405, error(null, -32600, `Method Not Allowed: ${method}`), { allow });
+      reply.send(405, errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: ${method}` }), { allow });
       return undefined;
     }
     if (method === 'POST') {
       const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/json') {
-        reply.send(415, error(null, -32600, 'Unsupported Media Type: Content-Type must be application/json'));
+        reply.send(415, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Unsupported Media Type: Content-Type must be application/json' }));
         return undefined;
       }
     }
@@ -175,7 +170,7 @@ export class HttpGuard {
     }
     const required = auth.requiredScopes ?? [];
     const refuse = (status: number, message: string, fields: { error?: string; description?: string; scope?: string[] }): void => {
-      reply.send(status, error(null, -32600, message), { 'www-authenticate': challenge(this.#metadataUrl!, fields) });
+      reply.send(status, errorResponse(null, { code: ErrorCode.InvalidRequest, message: message }), { 'www-authenticate': challenge(this.#metadataUrl!, fields) });
     };
     const token = bearerToken(reply.headers.authorization);
     if (token === undefined) {

@@ -7,9 +7,9 @@ import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { readEnvelope } from './era.ts';
 import { JsonText, type EventSink, type Reply } from './exchange.ts';
-import { error, shuttingDown } from './http-guard.ts';
+import { shuttingDown } from './http-guard.ts';
 import { accepted, checkParamHeaders, checkRoutingHeaders } from './http-headers.ts';
-import { ErrorCode, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
 import { formatEvent } from './sse.ts';
 
 /** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
@@ -66,7 +66,7 @@ export class ModernExchanges {
     try {
       readEnvelope(params);
     } catch (failure) {
-      reply.send(400, error(id, (failure as ProtocolError).code, (failure as ProtocolError).message, (failure as ProtocolError).data));
+      reply.send(400, errorResponse(id, (failure as ProtocolError).toJSON()));
       return;
     }
     if (id === null) {
@@ -75,13 +75,13 @@ export class ModernExchanges {
     }
     const mismatch = checkRoutingHeaders(headers, method, params);
     if (mismatch !== undefined) {
-      reply.send(400, error(id, ErrorCode.HeaderMismatch, mismatch));
+      reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: mismatch }));
       return;
     }
     const { json, sse } = accepted(headers);
     const listen = method === 'subscriptions/listen';
     if ((!json && !sse) || (listen && !sse)) {
-      reply.send(406, error(id, -32600, 'Not Acceptable: Accept must admit application/json or text/event-stream'));
+      reply.send(406, errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: Accept must admit application/json or text/event-stream' }));
       return;
     }
     let sink: EventSink | undefined;
@@ -115,8 +115,8 @@ export class ModernExchanges {
       connection.preflightModern(method, params);
     } catch (failure) {
       connection.close();
-      const { code, message: text, data } = failure as ProtocolError;
-      reply.send(code === -32601 ? 404 : 400, error(id, code, text, data));
+      const refusal = (failure as ProtocolError).toJSON();
+      reply.send(refusal.code === ErrorCode.MethodNotFound ? 404 : 400, errorResponse(id, refusal));
       return;
     }
     const tool = method === 'tools/call' ? connection.modernTool(params.name) : undefined;
@@ -125,13 +125,13 @@ export class ModernExchanges {
       const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
       if (paramMismatch !== undefined) {
         connection.close();
-        reply.send(400, error(id, ErrorCode.HeaderMismatch, paramMismatch));
+        reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: paramMismatch }));
         return;
       }
     }
     if (listen && this.#streams.full) {
       connection.close();
-      reply.send(503, error(id, -32603, 'Too many open streams'));
+      reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
       return;
     }
     this.#running.set(connection, () => {

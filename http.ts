@@ -9,6 +9,7 @@ import type { Server } from './core.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
 import { jsonText, type EventSink, type Reply } from './exchange.ts';
+import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
@@ -145,7 +146,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   }) as HttpHandler;
 }
 
-const PAYLOAD_TOO_LARGE = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } };
+const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
 
 function tooLarge(reply: Reply): void {
   // The rest of the body is not read: `Connection: close` makes node end the socket once this answer is out.

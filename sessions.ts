@@ -9,21 +9,21 @@ import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
 import { shuttingDown } from './http-guard.ts';
-import { classify, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, classify, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
 import { standaloneStreamId, type EventStore } from './sse.ts';
 import type { Logger } from './types.ts';
 
-/** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
 /**
  * How many withdrawn POST stream ids a session remembers: a client resumes the stream of a request it cancelled
  * soon after (SDK v1 after the advised `retry:`), so the last ones are enough; an older one ends after its replay.
  */
 const WITHDRAWN_STREAMS_KEPT = 100;
-const EVENT_STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } };
+/** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
+const EVENT_STORE_UNAVAILABLE = errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error: the event store is unavailable' });
 
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
-export const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
+export const SESSION_NOT_FOUND = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Session not found' });
 
 /** One POST of a session: where the answers to its requests and their related frames go. */
 class Exchange {
@@ -370,7 +370,7 @@ export class Session {
    */
   async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
     const conflict = (message: string): void => {
-      reply.send(409, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Conflict: ${message}` } });
+      reply.send(409, errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Conflict: ${message}` }));
     };
     const store = this.eventStore;
     const standalone = this.#standalone ??= new Stream(undefined, standaloneStreamId(this.id!));

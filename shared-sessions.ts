@@ -4,11 +4,12 @@
 // the client ended the session (DELETE). A store that fails is answered 503 (retry later), never taken for "no session".
 
 import { ForwardingReply, type Reply } from './exchange.ts';
+import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import type { Session, SessionRecord, SharedSessionStore } from './sessions.ts';
 import type { Logger } from './types.ts';
 
 /** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
-export const STORE_UNAVAILABLE = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the session store is unavailable' } };
+export const STORE_UNAVAILABLE = errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error: the session store is unavailable' });
 
 /** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
 class PersistingReply extends ForwardingReply {

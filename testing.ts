@@ -5,7 +5,7 @@
 // No streams, no I/O, Node built-ins only.
 
 import type { Connection, Server } from './core.ts';
-import { ProtocolError } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, errorResponse, type RequestId } from './jsonrpc.ts';
 import {
   LATEST_LEGACY_VERSION,
   MODERN_VERSIONS,
@@ -123,12 +123,12 @@ export async function connectTestClient(server: Server, options: TestClientOptio
   const answerServerRequest = async (frame: Params): Promise<void> => {
     const answerer = answerers[frame.method as string];
     try {
-      if (answerer === undefined) throw new ProtocolError(-32601, `the test client has no handler for ${String(frame.method)}`);
+      if (answerer === undefined) throw new ProtocolError(ErrorCode.MethodNotFound, `the test client has no handler for ${String(frame.method)}`);
       const result = await answerer(isObject(frame.params) ? frame.params : {});
       wire({ jsonrpc: '2.0', id: frame.id, result });
     } catch (error) {
-      const code = error instanceof ProtocolError ? error.code : -32603;
-      wire({ jsonrpc: '2.0', id: frame.id, error: { code, message: (error as Error).message } });
+      const code = error instanceof ProtocolError ? error.code : ErrorCode.InternalError;
+      wire(errorResponse(frame.id as RequestId, { code, message: (error as Error).message }));
     }
   };
 

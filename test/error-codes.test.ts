@@ -1,6 +1,7 @@
 // The error codes the core can put on the wire are exactly the table of docs/eras.md, Error codes: every numeric
 // code in the library's code (comments aside) is one of them, none but the spec's own -32002 lies in the legacy
-// range -32000..-32019 (MCP 2026-07-28, Basic > Overview > Messages > Error Codes), and code 0 is never used.
+// range -32000..-32019 (MCP 2026-07-28, Basic > Overview > Messages > Error Codes), and code 0 is never used. Outside
+// jsonrpc.ts (and the protocol tables) a code is spelled by its ErrorCode name and a frame is built by errorResponse.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,4 +45,18 @@ test('every error code in the library is one of the codes docs/eras.md lets the 
 
 test('the exported ErrorCode constants are wire codes', () => {
   for (const [name, code] of Object.entries(ErrorCode)) assert.ok(WIRE_CODES.has(code), `${name} = ${code}`);
+});
+
+/** The files that may spell codes as numbers: the vocabulary itself and the protocol tables. */
+const VOCABULARY = new Set(['jsonrpc.ts', 'protocol.ts', 'protocol-methods.ts']);
+
+test('outside jsonrpc.ts, error codes are ErrorCode names and error frames come from errorResponse', () => {
+  const files = readdirSync(ROOT).filter((file) => file.endsWith('.ts') && !VOCABULARY.has(file));
+  assert.ok(files.length >= 10);
+  for (const file of files) {
+    const code = codeWithoutComments(file);
+    assert.doesNotMatch(code, /-32\d{3}\b/, `${file} writes a raw JSON-RPC error code: use its ErrorCode name`);
+    assert.doesNotMatch(code, /\berror:\s*\{\s*code\b/, `${file} writes a literal error object: use errorResponse`);
+    assert.doesNotMatch(code, /jsonrpc:\s*'2\.0'[^;\n]*\berror:/, `${file} writes a literal error frame: use errorResponse`);
+  }
 });
