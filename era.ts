@@ -9,6 +9,7 @@ import {
   ProtocolError,
   describeValue,
   invalidParams,
+  isPlainObject,
   isRequestId,
   type JsonRpcErrorObject,
   type JsonRpcNotification,
@@ -34,10 +35,6 @@ export interface Envelope {
   clientCapabilities: ClientCapabilities;
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A request claims the modern era exactly when `params._meta` holds the protocol-version key. */

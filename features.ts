@@ -2,7 +2,7 @@
 // listing (paged, shaped per protocol version), argument validation, invoking handlers and shaping their results.
 // Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
 
-import { ErrorCode, ProtocolError, describeValue, invalidParams } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, describeValue, invalidParams, isPlainObject } from './jsonrpc.ts';
 import { Registry, type ChangeHub } from './registry.ts';
 import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
@@ -168,10 +168,6 @@ export function listTools(model: ServerModel, params: Shaped, version: string): 
 
 function toolFailure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {

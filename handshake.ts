@@ -8,6 +8,7 @@ import {
   ErrorCode,
   ProtocolError,
   invalidParams,
+  isPlainObject,
   isRequestId,
   methodNotFound,
   tooManyInFlight,
@@ -114,10 +115,6 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
 };
 
 const EMPTY_RESULT = Object.freeze({});
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isImplementation(value: unknown): value is Implementation {
   return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';

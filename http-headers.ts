@@ -4,6 +4,7 @@
 // Pure functions over a node:http header bag; the transport decides when each rung of the ladder runs.
 
 import { Buffer } from 'node:buffer';
+import { isPlainObject } from './jsonrpc.ts';
 
 /** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
 export type HeaderBag = Record<string, string | string[] | undefined>;
@@ -36,7 +37,6 @@ export function accepted(headers: HeaderBag): Accepted {
   return known;
 }
 
-
 /** One tool argument mirrored into an `Mcp-Param-{name}` header. */
 export interface HeaderParam { header: string; property: string; type: 'string' | 'integer' | 'boolean' }
 
@@ -53,18 +53,14 @@ const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean
 const MAX_ECHO = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root); throws TypeError for an invalid declaration: empty or non-token name, duplicate (case-insensitive), type other than string/integer/boolean (number is refused). */
 export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderParam[] {
   const properties = inputSchema.properties;
-  if (!isObject(properties)) return [];
+  if (!isPlainObject(properties)) return [];
   const out: HeaderParam[] = [];
   const seen = new Set<string>();
   for (const [property, schema] of Object.entries(properties)) {
-    if (!isObject(schema) || !Object.hasOwn(schema, 'x-mcp-header')) continue;
+    if (!isPlainObject(schema) || !Object.hasOwn(schema, 'x-mcp-header')) continue;
     const header = schema['x-mcp-header'];
     const where = `x-mcp-header of property '${property}'`;
     if (typeof header !== 'string' || !TOKEN.test(header)) {
@@ -149,7 +145,7 @@ export function checkRoutingHeaders(headers: HeaderBag, method: string, params: 
 
   const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
   if (source === undefined) return undefined;
-  const bodyValue = isObject(params) ? params[source] : undefined;
+  const bodyValue = isPlainObject(params) ? params[source] : undefined;
   // A body without a string name/uri is refused by params validation (-32602); there is nothing to mirror.
   if (typeof bodyValue !== 'string') return undefined;
   const n = readSingle(headers, 'Mcp-Name', false);
@@ -173,7 +169,7 @@ function matches(type: HeaderParam['type'], text: string, value: unknown): boole
 
 /** Checks Mcp-Param-* headers for a tools/call against its arguments: for each declared param: argument present and not null -> header required and must match (string: exact after decoding; integer: numeric comparison of decimal text, e.g. "42" and "42.0" both equal 42; boolean: "true"/"false"); argument absent or null -> header must be absent. Headers the tool does not declare are ignored. Returns an error message or undefined. */
 export function checkParamHeaders(headers: HeaderBag, params: HeaderParam[], args: Record<string, unknown>): string | undefined {
-  const bag = isObject(args) ? args : {};
+  const bag = isPlainObject(args) ? args : {};
   for (const param of params) {
     const label = `Mcp-Param-${param.header}`;
     const r = readSingle(headers, label, false);

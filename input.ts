@@ -13,7 +13,7 @@ let loadedCrypto: typeof import('node:crypto') | undefined;
 function crypto(): typeof import('node:crypto') {
   return loadedCrypto ??= require('node:crypto') as typeof import('node:crypto');
 }
-import { ErrorCode, ProtocolError } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, isPlainObject } from './jsonrpc.ts';
 import type { ClientCapabilities } from './types.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
@@ -27,10 +27,6 @@ const CAPABILITY: Record<string, string> = Object.assign(Object.create(null), {
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
 });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** What a tools/call, prompts/get or resources/read handler returns to ask the client for input. */
 export class InputRequired {

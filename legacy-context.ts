@@ -14,6 +14,7 @@ import {
   type LoggingLevel,
   type RequestOptions,
 } from './types.ts';
+import { isPlainObject } from './jsonrpc.ts';
 
 type Shaped = Record<string, unknown>;
 
@@ -23,10 +24,6 @@ export interface LegacyState {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   passesLogLevel(level: LoggingLevel): boolean;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -3,6 +3,8 @@
 // Owns the $ref graph and which keywords hold subschemas. Must never mutate a schema or value, never follow a $ref
 // outside the root schema, and never recurse into values (deep values must not exhaust the stack).
 
+import { isPlainObject } from './jsonrpc.ts';
+
 export type Obj = { [key: string]: unknown };
 /** $ref resolution for one root schema; resolve records each $ref's target for assertDescends. */
 export interface Refs {
@@ -19,8 +21,7 @@ const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dep
 const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'propertyNames', 'items', 'prefixItems',
   'additionalItems', 'contains', 'if', 'then', 'else'];
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isObj(v);
+export const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isPlainObject(v);
 export const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
 
 export function bad(loc: string, message: string): never {
@@ -28,7 +29,7 @@ export function bad(loc: string, message: string): never {
 }
 
 export function createRefs(root: Obj | boolean): Refs {
-  const id = isObj(root) && typeof root.$id === 'string' ? root.$id : '';
+  const id = isPlainObject(root) && typeof root.$id === 'string' ? root.$id : '';
   const rootId = id.split('#')[0];
   const anchors = new Map<string, Obj>();
   collectAnchors(root, anchors, new Set());
@@ -59,7 +60,7 @@ export function createRefs(root: Obj | boolean): Refs {
 }
 
 function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): void {
-  if (!isObj(s) || seen.has(s)) return;
+  if (!isPlainObject(s) || seen.has(s)) return;
   seen.add(s);
   // Draft-07 spells an anchor as an $id that is only a fragment.
   const anchor = typeof s.$anchor === 'string' ? s.$anchor
@@ -76,7 +77,7 @@ function subschemas(s: Obj, keywords: string[]): unknown[] {
   for (const kw of keywords) {
     const x = s[kw];
     if (Array.isArray(x)) out.push(...x);
-    else if (MAP_KWS.has(kw) && isObj(x)) out.push(...Object.values(x));
+    else if (MAP_KWS.has(kw) && isPlainObject(x)) out.push(...Object.values(x));
     else out.push(x);
   }
   return out;
@@ -87,7 +88,7 @@ function pointer(root: unknown, ptr: string): unknown {
   for (const raw of ptr.slice(1).split('/')) {
     const tok = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(tok)) cur = cur[Number(tok)];
-    else if (isObj(cur) && Object.hasOwn(cur, tok)) cur = cur[tok];
+    else if (isPlainObject(cur) && Object.hasOwn(cur, tok)) cur = cur[tok];
     else return undefined;
   }
   return cur;
@@ -102,7 +103,7 @@ function visit(s: Obj, targets: Map<Obj, Obj | boolean>, colors: Map<Obj, number
   const next = subschemas(s, IN_PLACE_KWS);
   next.push(targets.get(s));
   if (s.then !== undefined || s.else !== undefined) next.push(s.if, s.then, s.else);
-  for (const n of next) if (isObj(n)) visit(n, targets, colors);
+  for (const n of next) if (isPlainObject(n)) visit(n, targets, colors);
   colors.set(s, 2);
 }
 

@@ -4,8 +4,9 @@
 // more than time linear in the value's size for a given schema (a shared node judges each object once per pass).
 
 import {
-  bad, createRefs, isComposite, isObj, isSchema, JsonIds, type Obj, type Refs,
+  bad, createRefs, isComposite, isSchema, JsonIds, type Obj, type Refs,
 } from './schema-refs.ts';
+import { isPlainObject } from './jsonrpc.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export interface SchemaIssue { path: (string | number)[]; message: string }
@@ -40,7 +41,7 @@ const TYPE_TESTS: { [type: string]: (v: unknown) => boolean } = {
   boolean: (v) => typeof v === 'boolean',
   null: (v) => v === null,
   array: (v) => Array.isArray(v),
-  object: (v) => isObj(v),
+  object: (v) => isPlainObject(v),
 };
 const COMPARE: { [op: string]: (a: number, b: number) => boolean } = {
   '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b,
@@ -126,7 +127,7 @@ function every(checks: Check[]): Check {
 function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   if (s === true) return PASS;
   if (s === false) return REJECT;
-  if (!isObj(s)) bad(loc, 'a schema must be an object or a boolean');
+  if (!isPlainObject(s)) bad(loc, 'a schema must be an object or a boolean');
   const known = ctx.memo.get(s);
   if (known !== undefined) {
     known.reachedAgain = true;
@@ -305,7 +306,7 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const props = compileMap(ctx, s, 'properties', loc);
   if (props !== undefined) {
     checks.push((v, st, d, run) => {
-      if (!isObj(v)) return true;
+      if (!isPlainObject(v)) return true;
       let ok = true;
       for (let i = 0; i < props.keys.length; i++) {
         const k = props.keys[i];
@@ -325,7 +326,7 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   if (patterns !== undefined || extra !== undefined || names !== undefined) {
     // One pass over the value's own keys serves propertyNames, patternProperties and additionalProperties.
     checks.push((v, st, d, run) => {
-      if (!isObj(v)) return true;
+      if (!isPlainObject(v)) return true;
       let ok = true;
       for (const k of Object.keys(v)) {
         if (names !== undefined && !names(k, null, d, run)) ok = report(st, 'is not a valid property name', k);
@@ -349,7 +350,7 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   for (const kw of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
     const map = s[kw];
     if (map === undefined) continue;
-    if (!isObj(map)) bad(loc, `${kw} must be an object`);
+    if (!isPlainObject(map)) bad(loc, `${kw} must be an object`);
     for (const k of Object.keys(map)) {
       const dep = map[k];
       if (kw !== 'dependentSchemas' && Array.isArray(dep)) {
@@ -360,7 +361,7 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (deps.length > 0) {
     checks.push((v, st, d, run) => {
-      if (!isObj(v)) return true;
+      if (!isPlainObject(v)) return true;
       let ok = true;
       for (const [k, check] of deps) {
         ok = ((k !== undefined && !Object.hasOwn(v, k)) || check(v, st, d, run)) && ok;
@@ -417,7 +418,7 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
 function compileMap(ctx: Ctx, s: Obj, kw: string, loc: string): { keys: string[]; checks: Check[] } | undefined {
   const map = s[kw];
   if (map === undefined) return undefined;
-  if (!isObj(map)) bad(loc, `${kw} must be an object`);
+  if (!isPlainObject(map)) bad(loc, `${kw} must be an object`);
   const keys = Object.keys(map);
   return { keys, checks: keys.map((k) => compileNode(ctx, map[k], `${loc}/${kw}/${escapeToken(k)}`)) };
 }

@@ -6,6 +6,7 @@
 // receives; a plain JSON Schema is compiled by schema.ts and the value passes through unchanged.
 
 import { compileSchema, formatPath, type JsonSchema } from './schema.ts';
+import { isPlainObject } from './jsonrpc.ts';
 
 /** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
 export interface StandardTypedV1<Input = unknown, Output = Input> {
@@ -119,10 +120,6 @@ export interface CompiledToolSchema {
 
 const TARGET = 'draft-2020-12';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** True for anything carrying a `~standard` property (arktype's types are functions, so those count too). */
 export function isStandard(value: unknown): value is { readonly '~standard': unknown } {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
@@ -135,7 +132,7 @@ export function isStandard(value: unknown): value is { readonly '~standard': unk
  */
 export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
   if (isStandard(schema)) return compileStandard(schema['~standard'], where, io);
-  if (!isObject(schema)) {
+  if (!isPlainObject(schema)) {
     throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
   }
   return { json: checkJson(schema, where), parse: jsonParser(schema) };
@@ -163,12 +160,12 @@ function jsonParser(json: JsonSchema): Parser {
 }
 
 function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
-  if (!isObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
+  if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
     throw new TypeError(`${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`);
   }
   const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
   const converter = std.jsonSchema;
-  if (!isObject(converter) || typeof converter[io] !== 'function') {
+  if (!isPlainObject(converter) || typeof converter[io] !== 'function') {
     throw new TypeError(`${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
       `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
       'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema');
@@ -179,7 +176,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
   } catch (error) {
     throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, { cause: error });
   }
-  if (!isObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
+  if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
   checkJson(json, `${where} (${vendor})`);
   const props = std as unknown as StandardSchemaV1Props;
   return {
@@ -192,7 +189,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
 }
 
 function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
-  if (!isObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  if (!isPlainObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
   if (!result.issues) return { value: result.value };
   if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
   return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };

@@ -5,7 +5,7 @@
 // No streams, no I/O, Node built-ins only.
 
 import type { Connection, Server } from './core.ts';
-import { ErrorCode, ProtocolError, errorResponse, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, ProtocolError, errorResponse, isPlainObject, type RequestId } from './jsonrpc.ts';
 import {
   LATEST_LEGACY_VERSION,
   MODERN_VERSIONS,
@@ -88,10 +88,6 @@ interface Pending {
   onProgress?: (params: Params) => void;
 }
 
-function isObject(value: unknown): value is Params {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Connects an in-memory client to `server`; in the 2025 era the handshake is done when this resolves. */
 export async function connectTestClient(server: Server, options: TestClientOptions = {}): Promise<TestClient> {
   const era = options.era ?? (options.protocolVersion === undefined || (MODERN_VERSIONS as readonly string[]).includes(options.protocolVersion)
@@ -124,7 +120,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     const answerer = answerers[frame.method as string];
     try {
       if (answerer === undefined) throw new ProtocolError(ErrorCode.MethodNotFound, `the test client has no handler for ${String(frame.method)}`);
-      const result = await answerer(isObject(frame.params) ? frame.params : {});
+      const result = await answerer(isPlainObject(frame.params) ? frame.params : {});
       wire({ jsonrpc: '2.0', id: frame.id, result });
     } catch (error) {
       const code = error instanceof ProtocolError ? error.code : ErrorCode.InternalError;
@@ -139,7 +135,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
         return;
       }
       const notification: ReceivedNotification = { method: frame.method };
-      if (isObject(frame.params)) notification.params = frame.params;
+      if (isPlainObject(frame.params)) notification.params = frame.params;
       notifications.push(notification);
       const token = notification.params?.progressToken;
       if (frame.method === 'notifications/progress' && typeof token === 'string') progressTokens.get(token)?.(notification.params!);
@@ -148,7 +144,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     const waiter = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
     if (waiter === undefined) return;
     pending.delete(frame.id as number);
-    if (isObject(frame.error)) {
+    if (isPlainObject(frame.error)) {
       const { code, message, data } = frame.error;
       waiter.reject(new ProtocolError(code as number, message as string, data));
     } else {
@@ -167,7 +163,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
   const withEnvelope = (params: Params): Params => era === 'legacy' ? params : {
     ...params,
     _meta: {
-      ...(isObject(params._meta) ? params._meta : {}),
+      ...(isPlainObject(params._meta) ? params._meta : {}),
       'io.modelcontextprotocol/protocolVersion': protocolVersion,
       'io.modelcontextprotocol/clientCapabilities': capabilities,
       'io.modelcontextprotocol/clientInfo': clientInfo,
@@ -180,7 +176,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     let sent = params;
     const token = `progress-${id}`;
     if (onProgress !== undefined) {
-      sent = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: token } };
+      sent = { ...params, _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), progressToken: token } };
       progressTokens.set(token, onProgress);
     }
     const answer = new Promise<Params>((resolve, reject) => pending.set(id, { resolve, reject }));
@@ -194,7 +190,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     for (let round = 0; era === 'modern' && result.resultType === 'input_required'; round++) {
       if (round === MAX_INPUT_ROUNDS) throw new Error(`${method}: still input_required after ${MAX_INPUT_ROUNDS} rounds`);
       const retry: Params = { ...params };
-      if (isObject(result.inputRequests)) {
+      if (isPlainObject(result.inputRequests)) {
         const responses: Params = {};
         for (const [key, input] of Object.entries(result.inputRequests)) {
           const { method: inputMethod, params: inputParams } = input as Params;
@@ -202,7 +198,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
           if (answerer === undefined || inputMethod === 'ping') {
             throw new Error(`${method}: the server asked for ${String(inputMethod)} and the test client has no handler for it`);
           }
-          responses[key] = await answerer(isObject(inputParams) ? inputParams : {});
+          responses[key] = await answerer(isPlainObject(inputParams) ? inputParams : {});
         }
         retry.inputResponses = responses;
       }
@@ -255,7 +251,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
 function eraNeutral(result: Params): Params {
   if (!('resultType' in result)) return result;
   const { resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, _meta, ...rest } = result;
-  if (isObject(_meta)) {
+  if (isPlainObject(_meta)) {
     const { [SERVER_INFO_META]: _serverInfo, ...meta } = _meta;
     if (Object.keys(meta).length > 0) rest._meta = meta;
   }
