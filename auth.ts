@@ -76,21 +76,3 @@ export function bearerToken(header: string | string[] | undefined): string | und
   const match = value === undefined ? null : /^Bearer\s+(\S.*)$/i.exec(value.trim());
   return match === null ? undefined : match[1];
 }
-
-/** Who a 2025 session belongs to: the same issuer, subject and client must present every later request. */
-export function principalOf(auth: AuthInfo): string {
-  return JSON.stringify([auth.issuer ?? null, auth.subject, auth.clientId ?? null]);
-}
-
-/** The verified identity behind an HTTP request info object (set by the HTTP core, read by contexts as `ctx.auth`). */
-const verified = new WeakMap<HttpRequestInfo, AuthInfo>();
-
-/** Records the verified identity behind an HTTP request (done by the HTTP core after token verification). */
-export function attachAuth(http: HttpRequestInfo, auth: AuthInfo): void {
-  verified.set(http, auth);
-}
-
-/** The verified identity recorded for an HTTP request, if any (what handlers see as `ctx.auth`). */
-export function authOf(http: HttpRequestInfo | undefined): AuthInfo | undefined {
-  return http === undefined ? undefined : verified.get(http);
-}

@@ -18,7 +18,7 @@ import {
 } from './jsonrpc.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
-import type { HttpRequestInfo, Logger } from './types.ts';
+import type { FrameExtras, Logger } from './types.ts';
 
 const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
 
@@ -39,8 +39,8 @@ export interface ConnectionOptions extends DispatcherPeer {
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
   isBackedUp?(): boolean;
-  /** The HTTP request behind this connection (handlers see it as `ctx.http`); `receive(value, http)` overrides it per frame. */
-  http?: HttpRequestInfo;
+  /** What the transport knows of the exchange behind this connection (`ctx.http`, `ctx.auth`); `receive(value, extras)` overrides it per frame. */
+  extras?: FrameExtras;
 }
 
 /** One client connection (a stdio process, a 2025 session, a modern HTTP request): frames in, frames out. */
@@ -51,7 +51,7 @@ export class Connection {
   readonly #router: EraRouter;
   readonly #modern: ModernLifecycle | undefined;
   readonly #hub: ChangeHub;
-  readonly #http: HttpRequestInfo | undefined;
+  readonly #extras: FrameExtras | undefined;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
@@ -71,7 +71,7 @@ export class Connection {
       };
     }
     this.#dispatcher.attach(this.#router);
-    this.#http = options.http;
+    this.#extras = options.extras;
     if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
     this.#hub = model.hub;
     this.#hub.add(this);
@@ -129,9 +129,9 @@ export class Connection {
     return this.#dispatcher.closed;
   }
 
-  /** One parsed frame (or batch), for transports that parse bodies themselves; `http`: the HTTP request that carried it. */
-  receive(value: unknown, http: HttpRequestInfo | undefined = this.#http): void {
-    this.#dispatcher.receive(value, http);
+  /** One parsed frame (or batch), for transports that parse bodies themselves; `extras`: what they know of its exchange. */
+  receive(value: unknown, extras: FrameExtras | undefined = this.#extras): void {
+    this.#dispatcher.receive(value, extras);
   }
 
   /** One frame's text; text that is not JSON is answered with a parse error and the connection goes on. */

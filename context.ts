@@ -2,7 +2,6 @@
 // exchange, verified identity and trace keys. The era contexts (legacy-context.ts, modern.ts) add the version,
 // client capabilities, logging and client requests. Holds no state beyond the request it reads.
 
-import { authOf } from './auth.ts';
 import type { InboundRequest } from './dispatcher.ts';
 import type { AuthInfo, HttpRequestInfo, RequestId, TraceContext } from './types.ts';
 
@@ -27,10 +26,15 @@ export class RequestContext {
   }
 
   get auth(): AuthInfo | undefined {
-    return authOf(this.request.http);
+    return this.request.auth;
   }
 
   get trace(): TraceContext | undefined {
     return this.request.trace;
   }
+}
+
+/** Who a verified identity is, as one string: the same issuer, subject and client make the same principal. */
+export function principalOf(auth: AuthInfo): string {
+  return JSON.stringify([auth.issuer ?? null, auth.subject, auth.clientId ?? null]);
 }

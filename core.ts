@@ -3,9 +3,8 @@
 // holds no per-connection state and performs no I/O of its own.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './connection.ts';
-import { headerParamsOf } from './http-headers.ts';
 import { RequestStateSealer } from './input.ts';
-import type { ServerModel, ToolEntry } from './features.ts';
+import { headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { ChangeHub, Registry, type ChangeEvent, type Registration } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
 import type {

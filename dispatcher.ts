@@ -23,7 +23,7 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import { Batch, InboundRequest, OutboundRequestError, type OutboundOptions, type RequestState } from './request.ts';
-import type { HttpRequestInfo, Logger } from './types.ts';
+import type { FrameExtras, Logger } from './types.ts';
 
 export { InboundRequest, NO_BACK_CHANNEL, OutboundRequestError, type OutboundOptions, type ProgressToken } from './request.ts';
 
@@ -111,14 +111,14 @@ export class Dispatcher {
     return this.#closed;
   }
 
-  /** Handles one parsed JSON value: a single frame or a batch; `http` is the HTTP request that carried it. */
-  receive(value: unknown, http?: HttpRequestInfo): void {
+  /** Handles one parsed JSON value: a single frame or a batch; `extras`: what the transport knows of its exchange. */
+  receive(value: unknown, extras?: FrameExtras): void {
     if (this.#closed) return;
     if (!Array.isArray(value)) {
-      this.#receiveOne(value, undefined, http);
+      this.#receiveOne(value, undefined, extras);
       return;
     }
-    const decide = (refusal?: JsonRpcErrorObject): void => this.#receiveBatch(value, refusal, http);
+    const decide = (refusal?: JsonRpcErrorObject): void => this.#receiveBatch(value, refusal, extras);
     const refusal = value.length === 0
       ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
       : value.length > this.#limits.maxBatchLength ? batchTooLong(this.#limits.maxBatchLength)
@@ -127,22 +127,22 @@ export class Dispatcher {
   }
 
   /** Serves a batch as one array answer, or answers its refusal; a batch held until after close() gets neither. */
-  #receiveBatch(items: unknown[], refusal: JsonRpcErrorObject | undefined, http: HttpRequestInfo | undefined): void {
+  #receiveBatch(items: unknown[], refusal: JsonRpcErrorObject | undefined, extras: FrameExtras | undefined): void {
     if (this.#closed) return;
     if (refusal !== undefined) {
       this.#peer.send(errorResponse(null, refusal));
       return;
     }
     const batch = new Batch();
-    for (const item of items) this.#receiveOne(item, batch, http);
+    for (const item of items) this.#receiveOne(item, batch, extras);
     this.#settleBatch(batch);
   }
 
-  #receiveOne(value: unknown, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
+  #receiveOne(value: unknown, batch: Batch | undefined, extras: FrameExtras | undefined): void {
     const frame = classify(value);
     switch (frame.kind) {
       case 'request':
-        this.#startRequest(frame.message, batch, http);
+        this.#startRequest(frame.message, batch, extras);
         return;
       case 'notification':
         this.#hooks.onNotification(frame.message);
@@ -193,7 +193,7 @@ export class Dispatcher {
     this.#peer.send(batch.responses);
   }
 
-  #startRequest(message: JsonRpcRequest, batch: Batch | undefined, http: HttpRequestInfo | undefined): void {
+  #startRequest(message: JsonRpcRequest, batch: Batch | undefined, extras: FrameExtras | undefined): void {
     if (this.#inFlight.has(message.id)) {
       this.#answer(idInFlight(message.id), batch);
       return;
@@ -202,7 +202,7 @@ export class Dispatcher {
       this.#answer(errorResponse(message.id, tooManyInFlight(this.#limits.maxInFlight)), batch);
       return;
     }
-    const request = new InboundRequest(this, message, batch, http);
+    const request = new InboundRequest(this, message, batch, extras);
     this.#inFlight.set(request.id, request);
     if (batch !== undefined) batch.open++;
     let result: unknown;

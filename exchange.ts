@@ -5,7 +5,7 @@
 
 import type { HeaderBag } from './http-headers.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
-import type { HttpRequestInfo, Logger } from './types.ts';
+import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from './types.ts';
 
 /** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
 export class JsonText {
@@ -33,6 +33,13 @@ export interface Reply {
   readonly answered: boolean;
   /** What handlers of the requests in this exchange see as `ctx.http`. */
   readonly http?: HttpRequestInfo;
+  /** The identity its bearer token was verified as (`ctx.auth`), once the guard has verified it. */
+  readonly auth?: AuthInfo;
+}
+
+/** What the core is handed with the frames of `reply`'s exchange. */
+export function extrasOf(reply: Reply): FrameExtras {
+  return { http: reply.http, auth: reply.auth };
 }
 
 /** A Reply that passes everything on to another: the base of decorators, which override what they change. */
@@ -49,6 +56,10 @@ export class ForwardingReply implements Reply {
 
   get http(): HttpRequestInfo | undefined {
     return this.inner.http;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.inner.auth;
   }
 
   get answered(): boolean {

@@ -1,10 +1,10 @@
 // The server features over the shared server model: tools, resources and templates, prompts and completion —
-// listing (paged, shaped per protocol version), argument validation, invoking handlers and shaping their results.
+// listing (paged, shaped per protocol version), a tool's x-mcp-header declarations, argument validation, invoking
+// handlers and shaping their results.
 // Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
 
 import { ErrorCode, ProtocolError, describeValue, invalidParams, isPlainObject } from './jsonrpc.ts';
 import { Registry, type ChangeHub } from './registry.ts';
-import type { HeaderParam } from './http-headers.ts';
 import { InputRequired } from './input.ts';
 import type { Parsed, Parser } from './standard-schema.ts';
 import type { UriTemplate } from './uri-template.ts';
@@ -61,6 +61,38 @@ export interface ServerSettings {
   rethrow: boolean;
   onInitialize: InitializeHook | undefined;
   logger: Logger;
+}
+
+
+/** One tool argument mirrored into an `Mcp-Param-{name}` header (2026-07-28 Streamable HTTP). */
+export interface HeaderParam { header: string; property: string; type: 'string' | 'integer' | 'boolean' }
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+
+/** Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root); throws TypeError for an invalid declaration: empty or non-token name, duplicate (case-insensitive), type other than string/integer/boolean (number is refused). */
+export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderParam[] {
+  const properties = inputSchema.properties;
+  if (!isPlainObject(properties)) return [];
+  const out: HeaderParam[] = [];
+  const seen = new Set<string>();
+  for (const [property, schema] of Object.entries(properties)) {
+    if (!isPlainObject(schema) || !Object.hasOwn(schema, 'x-mcp-header')) continue;
+    const header = schema['x-mcp-header'];
+    const where = `x-mcp-header of property '${property}'`;
+    if (typeof header !== 'string' || !TOKEN.test(header)) {
+      throw new TypeError(`${where} must be a non-empty HTTP token`);
+    }
+    const key = header.toLowerCase();
+    if (seen.has(key)) throw new TypeError(`${where}: header name '${header}' is declared twice (case-insensitively)`);
+    seen.add(key);
+    const type = schema.type;
+    if (!PARAM_TYPES.has(type)) {
+      throw new TypeError(`${where}: property type must be string, integer or boolean`);
+    }
+    out.push({ header, property, type: type as HeaderParam['type'] });
+  }
+  return out;
 }
 
 /** Everything connections share: identity, registries, the change hub and settings. */

@@ -2,13 +2,14 @@
 // path, the HTTP method and Content-Type, and OAuth bearer-token verification with its challenges; plus which
 // principal owns a 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
-import { attachAuth, bearerToken, challenge, metadataPaths, metadataUrlOf, principalOf } from './auth.ts';
+import { bearerToken, challenge, metadataPaths, metadataUrlOf } from './auth.ts';
+import { principalOf } from './context.ts';
 import type { HttpOptions } from './http-core.ts';
 import { single, type HeaderBag } from './http-headers.ts';
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
-import { MODERN_VERSIONS, type AuthInfo, type HttpRequestInfo, type Logger } from './types.ts';
+import { MODERN_VERSIONS, type AuthInfo, type Logger } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 /** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */
@@ -57,20 +58,15 @@ class CorsReply extends ForwardingReply {
 
 /** An exchange whose bearer token was verified: handlers of its requests see the identity as `ctx.auth`. */
 export class AuthedReply extends ForwardingReply {
-  readonly auth: AuthInfo;
-  readonly #http: HttpRequestInfo;
+  readonly #auth: AuthInfo;
 
   constructor(reply: Reply, auth: AuthInfo) {
     super(reply);
-    this.auth = auth;
-    // Its own object (the key ctx.auth is found by), read field by field: a transport's info may be getters.
-    const http = reply.http;
-    this.#http = http === undefined ? { headers: reply.headers } : { headers: http.headers, remoteAddress: http.remoteAddress };
-    attachAuth(this.#http, auth);
+    this.#auth = auth;
   }
 
-  override get http(): HttpRequestInfo {
-    return this.#http;
+  override get auth(): AuthInfo {
+    return this.#auth;
   }
 }
 
@@ -213,12 +209,12 @@ export class HttpGuard {
   /** Whether this exchange may use this session: with `auth`, only the principal that created it. */
   ownedBy(session: Session, reply: Reply): boolean {
     const owner = this.#owners.get(session);
-    return owner === undefined || (reply instanceof AuthedReply && principalOf(reply.auth) === owner);
+    return owner === undefined || this.principal(reply) === owner;
   }
 
-  /** The principal an exchange comes from (with `auth`). */
+  /** The principal an exchange comes from (with `auth`): plain data on the reply, whatever decorates it. */
   principal(reply: Reply): string | undefined {
-    return reply instanceof AuthedReply ? principalOf(reply.auth) : undefined;
+    return reply.auth === undefined ? undefined : principalOf(reply.auth);
   }
 
   /** Records the principal that created `session` (or, restored from a shared store, the one its record names). */

@@ -1,9 +1,10 @@
 // Modern Streamable HTTP header mirroring (MCP 2026-07-28, Basic > Transports > Streamable HTTP > Request Metadata):
-// the x-mcp-header declarations of a tool, the base64 sentinel value encoding, and the checks of Mcp-Method /
-// Mcp-Name / Mcp-Param-* against the body (-32020 messages).
+// the base64 sentinel value encoding, and the checks of Mcp-Method / Mcp-Name / Mcp-Param-* against the body (-32020
+// messages); a tool's x-mcp-header declarations are read at registration (features.ts).
 // Pure functions over a node:http header bag; the transport decides when each rung of the ladder runs.
 
 import { Buffer } from 'node:buffer';
+import type { HeaderParam } from './features.ts';
 import { isPlainObject } from './jsonrpc.ts';
 
 /** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
@@ -37,46 +38,17 @@ export function accepted(headers: HeaderBag): Accepted {
   return known;
 }
 
-/** One tool argument mirrored into an `Mcp-Param-{name}` header. */
-export interface HeaderParam { header: string; property: string; type: 'string' | 'integer' | 'boolean' }
 
 const PREFIX = '=?base64?';
 const SUFFIX = '?=';
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Printable ASCII with no surrounding space: sent as is. */
 const PLAIN = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
 /** What we accept in a raw header value: printable ASCII, SP and HTAB (non-ASCII must arrive sentinel-encoded). */
 const HEADER_CHARS = /^[\t\x20-\x7e]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
-const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
 const MAX_ECHO = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root); throws TypeError for an invalid declaration: empty or non-token name, duplicate (case-insensitive), type other than string/integer/boolean (number is refused). */
-export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderParam[] {
-  const properties = inputSchema.properties;
-  if (!isPlainObject(properties)) return [];
-  const out: HeaderParam[] = [];
-  const seen = new Set<string>();
-  for (const [property, schema] of Object.entries(properties)) {
-    if (!isPlainObject(schema) || !Object.hasOwn(schema, 'x-mcp-header')) continue;
-    const header = schema['x-mcp-header'];
-    const where = `x-mcp-header of property '${property}'`;
-    if (typeof header !== 'string' || !TOKEN.test(header)) {
-      throw new TypeError(`${where} must be a non-empty HTTP token`);
-    }
-    const key = header.toLowerCase();
-    if (seen.has(key)) throw new TypeError(`${where}: header name '${header}' is declared twice (case-insensitively)`);
-    seen.add(key);
-    const type = schema.type;
-    if (!PARAM_TYPES.has(type)) {
-      throw new TypeError(`${where}: property type must be string, integer or boolean`);
-    }
-    out.push({ header, property, type: type as HeaderParam['type'] });
-  }
-  return out;
-}
 
 /** Decodes a header value: trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
 export function decodeHeaderValue(raw: string): string | undefined {

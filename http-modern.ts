@@ -6,7 +6,7 @@
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { readEnvelope } from './era.ts';
-import { JsonText, type EventSink, type Reply } from './exchange.ts';
+import { JsonText, extrasOf, type EventSink, type Reply } from './exchange.ts';
 import { shuttingDown } from './http-guard.ts';
 import { accepted, checkParamHeaders, checkRoutingHeaders } from './http-headers.ts';
 import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
@@ -87,7 +87,7 @@ export class ModernExchanges {
     let sink: EventSink | undefined;
     const connection = this.#server.connect({
       era: 'modern',
-      http: reply.http,
+      extras: extrasOf(reply),
       send: (frame) => {
         if (Array.isArray(frame)) return;
         if (isResponse(frame)) {

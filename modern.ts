@@ -3,8 +3,7 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
-import { authOf, principalOf as authPrincipal } from './auth.ts';
-import { RequestContext } from './context.ts';
+import { RequestContext, principalOf as authPrincipal } from './context.ts';
 import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
 import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
 import * as features from './features.ts';
@@ -152,8 +151,7 @@ export class ModernLifecycle implements Lifecycle {
  * Round-Trip Requests > Basic Workflow > Server Requirements).
  */
 function principalOf(request: InboundRequest): string | undefined {
-  const auth = authOf(request.http);
-  return auth === undefined ? undefined : authPrincipal(auth);
+  return request.auth === undefined ? undefined : authPrincipal(request.auth);
 }
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */

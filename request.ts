@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from './dispatcher.ts';
 import type { JsonRpcRequest, JsonRpcResponse, RequestId } from './jsonrpc.ts';
-import type { HttpRequestInfo, TraceContext } from './types.ts';
+import type { AuthInfo, FrameExtras, HttpRequestInfo, TraceContext } from './types.ts';
 
 /** A request's `_meta.progressToken`: a string or an integer. */
 export type ProgressToken = string | number;
@@ -62,15 +62,18 @@ export class InboundRequest {
   readonly progressToken: ProgressToken | undefined;
   /** The HTTP request that carried this one (undefined on stdio). */
   readonly http: HttpRequestInfo | undefined;
+  /** The identity the carrying request's bearer token was verified as (undefined without auth, and on stdio). */
+  readonly auth: AuthInfo | undefined;
   state: RequestState = 'running';
   readonly #dispatcher: Dispatcher;
   readonly batch: Batch | undefined;
   #controller: AbortController | undefined;
   #lastProgress = -Infinity;
 
-  constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined, http?: HttpRequestInfo) {
+  constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined, extras?: FrameExtras) {
     this.#dispatcher = dispatcher;
-    this.http = http;
+    this.http = extras?.http;
+    this.auth = extras?.auth;
     this.id = message.id;
     this.method = message.method;
     this.params = message.params ?? EMPTY_PARAMS;

@@ -10,7 +10,7 @@ import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import type { Handshake } from './handshake.ts';
 import { shuttingDown } from './http-guard.ts';
 import { ErrorCode, classify, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
-import { JsonText, Stream, type EventSink, type Reply } from './exchange.ts';
+import { JsonText, Stream, extrasOf, type EventSink, type Reply } from './exchange.ts';
 import { standaloneStreamId, type EventStore } from './sse.ts';
 import type { Logger } from './types.ts';
 
@@ -290,7 +290,7 @@ export class Session {
       this.id = this.#registry!.add(this);
       exchange.stream = this.#postStream(reply);
     }
-    this.connection.receive(value, reply.http);
+    this.connection.receive(value, extrasOf(reply));
   }
 
   /** Connection peer: a cancelled or abandoned request; its POST ends with no answer (202 when nothing was sent yet). */
@@ -321,7 +321,7 @@ export class Session {
     }
     if (ids.length === 0) {
       reply.send(202, undefined, this.#headers());
-      this.connection.receive(value, reply.http);
+      this.connection.receive(value, extrasOf(reply));
       return;
     }
     const busy = ids.find((id) => this.#exchanges.has(id));
@@ -331,7 +331,7 @@ export class Session {
     }
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);
     for (const id of ids) this.#exchanges.set(id, exchange);
-    this.connection.receive(value, reply.http); // each request's handler sees the POST that carried it
+    this.connection.receive(value, extrasOf(reply)); // each request's handler sees the POST that carried it
   }
 
   /**
@@ -349,14 +349,14 @@ export class Session {
     }
     if (ids.length === 0 && !unnamedAnswers) {
       reply.send(202, undefined, this.#headers());
-      this.connection.receive(items, reply.http);
+      this.connection.receive(items, extrasOf(reply));
       return;
     }
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', 1);
     exchange.batch = { ids, unnamedAnswers };
     for (const id of ids) this.#exchanges.set(id, exchange);
     if (unnamedAnswers) (this.#unnamedBatches ??= []).push(exchange);
-    this.connection.receive(items, reply.http);
+    this.connection.receive(items, extrasOf(reply));
   }
 
   /**

@@ -191,6 +191,15 @@ export interface AuthInfo {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * What a transport knows of the exchange that carried a frame, handed to the core with it: the HTTP request (seen as
+ * `ctx.http`) and the identity its bearer token was verified as (`ctx.auth`). Stdio frames carry none.
+ */
+export interface FrameExtras {
+  http?: HttpRequestInfo;
+  auth?: AuthInfo;
+}
+
 /** W3C Trace Context (`traceparent`, `tracestate`) and Baggage (`baggage`) keys read from a request's `_meta`. */
 export interface TraceContext {
   traceparent?: string;

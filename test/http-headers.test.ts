@@ -10,10 +10,9 @@ import {
   checkRoutingHeaders,
   decodeHeaderValue,
   encodeHeaderValue,
-  headerParamsOf,
   type HeaderBag,
-  type HeaderParam,
 } from '../http-headers.ts';
+import { headerParamsOf, type HeaderParam } from '../features.ts';
 
 const b64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
