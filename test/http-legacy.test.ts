@@ -161,6 +161,22 @@ class Legacy {
     return this.endpoint.fetch('GET', { ...headers, ...extra }, undefined, signal);
   }
 
+  /**
+   * A stream this client can leave: the session's GET (resuming after `lastEventId` when given), or with `frame` that
+   * request's POST stream. Tagged `tag` (x-test), so `leave()` aborts it and waits until the server saw it close.
+   */
+  async open(tag: string, options: { lastEventId?: string; frame?: Frame } = {}): Promise<{ reader: SseReader; leave(): Promise<void> }> {
+    const controller = new AbortController();
+    const extra: Record<string, string> = { 'x-test': tag };
+    if (options.lastEventId !== undefined) extra['last-event-id'] = options.lastEventId;
+    const response = options.frame === undefined ? await this.get(extra, controller.signal) : await this.post(options.frame, extra, controller.signal);
+    const leave = async (): Promise<void> => {
+      controller.abort();
+      await this.endpoint.closedOnServer(tag);
+    };
+    return { reader: new SseReader(response), leave };
+  }
+
   delete(): Promise<Response> {
     const headers: Record<string, string> = {};
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
@@ -606,8 +622,7 @@ test('Last-Event-ID replays only that stream’s events after the id, never anot
   const endpoint = await serve(t, server);
   const client = new Legacy(endpoint);
   await client.initialize();
-  const controller = new AbortController();
-  const get = new SseReader(await client.get({ 'x-test': 'first-get' }, controller.signal));
+  const { reader: get, leave: leaveGet } = await client.open('first-get');
 
   server.notifyListChanged('tools');
   const e1 = (await get.next())!;
@@ -621,16 +636,13 @@ test('Last-Event-ID replays only that stream’s events after the id, never anot
   const e3 = (await get.next())!;
   assert.deepEqual([e1, e2, e3].map((event) => event.message), [listChanged('tools'), listChanged('prompts'), listChanged('resources')]);
 
-  controller.abort();
-  await endpoint.closedOnServer('first-get');
+  await leaveGet();
 
   // Resuming the POST stream from its second event replays that stream's last two (its result included), nothing
   // of the GET stream.
-  const postController = new AbortController();
-  const postReplay = new SseReader(await client.get({ 'last-event-id': postEvents[1]!.id!, 'x-test': 'post-resume' }, postController.signal));
-  assert.deepEqual([await postReplay.next(), await postReplay.next()], postEvents.slice(2));
-  postController.abort();
-  await endpoint.closedOnServer('post-resume');
+  const postReplay = await client.open('post-resume', { lastEventId: postEvents[1]!.id! });
+  assert.deepEqual([await postReplay.reader.next(), await postReplay.reader.next()], postEvents.slice(2));
+  await postReplay.leave();
 
   const resumed = await client.get({ 'last-event-id': e1.id! });
   assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
@@ -656,15 +668,13 @@ test('a GET resumed with Last-Event-ID replays the changes published while no cl
   const endpoint = await serve(t, server);
   const client = new Legacy(endpoint);
   await client.initialize();
-  const controller = new AbortController();
-  const first = new SseReader(await client.get({ 'x-test': 'standalone' }, controller.signal));
+  const first = await client.open('standalone');
   server.notifyListChanged('tools');
-  const e1 = (await first.next())!;
+  const e1 = (await first.reader.next())!;
   server.notifyListChanged('tools');
-  const e2 = (await first.next())!;
+  const e2 = (await first.reader.next())!;
   assert.deepEqual([e1.message, e2.message], [listChanged('tools'), listChanged('tools')]);
-  controller.abort();
-  await endpoint.closedOnServer('standalone');
+  await first.leave();
 
   // Published with no client attached: stored on the standalone stream (2025-11-25 transports, Streamable HTTP,
   // "Resumability and Redelivery": what would have been sent after the last event id, on that stream).
@@ -708,12 +718,10 @@ test('a POST stream dropped after its first event and resumed at once by GET + L
   const endpoint = await serve(t, server);
   const client = new Legacy(endpoint);
   await client.initialize();
-  const controller = new AbortController();
-  const post = new SseReader(await client.post(callTool(3, 'steps', {}, 's3'), { 'x-test': 'post' }, controller.signal));
-  const first = (await post.next())!;
+  const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
+  const first = (await post.reader.next())!;
   assert.deepEqual(first.message, progress('s3', 1, 3));
-  controller.abort();
-  await endpoint.closedOnServer('post');
+  await post.leave();
 
   // No standalone stream is open: the resumed one must not become it, nor carry a broadcast published meanwhile.
   const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
@@ -742,18 +750,14 @@ test('broadcasts stored while no GET is attached, more than the store holds per 
   const endpoint = await serve(t, server, { eventStore: new MemoryEventStore({ maxEventsPerSession: 8 }) });
   const client = new Legacy(endpoint);
   await client.initialize();
-  const getController = new AbortController();
-  const get = new SseReader(await client.get({ 'x-test': 'standalone' }, getController.signal));
+  const get = await client.open('standalone');
   server.notifyListChanged('tools');
-  assert.deepEqual(await get.message(), listChanged('tools'));
-  getController.abort();
-  await endpoint.closedOnServer('standalone');
-  const postController = new AbortController();
-  const post = new SseReader(await client.post(callTool(3, 'steps', {}, 's3'), { 'x-test': 'post' }, postController.signal));
-  const first = (await post.next())!;
+  assert.deepEqual(await get.reader.message(), listChanged('tools'));
+  await get.leave();
+  const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
+  const first = (await post.reader.next())!;
   assert.deepEqual(first.message, progress('s3', 1, 3));
-  postController.abort();
-  await endpoint.closedOnServer('post');
+  await post.leave();
 
   // Stored on the standalone stream, no client attached: more than the session's bound.
   for (let i = 0; i < 20; i++) server.notifyListChanged('tools');
@@ -902,20 +906,24 @@ class HeldStore implements EventStore {
   }
 }
 
-test('an event store failing to replay answers the resuming GET 503, logged; the client resumes again and gets what it missed', T, async (t) => {
+/** An initialized 2025 session on a server whose event store is a HeldStore, logging into a MemoryLogger. */
+async function sessionOnHeldStore(t: TestContext) {
   const store = new HeldStore();
   const logger = new MemoryLogger();
-  const server = createServer({ name: 'flaky', version: '1.0.0' }, { logger });
-  server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+  const server = createServer({ name: 'held', version: '1.0.0' }, { logger });
+  server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] })); // so tools/list_changed is advertised
   const endpoint = await serve(t, server, { eventStore: store });
   const client = new Legacy(endpoint);
   await client.initialize();
-  const controller = new AbortController();
-  const first = new SseReader(await client.get({ 'x-test': 'standalone' }, controller.signal));
+  return { store, logger, server, client };
+}
+
+test('an event store failing to replay answers the resuming GET 503, logged; the client resumes again and gets what it missed', T, async (t) => {
+  const { store, logger, server, client } = await sessionOnHeldStore(t);
+  const first = await client.open('standalone');
   server.notifyListChanged('tools');
-  const e1 = (await first.next())!;
-  controller.abort();
-  await endpoint.closedOnServer('standalone');
+  const e1 = (await first.reader.next())!;
+  await first.leave();
   server.notifyListChanged('tools');
 
   store.failCall(1);
@@ -929,25 +937,8 @@ test('an event store failing to replay answers the resuming GET 503, logged; the
 });
 
 test('a resumption reads the event store once; what the stream stores while that read is under way follows the replay, once', T, async (t) => {
-  const store = new HeldStore();
-  const logger = new MemoryLogger();
-  const server = createServer({ name: 'held', version: '1.0.0' }, { logger });
-  server.tool('noop', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
-  const endpoint = await serve(t, server, { eventStore: store });
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  /** Opens the standalone stream (resuming it after `lastEventId`), tagged `tag`, with its abort. */
-  const open = async (tag: string, lastEventId?: string) => {
-    const controller = new AbortController();
-    const headers: Record<string, string> = { 'x-test': tag };
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-    const reader = new SseReader(await client.get(headers, controller.signal));
-    const leave = async (): Promise<void> => {
-      controller.abort();
-      await endpoint.closedOnServer(tag);
-    };
-    return { reader, leave };
-  };
+  const { store, logger, server, client } = await sessionOnHeldStore(t);
+  const open = (tag: string, lastEventId?: string) => client.open(tag, { lastEventId });
 
   const first = await open('first');
   server.notifyListChanged('tools');
@@ -1050,12 +1041,10 @@ test('with an event store, a sampling request made after the POST\'s client left
   const endpoint = await serve(t, server);
   const client = new Legacy(endpoint);
   await client.initialize({ sampling: {} });
-  const controller = new AbortController();
-  const post = new SseReader(await client.post(callTool(6, 'ask', {}, 'a6'), { 'x-test': 'post' }, controller.signal));
-  const first = (await post.next())!;
+  const post = await client.open('post', { frame: callTool(6, 'ask', {}, 'a6') });
+  const first = (await post.reader.next())!;
   assert.deepEqual(first.message, progress('a6', 1, 2));
-  controller.abort();
-  await endpoint.closedOnServer('post');
+  await post.leave();
   go.resolve();
   const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
   const ask = await resumed.message();

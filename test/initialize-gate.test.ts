@@ -258,6 +258,15 @@ class HttpClient {
   }
 }
 
+/** A session whose initialize (`frame`) streamed early and whose hook is now running: the test releases it. */
+async function behindHook(t: TestContext, gate: Gate, frame: Frame = initialize(1)) {
+  const endpoint = await serve(t, gate.server);
+  const client = new HttpClient(endpoint);
+  const { stream } = await client.initializeEarly(frame);
+  const call = await gate.call();
+  return { endpoint, client, stream, call };
+}
+
 /** A 200 `application/json` answer's body. */
 async function json(posted: Posted | Promise<Response>): Promise<Frame> {
   const response = await ('response' in posted ? posted.response : posted);
@@ -407,10 +416,7 @@ test('HTTP: the SSE initialize carries the session id at once; POSTs pipelined b
 
 test('HTTP: a POST pipelined behind the hook with MCP-Protocol-Version is held too (nothing is negotiated yet)', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { client, stream, call } = await behindHook(t, gate);
   const list = await client.pipeline(request(2, 'tools/list'), { 'mcp-protocol-version': LATEST });
   assert.equal(list.settled, false);
   call.release.resolve();
@@ -490,10 +496,7 @@ test('stdio: closing the connection mid-hook aborts the hook’s signal; nothing
 
 test('HTTP: DELETE mid-hook ends the session: the hook’s signal fires, the initialize stream ends with no answer', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { endpoint, client, stream, call } = await behindHook(t, gate);
   const held = await client.pipeline(request(2, 'ping'));
   const deleted = await endpoint.fetch('DELETE', { 'mcp-session-id': client.sessionId! }).response;
   assert.equal(deleted.status, 200);
@@ -528,10 +531,7 @@ test('stdio: a repeated initialize held behind the gate gets the first result, a
 
 test('HTTP: a repeated initialize held behind the gate (same session) gets the first result, and the hook runs once', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { endpoint, client, stream, call } = await behindHook(t, gate);
   const repeat = await client.pipeline(initialize(2, { protocolVersion: '2025-03-26' }));
   assert.equal(repeat.settled, false);
   call.release.resolve();
@@ -593,10 +593,7 @@ test('stdio: a hook throwing a plain Error refuses initialize with -32603 Intern
 test('HTTP: a hook throwing a ProtocolError refuses initialize on its stream; held requests get not-initialized; the session is removed', T, async (t) => {
   const gate = new Gate();
   spyNotifications(t, gate.log);
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { endpoint, client, stream, call } = await behindHook(t, gate);
   const sessionId = client.sessionId!;
   await accepted(await client.pipeline(INITIALIZED));
   const never = await client.pipeline(record(2, 'never'));
@@ -622,10 +619,7 @@ test('HTTP: a hook throwing a ProtocolError refuses initialize on its stream; he
 
 test('HTTP: a hook throwing a plain Error refuses initialize with -32603 Internal error, detail only in the logger; the session is removed', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { endpoint, client, stream, call } = await behindHook(t, gate);
   const list = await client.pipeline(request(2, 'tools/list'));
   const failure = new Error('warm-up failed: db at 10.0.0.7 refused');
   call.release.reject(failure);
@@ -747,10 +741,7 @@ test('stdio: after a refused handshake, a batch held behind a replayed initializ
 
 test('HTTP: a 2025-03-26 batch POSTed behind the hook is held and answered with one array after it, in arrival order', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
-  const call = await gate.call();
+  const { client, stream, call } = await behindHook(t, gate, initialize(1, { protocolVersion: BATCHES }));
   const a = await client.pipeline(record(2, 'a'));
   const batch = await client.pipeline([record(3, 'b'), request(4, 'ping')]);
   const d = await client.pipeline(record(5, 'c'));
@@ -766,10 +757,7 @@ test('HTTP: a 2025-03-26 batch POSTed behind the hook is held and answered with 
 
 test('HTTP: a batch held behind a hook that throws gets its requests’ not-initialized answers in one array', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
-  const call = await gate.call();
+  const { endpoint, client, stream, call } = await behindHook(t, gate, initialize(1, { protocolVersion: BATCHES }));
   const batch = await client.pipeline([record(2, 'never'), request(3, 'ping')]);
   call.release.reject(new ProtocolError(-32001, 'Unauthorized: token expired'));
   assert.deepEqual(await stream.message(), { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Unauthorized: token expired' } });
@@ -781,10 +769,7 @@ test('HTTP: a batch held behind a hook that throws gets its requests’ not-init
 
 test('HTTP: a batch behind the hook of a handshake at a version without batches is refused at once with 400', T, async (t) => {
   const gate = new Gate();
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1));
-  const call = await gate.call();
+  const { client, stream, call } = await behindHook(t, gate);
   const refused = await client.post([request(2, 'ping')]).response; // answered while the hook still runs
   assert.equal(refused.status, 400);
   assert.deepEqual(await refused.json(), NO_BATCHES);
@@ -795,10 +780,7 @@ test('HTTP: a batch behind the hook of a handshake at a version without batches 
 
 test('HTTP: a batch that would pass maxInFlight behind the hook is refused at once with 503 -32603 on its own POST; what was held is served', T, async (t) => {
   const gate = new Gate({ maxInFlight: 3 });
-  const endpoint = await serve(t, gate.server);
-  const client = new HttpClient(endpoint);
-  const { stream } = await client.initializeEarly(initialize(1, { protocolVersion: BATCHES }));
-  const call = await gate.call();
+  const { client, stream, call } = await behindHook(t, gate, initialize(1, { protocolVersion: BATCHES }));
   const held = await client.pipeline([record(2, 'a'), request(3, 'ping')]);
   const refused = await client.post([record(4, 'refused'), request(5, 'ping')]).response; // answered while the hook runs
   assert.equal(refused.status, 503);
