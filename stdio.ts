@@ -6,8 +6,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Connection, Server } from './core.ts';
 import { META_SUBSCRIPTION_ID } from './era.ts';
-import type { JsonRpcMessage, JsonRpcResponse } from './jsonrpc.ts';
-import { LineSplitter, type LineSink } from './ndjson.ts';
+import { type JsonRpcMessage, type JsonRpcResponse, type LineSink, LineSplitter } from './jsonrpc.ts';
 
 /** Options of serveStdio(): the streams (default process.stdin/stdout) and the framing and back-pressure limits. */
 export interface StdioOptions {

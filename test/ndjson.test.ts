@@ -3,9 +3,9 @@
 // buffer with an oversize line discarded (and reported once) while reading continues (docs/api.md, Transports:
 // `serveStdio`).
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LineSplitter } from '../ndjson.ts';
+import { test } from 'node:test';
+import { LineSplitter } from '../jsonrpc.ts';
 
 type Event = string | { oversized: true } | { notUtf8: true };
 const OVERSIZED: Event = { oversized: true };
