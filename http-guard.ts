@@ -3,13 +3,13 @@
 // principal owns a 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
 import { bearerToken, challenge, metadataPaths, metadataUrlOf } from './auth.ts';
-import { principalOf } from './context.ts';
+import { principalOf } from './dispatcher.ts';
+import { type EventSink, ForwardingReply, type Reply } from './exchange.ts';
 import type { HttpOptions } from './http-core.ts';
-import { single, type HeaderBag } from './http-headers.ts';
+import { type HeaderBag, single } from './http-headers.ts';
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
-import { ForwardingReply, type EventSink, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
-import { MODERN_VERSIONS, type AuthInfo, type Logger } from './types.ts';
+import { type AuthInfo, type Logger, MODERN_VERSIONS } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 /** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */

@@ -2,19 +2,11 @@
 // capabilities, the connection's log threshold — and the shim that serves an `inputRequired(…)` answer to a 2025
 // client with real requests, re-running the handler with the answers. Owns no connection state of its own.
 
-import { RequestContext } from './context.ts';
-import type { InboundRequest } from './dispatcher.ts';
+import { type InboundRequest, RequestContext } from './dispatcher.ts';
 import { since } from './features.ts';
-import { InputRequired, requiredCapabilities, type InputRequest } from './input.ts';
-import {
-  MissingCapabilityError,
-  type ClientCapabilities,
-  type Context,
-  type Implementation,
-  type LoggingLevel,
-  type RequestOptions,
-} from './types.ts';
+import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
 import { isPlainObject } from './jsonrpc.ts';
+import { type ClientCapabilities, type Context, type Implementation, type LoggingLevel, MissingCapabilityError, type RequestOptions } from './types.ts';
 
 type Shaped = Record<string, unknown>;
 

@@ -3,21 +3,13 @@
 // fields). Handlers ask for client input only through input_required answers. Remembers nothing between requests
 // and never sends a server→client request.
 
-import { RequestContext, principalOf as authPrincipal } from './context.ts';
-import { NO_BACK_CHANNEL, OutboundRequestError, type InboundRequest } from './dispatcher.ts';
-import { META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod, type Envelope, type Lifecycle } from './era.ts';
+import { type InboundRequest, NO_BACK_CHANNEL, OutboundRequestError, principalOf as authPrincipal, RequestContext } from './dispatcher.ts';
+import { type Envelope, type Lifecycle, META_SERVER_INFO, MODERN_REMOVED, readEnvelope, removedMethod } from './era.ts';
 import * as features from './features.ts';
-import { InputRequired, RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
-import { ErrorCode, ProtocolError, methodNotFound } from './jsonrpc.ts';
+import { InputRequired, readInputResponses, RequestStateSealer, requiredCapabilities } from './input.ts';
+import { ErrorCode, methodNotFound, ProtocolError } from './jsonrpc.ts';
 import type { ListenStreams } from './subscriptions.ts';
-import {
-  LOGGING_LEVELS,
-  MODERN_VERSIONS,
-  type ClientCapabilities,
-  type Context,
-  type Implementation,
-  type LoggingLevel,
-} from './types.ts';
+import { type ClientCapabilities, type Context, type Implementation, LOGGING_LEVELS, type LoggingLevel, MODERN_VERSIONS } from './types.ts';
 
 type Shaped = Record<string, unknown>;
 
