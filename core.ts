@@ -2,28 +2,12 @@
 // change notifications, and connect() for transports. Owns the server-wide model shared by all connections; it
 // holds no per-connection state and performs no I/O of its own.
 
-import { Connection, type ConnectionOptions, type ConnectionSettings } from './connection.ts';
-import { RequestStateSealer } from './input.ts';
+import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
-import { ChangeHub, Registry, type ChangeEvent, type Registration } from './registry.ts';
+import { RequestStateSealer } from './input.ts';
+import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
-import type {
-  Implementation,
-  Logger,
-  InitializeHook,
-  PromptDefinition,
-  PromptHandler,
-  PromptUpdate,
-  ResourceDefinition,
-  ResourceHandler,
-  ResourceTemplateDefinition,
-  ResourceTemplateHandler,
-  ResourceTemplateUpdate,
-  ResourceUpdate,
-  ToolDefinition,
-  ToolHandler,
-  ToolUpdate,
-} from './types.ts';
+import type { Implementation, InitializeHook, Logger, PromptDefinition, PromptHandler, PromptUpdate, ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, ResourceTemplateHandler, ResourceTemplateUpdate, ResourceUpdate, ToolDefinition, ToolHandler, ToolUpdate } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
 export * from './types.ts';
@@ -39,7 +23,7 @@ export type {
   StandardSchemaV1Issue, StandardJSONSchemaV1, StandardJSONSchemaV1Props, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
 } from './standard-schema.ts';
-export type { Connection, ConnectionOptions } from './connection.ts';
+export type { Connection, ConnectionOptions } from './era.ts';
 export type { Handshake } from './handshake.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 
