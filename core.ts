@@ -24,7 +24,7 @@ export type {
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
 } from './standard-schema.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
-export type { Handshake } from './handshake.ts';
+export type { Handshake } from './legacy.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 
 /**

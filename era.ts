@@ -6,7 +6,7 @@
 
 import { Dispatcher, type DispatcherHooks, type DispatcherLimits, type DispatcherPeer, type InboundRequest } from './dispatcher.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
-import { type Handshake, LegacyLifecycle } from './handshake.ts';
+import { type Handshake, LegacyLifecycle } from './legacy.ts';
 import type { RequestStateSealer } from './input.ts';
 import { describeValue, ErrorCode, errorResponse, invalidParams, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, type JsonRpcResponse, NOT_UTF8, PARSE_ERROR, parseJson, ProtocolError } from './jsonrpc.ts';
 import { type CachePolicy, ModernLifecycle } from './modern.ts';

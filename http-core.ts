@@ -6,7 +6,7 @@
 import type { AuthOptions } from './auth.ts';
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
-import { initializeParamsRefusal } from './handshake.ts';
+import { initializeParamsRefusal } from './legacy.ts';
 import { HttpGuard, shuttingDown } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { accepted, single } from './http-headers.ts';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import type { Handshake } from './handshake.ts';
+import type { Handshake } from './legacy.ts';
 import { shuttingDown } from './http-guard.ts';
 import { ErrorCode, classify, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import { JsonText, Stream, extrasOf, type EventSink, type Reply } from './exchange.ts';

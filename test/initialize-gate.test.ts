@@ -19,7 +19,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, ProtocolError, type InitializeParams, type Server } from '../core.ts';
-import { LegacyLifecycle } from '../handshake.ts';
+import { LegacyLifecycle } from '../legacy.ts';
 import { serveHttp, type HttpServer, type ServeHttpOptions } from '../http.ts';
 import type { JsonRpcNotification, RequestId } from '../jsonrpc.ts';
 import { createEverythingServer } from '../examples/everything.ts';
