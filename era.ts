@@ -6,12 +6,11 @@
 
 import { Dispatcher, type DispatcherHooks, type DispatcherLimits, type DispatcherPeer, type InboundRequest } from './dispatcher.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
-import { type Handshake, LegacyLifecycle } from './legacy.ts';
 import type { RequestStateSealer } from './input.ts';
 import { describeValue, ErrorCode, errorResponse, invalidParams, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, type JsonRpcResponse, NOT_UTF8, PARSE_ERROR, parseJson, ProtocolError } from './jsonrpc.ts';
-import { type CachePolicy, ModernLifecycle } from './modern.ts';
+import { type Handshake, LegacyLifecycle } from './legacy.ts';
+import { type CachePolicy, type ListenLimits, ListenStreams, ModernLifecycle } from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
-import { type ListenLimits, ListenStreams } from './subscriptions.ts';
 import { type ClientCapabilities, type FrameExtras, type Implementation, type Logger, LOGGING_LEVELS, type LoggingLevel, MODERN_VERSIONS } from './types.ts';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
