@@ -6,7 +6,7 @@ import { Connection, type ConnectionOptions, type ConnectionSettings } from './e
 import { headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
-import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './standard-schema.ts';
+import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './schema.ts';
 import type { Implementation, InitializeHook, Logger, PromptDefinition, PromptHandler, PromptUpdate, ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, ResourceTemplateHandler, ResourceTemplateUpdate, ResourceUpdate, ToolDefinition, ToolHandler, ToolUpdate } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
@@ -22,7 +22,7 @@ export type {
   StandardTypedV1, StandardTypedV1Props, StandardSchemaV1, StandardSchemaV1Props, StandardSchemaV1Result,
   StandardSchemaV1Issue, StandardJSONSchemaV1, StandardJSONSchemaV1Props, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
   ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
-} from './standard-schema.ts';
+} from './schema.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
 export type { Handshake } from './legacy.ts';
 export type { ChangeEvent, Registration } from './registry.ts';

@@ -3,33 +3,12 @@
 // handlers and shaping their results.
 // Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
 
-import { ErrorCode, ProtocolError, describeValue, invalidParams, isPlainObject } from './jsonrpc.ts';
-import { Registry, type ChangeHub } from './registry.ts';
 import { InputRequired } from './input.ts';
-import type { Parsed, Parser } from './standard-schema.ts';
+import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import { type ChangeHub, Registry } from './registry.ts';
+import type { Parsed, Parser } from './schema.ts';
+import { type CallToolResult, type Completer, type Content, type Context, type Era, type GetPromptResult, type Implementation, type InitializeHook, type Logger, MODERN_VERSIONS, type PromptDefinition, type PromptHandler, type ReadResourceResult, type ResourceDefinition, type ResourceHandler, type ResourceTemplateDefinition, type ResourceTemplateHandler, type ToolDefinition, ToolError, type ToolHandler } from './types.ts';
 import type { UriTemplate } from './uri-template.ts';
-import {
-  MODERN_VERSIONS,
-  ToolError,
-  type CallToolResult,
-  type Completer,
-  type Content,
-  type Context,
-  type Era,
-  type GetPromptResult,
-  type Implementation,
-  type InitializeHook,
-  type Logger,
-  type PromptDefinition,
-  type PromptHandler,
-  type ReadResourceResult,
-  type ResourceDefinition,
-  type ResourceHandler,
-  type ResourceTemplateDefinition,
-  type ResourceTemplateHandler,
-  type ToolDefinition,
-  type ToolHandler,
-} from './types.ts';
 
 export interface ToolEntry {
   name: string;

@@ -1,11 +1,8 @@
-// JSON Schema validation (2020-12 semantics, tolerant of draft-07/04 forms): a schema is compiled once into closures.
-// Owns schema compilation, keyword checks and the issue list (capped at 20); $ref resolution is schema-refs.ts's.
-// Must never mutate the schema or the value, never recurse more than MAX_DEPTH levels into a value, and never take
-// more than time linear in the value's size for a given schema (a shared node judges each object once per pass).
+// Tool schemas: JSON Schema validation (2020-12 semantics, tolerant of draft-07/04) compiled once into closures with
+// $ref resolution inside the root schema, and Standard Schema v1 validators (zod 4, valibot, …; our own copy of its
+// interfaces, no library imported) turned at registration into the JSON Schema tools/list shows plus a parser. Never
+// mutates a schema or value, recurses at most MAX_DEPTH levels, and takes time linear in the value for a given schema.
 
-import {
-  bad, createRefs, isComposite, isSchema, JsonIds, type Obj, type Refs,
-} from './schema-refs.ts';
 import { isPlainObject } from './jsonrpc.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
@@ -449,4 +446,395 @@ function regex(pattern: string, kw: string, loc: string): RegExp {
   } catch {
     bad(loc, `${kw} ${JSON.stringify(pattern)} is not a valid regular expression`);
   }
+}
+
+// References and JSON equality: $anchor collection, $ref resolution (JSON pointers, anchors) within one root schema,
+// the check that $ref cycles descend into the value, and ids of JSON values. Never recurses into values.
+
+type Obj = { [key: string]: unknown };
+/** $ref resolution for one root schema; resolve records each $ref's target for assertDescends. */
+interface Refs {
+  /** The schema that s.$ref points to; loc names s in errors. */
+  resolve(s: Obj, loc: string): Obj | boolean;
+  /** Rejects cycles of $ref/in-place applicators that never step into a child value: they would recurse forever. */
+  assertDescends(schemas: Iterable<Obj>): void;
+}
+
+// Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas.
+const MAP_KWS = new Set(['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas',
+  'dependencies']);
+const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
+const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'propertyNames', 'items', 'prefixItems',
+  'additionalItems', 'contains', 'if', 'then', 'else'];
+
+const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isPlainObject(v);
+const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+function bad(loc: string, message: string): never {
+  throw new TypeError(`invalid schema at ${loc}: ${message}`);
+}
+
+function createRefs(root: Obj | boolean): Refs {
+  const id = isPlainObject(root) && typeof root.$id === 'string' ? root.$id : '';
+  const rootId = id.split('#')[0];
+  const anchors = new Map<string, Obj>();
+  collectAnchors(root, anchors, new Set());
+  const targets = new Map<Obj, Obj | boolean>();
+  return {
+    resolve(s, loc) {
+      const ref = s.$ref;
+      if (typeof ref !== 'string') bad(loc, '$ref must be a string');
+      const hash = ref.includes('#') ? ref.indexOf('#') : ref.length;
+      const base = ref.slice(0, hash);
+      if (base !== '' && base !== rootId) bad(loc, `$ref "${ref}" points outside this schema`);
+      let frag: string;
+      try {
+        frag = decodeURIComponent(ref.slice(hash + 1));
+      } catch {
+        bad(loc, `$ref "${ref}" has invalid percent-encoding`);
+      }
+      const target = frag === '' ? root : frag.startsWith('/') ? pointer(root, frag) : anchors.get(frag);
+      if (!isSchema(target)) bad(loc, `$ref "${ref}" cannot be resolved`);
+      targets.set(s, target);
+      return target;
+    },
+    assertDescends(schemas) {
+      const colors = new Map<Obj, number>();
+      for (const s of schemas) visit(s, targets, colors);
+    },
+  };
+}
+
+function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): void {
+  if (!isPlainObject(s) || seen.has(s)) return;
+  seen.add(s);
+  // Draft-07 spells an anchor as an $id that is only a fragment.
+  const anchor = typeof s.$anchor === 'string' ? s.$anchor
+    : typeof s.$id === 'string' && s.$id.startsWith('#') ? s.$id.slice(1) : undefined;
+  if (anchor !== undefined) {
+    if (anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
+    anchors.set(anchor, s);
+  }
+  for (const sub of subschemas(s, SCHEMA_KWS)) collectAnchors(sub, anchors, seen);
+}
+
+function subschemas(s: Obj, keywords: string[]): unknown[] {
+  const out: unknown[] = [];
+  for (const kw of keywords) {
+    const x = s[kw];
+    if (Array.isArray(x)) out.push(...x);
+    else if (MAP_KWS.has(kw) && isPlainObject(x)) out.push(...Object.values(x));
+    else out.push(x);
+  }
+  return out;
+}
+
+function pointer(root: unknown, ptr: string): unknown {
+  let cur = root;
+  for (const raw of ptr.slice(1).split('/')) {
+    const tok = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(tok)) cur = cur[Number(tok)];
+    else if (isPlainObject(cur) && Object.hasOwn(cur, tok)) cur = cur[tok];
+    else return undefined;
+  }
+  return cur;
+}
+
+/** Depth-first search over in-place edges; colors: 1 = on the current path (so a cycle), 2 = known acyclic. */
+function visit(s: Obj, targets: Map<Obj, Obj | boolean>, colors: Map<Obj, number>): void {
+  const color = colors.get(s);
+  if (color === 2) return;
+  if (color === 1) throw new TypeError('invalid schema: a $ref cycle never descends into the value');
+  colors.set(s, 1);
+  const next = subschemas(s, IN_PLACE_KWS);
+  next.push(targets.get(s));
+  if (s.then !== undefined || s.else !== undefined) next.push(s.if, s.then, s.else);
+  for (const n of next) if (isPlainObject(n)) visit(n, targets, colors);
+  colors.set(s, 2);
+}
+
+const OPEN = -1;
+
+/**
+ * Ids of JSON values under JSON Schema equality (2020-12 core, instance equality: object members in any order,
+ * numbers by value, so 1 and 1.0 are one value): equal objects and arrays get equal ids, and uniqueItems, enum
+ * and const compare ids instead of walking values against each other. Each object or array is numbered once, from
+ * its own members and its children's ids, without recursion: numbering a value takes time linear in its size, at
+ * any depth. Remembers every value it numbered, so one instance serves one validation.
+ */
+class JsonIds {
+  #ids = new Map<object, number>();
+  #shapes = new Map<string, number>();
+  #cycles = 0;
+
+  /** The id of an object or array. */
+  of(root: object): number {
+    const pending: object[] = [root];
+    while (pending.length > 0) {
+      const node = pending[pending.length - 1]!;
+      const id = this.#ids.get(node);
+      if (id !== undefined) {
+        pending.pop();
+        // OPEN: its children have been numbered since (or are its ancestors: a cycle), so it can be numbered.
+        if (id === OPEN) this.#ids.set(node, this.#number(node, Array.isArray(node) ? undefined : Object.keys(node)));
+        continue;
+      }
+      const keys = Array.isArray(node) ? undefined : Object.keys(node);
+      const before = pending.length;
+      if (keys === undefined) {
+        for (const child of node as unknown[]) if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
+      } else {
+        for (const key of keys) {
+          const child = (node as Obj)[key];
+          if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
+        }
+      }
+      if (pending.length === before) {
+        pending.pop();
+        this.#ids.set(node, this.#number(node, keys));
+      } else {
+        this.#ids.set(node, OPEN); // numbered once the children above it on the stack are
+      }
+    }
+    return this.#ids.get(root)!;
+  }
+
+  /** The node's shape (members with children as ids; object keys sorted), numbered by first appearance. */
+  #number(node: object, keys: string[] | undefined): number {
+    let shape: string;
+    if (keys === undefined) {
+      const items = node as unknown[];
+      shape = '[';
+      for (let i = 0; i < items.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(items[i])}`;
+    } else {
+      keys.sort();
+      shape = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        shape += `${i > 0 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
+      }
+    }
+    let id = this.#shapes.get(shape);
+    if (id === undefined) this.#shapes.set(shape, (id = this.#shapes.size));
+    return id;
+  }
+
+  /** A member's part of a shape: strings length-prefixed (no escaping needed), numbers by value, children by id. */
+  #member(v: unknown): string {
+    if (typeof v === 'string') return `${v.length}:${v}`;
+    if (typeof v === 'number') return String(v); // -0 and 0 are one number, as in a Set
+    if (typeof v === 'bigint') return `${v}n`;
+    // null, true, false; JSON has no undefined, function or symbol, so those compare by type alone.
+    if (!isComposite(v)) return typeof v === 'boolean' || v === null ? String(v) : typeof v;
+    const id = this.#ids.get(v)!;
+    // Still OPEN: an ancestor, so the value is cyclic (never JSON); the cycle equals nothing else.
+    return id === OPEN ? `!${this.#cycles++}` : `#${id}`;
+  }
+}
+
+/** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
+// Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
+// validate() checks the value and its output (transforms, defaults) is what a handler receives.
+
+export interface StandardTypedV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardTypedV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard Typed value: spec version, vendor and (type-only) input/output types. */
+export interface StandardTypedV1Props<Input = unknown, Output = Input> {
+  readonly version: 1;
+  readonly vendor: string;
+  readonly types?: StandardTypedV1Types<Input, Output> | undefined;
+}
+/** The input and output types a Standard Typed value carries (for inference only). */
+export interface StandardTypedV1Types<Input = unknown, Output = Input> {
+  readonly input: Input;
+  readonly output: Output;
+}
+/** A Standard Typed value's input type. */
+export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
+/** A Standard Typed value's output type. */
+export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
+
+/** The Standard Schema v1 interface: a validator any library can implement. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard Schema: the typed props plus `validate`. */
+export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+  readonly validate: (value: unknown, options?: StandardSchemaV1Options | undefined) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
+}
+/** What `validate` returns: the output value or the issues. */
+export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
+/** A successful validation: the (possibly transformed) output value. */
+export interface StandardSchemaV1SuccessResult<Output> {
+  readonly value: Output;
+  readonly issues?: undefined;
+}
+/** Options passed to `validate`. */
+export interface StandardSchemaV1Options {
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+/** A failed validation: its issues. */
+export interface StandardSchemaV1FailureResult {
+  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
+}
+/** One validation issue: a message and where in the value it is. */
+export interface StandardSchemaV1Issue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | StandardSchemaV1PathSegment> | undefined;
+}
+/** One segment of an issue path given as an object. */
+export interface StandardSchemaV1PathSegment {
+  readonly key: PropertyKey;
+}
+
+/** The Standard JSON Schema v1 interface: something that can describe itself as JSON Schema. */
+export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardJSONSchemaV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard JSON Schema: the typed props plus the `jsonSchema` converter. */
+export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+  readonly jsonSchema: StandardJSONSchemaV1Converter;
+}
+/** Produces the JSON Schema of the input or the output side. */
+export interface StandardJSONSchemaV1Converter {
+  /** May throw when the type has no JSON Schema form. */
+  readonly input: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+  readonly output: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+}
+/** The JSON Schema dialect asked of a converter. */
+export type StandardJSONSchemaV1Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+/** Options of a JSON Schema conversion: the target dialect. */
+export interface StandardJSONSchemaV1Options {
+  readonly target: StandardJSONSchemaV1Target;
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+
+/** What a tool schema may be besides plain JSON Schema: a Standard Schema that also exports its JSON Schema. */
+export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1Props<Input, Output> & StandardJSONSchemaV1Props<Input, Output>;
+}
+
+/** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
+export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
+
+/** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
+export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferOutput<S> : Record<string, unknown>;
+
+/** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferInput<S> : Record<string, unknown>;
+
+/** The handler's argument type for a tool definition (from its `inputSchema`). */
+export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
+
+/** The `structuredContent` type for a tool definition (from its `outputSchema`). */
+export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStructuredOf<S> : Record<string, unknown>;
+
+/** A checked value (a Standard Schema's output) or its issues, each worded with its path ('arguments.city …'). */
+export type Parsed = { value: unknown; problems?: undefined } | { problems: string[] };
+/** Checks one value against a compiled tool schema; `root` names it in problem messages. */
+export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
+
+/** A tool schema ready for use: the JSON Schema to list and the parser to check values with. */
+export interface CompiledToolSchema {
+  /** The JSON Schema clients see in tools/list. */
+  json: Record<string, unknown>;
+  parse: Parser;
+}
+
+const TARGET = 'draft-2020-12';
+
+/** True for anything carrying a `~standard` property (arktype's types are functions, so those count too). */
+export function isStandard(value: unknown): value is { readonly '~standard': unknown } {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
+}
+
+/**
+ * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
+ * TypeError naming the mistake: not an object schema, an invalid JSON Schema, a Standard Schema without a JSON
+ * Schema export or whose export fails.
+ */
+export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (isStandard(schema)) return compileStandard(schema['~standard'], where, io);
+  if (!isPlainObject(schema)) {
+    throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
+  }
+  return { json: checkJson(schema, where), parse: jsonParser(schema) };
+}
+
+function checkJson(json: Record<string, unknown>, where: string): Record<string, unknown> {
+  if (json.type !== 'object') {
+    throw new TypeError(`${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`);
+  }
+  try {
+    compileSchema(json);
+  } catch (error) {
+    throw new TypeError(`${where}: ${(error as Error).message}`, { cause: error });
+  }
+  return json;
+}
+
+function jsonParser(json: JsonSchema): Parser {
+  const validate = compileSchema(json);
+  return (value, root) => {
+    const issues = validate(value);
+    if (issues.length === 0) return { value };
+    return { problems: issues.map((issue) => `${formatPath(root, issue.path)} ${issue.message}`) };
+  };
+}
+
+function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
+    throw new TypeError(`${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`);
+  }
+  const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
+  const converter = std.jsonSchema;
+  if (!isPlainObject(converter) || typeof converter[io] !== 'function') {
+    throw new TypeError(`${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
+      `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
+      'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema');
+  }
+  let json: unknown;
+  try {
+    json = (converter[io] as StandardJSONSchemaV1Converter['input'])({ target: TARGET });
+  } catch (error) {
+    throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, { cause: error });
+  }
+  if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
+  checkJson(json, `${where} (${vendor})`);
+  const props = std as unknown as StandardSchemaV1Props;
+  return {
+    json,
+    parse: (value, root) => {
+      const result = props.validate(value);
+      return isThenable(result) ? Promise.resolve(result).then((settled) => settle(settled, root)) : settle(result, root);
+    },
+  };
+}
+
+function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
+  if (!isPlainObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  if (!result.issues) return { value: result.value };
+  if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
+  return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };
+}
+
+function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
+  return (issue.path ?? []).map((segment) => {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    return typeof key === 'symbol' ? key.toString() : key;
+  });
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

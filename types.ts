@@ -1,9 +1,9 @@
 // The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
 // author registers and the context a handler receives. Types and constants only; no behaviour lives here.
 
-import type { RequestId } from './jsonrpc.ts';
 import type { InputRequired } from './input.ts';
-import type { ToolSchema } from './standard-schema.ts';
+import type { RequestId } from './jsonrpc.ts';
+import type { ToolSchema } from './schema.ts';
 
 export type { JsonSchema } from './schema.ts';
 export type { RequestId } from './jsonrpc.ts';
