@@ -11,8 +11,6 @@ import type { Implementation, InitializeHook, Logger, PromptDefinition, PromptHa
 import { UriTemplate } from './uri-template.ts';
 
 export * from './types.ts';
-export type * from './protocol.ts';
-export type * from './protocol-methods.ts';
 export { ProtocolError, ErrorCode } from './jsonrpc.ts';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
 export { OutboundRequestError } from './dispatcher.ts';

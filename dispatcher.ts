@@ -5,7 +5,7 @@
 // after its answer, its cancellation or its abandonment.
 
 import { batchTooLong, classify, describeValue, ErrorCode, errorResponse, idInFlight, type JsonRpcErrorObject, type JsonRpcFailure, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, ProtocolError, type RequestId, successResponse, tooManyInFlight } from './jsonrpc.ts';
-import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger, TraceContext } from './types.ts';
+import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger, ProgressToken, TraceContext } from './types.ts';
 
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
@@ -382,9 +382,6 @@ function unserializable(response: JsonRpcResponse): JsonRpcFailure {
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
-
-/** A request's `_meta.progressToken`: a string or an integer. */
-export type ProgressToken = string | number;
 
 /** Options of one server→client request: cancellation signal and timeout. */
 export interface OutboundOptions {

@@ -155,14 +155,27 @@ export interface PromptDefinition {
   complete?: Record<string, Completer>;
 }
 
-/** The capabilities a client declared (in `initialize`, or in a 2026-07-28 request's envelope). */
+/**
+ * The capabilities a client declared: in `initialize` (2025 era) or in a 2026-07-28 request's envelope. Fields by
+ * version are those of `ClientCapabilities` in each version's Schema Reference; unknown fields pass through.
+ */
 export interface ClientCapabilities {
   experimental?: Record<string, unknown>;
+  /** `listChanged` exists in the 2025 era only; deprecated in 2026-07-28. */
   roots?: { listChanged?: boolean };
-  sampling?: Record<string, unknown>;
-  elicitation?: Record<string, unknown>;
+  /** `{}` before 2025-11-25, which adds `context` and `tools`; deprecated in 2026-07-28. */
+  sampling?: { context?: object; tools?: object };
+  /** From 2025-06-18; `form` and `url` from 2025-11-25. */
+  elicitation?: { form?: object; url?: object };
+  /** 2025-11-25 only. */
+  tasks?: { list?: object; cancel?: object; requests?: Record<string, unknown> };
+  /** 2026-07-28 only: the extensions this request's client supports, by identifier. */
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }
+
+/** A request's progress token (`params._meta.progressToken`), echoed in its `notifications/progress`. */
+export type ProgressToken = string | number;
 
 /** Options of a server→client request made from a handler (`ctx.elicit`, `ctx.sample`, …). */
 export interface RequestOptions {

@@ -1,10 +1,10 @@
-// The wire types exported from `mcp-core` (protocol.ts, protocol-methods.ts) describe what the server really sends:
+// The wire types on their own subpath `mcp-core/protocol` (protocol.ts) describe what the server really sends:
 // frames typed with them are served, and answers read through them have the fields the types promise. The
 // `@ts-expect-error` lines fail the type-check (npm test runs it) if the types stop catching those mistakes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClientRequest, ClientResult, InputRequiredResult, ModernRequestMeta } from '../core.ts';
+import type { ClientRequest, ClientResult, InputRequiredResult, ModernRequestMeta } from '../protocol.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { WireClient } from './harness.ts';
 
