@@ -86,7 +86,7 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
   for (const [subpath, entry] of Object.entries<Record<string, string>>(pkg.exports)) {
     assert.equal(Object.keys(entry)[0], 'types', `${subpath}: TypeScript reads the first matching condition`);
   }
-  assert.deepEqual(Object.keys(pkg.exports).filter((key) => !['.', './stdio', './http', './fetch', './testing'].includes(key)), []);
+  assert.deepEqual(Object.keys(pkg.exports).filter((key) => !['.', './stdio', './http', './fetch', './protocol', './testing'].includes(key)), []);
 });
 
 test('package.json: dev tools are devDependencies, with a Node >= 22.19 for type stripping', () => {
