@@ -6,17 +6,14 @@
 import type { AuthOptions } from './auth.ts';
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
-import { initializeParamsRefusal } from './legacy.ts';
-import { HttpGuard, shuttingDown } from './http-guard.ts';
-import { ModernExchanges, StreamBudget } from './http-modern.ts';
-import { accepted, single } from './http-headers.ts';
-import { ErrorCode, NOT_UTF8, PARSE_ERROR, batchTooLong, classify, decodeUtf8, errorResponse, parseJson, type RequestId } from './jsonrpc.ts';
 import { ForwardingReply, type Reply } from './exchange.ts';
-import {
-  MemorySessionStore, SESSION_NOT_FOUND, Session, newSessionId, type SessionOptions, type SessionStore, type SharedSessionStore,
-} from './sessions.ts';
-import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.ts';
-import { MemoryEventStore, type EventStore } from './sse.ts';
+import { HttpGuard, shuttingDown } from './http-guard.ts';
+import { accepted, single } from './http-headers.ts';
+import { ModernExchanges, StreamBudget } from './http-modern.ts';
+import { batchTooLong, classify, decodeUtf8, ErrorCode, errorResponse, NOT_UTF8, PARSE_ERROR, parseJson, type RequestId } from './jsonrpc.ts';
+import { initializeParamsRefusal } from './legacy.ts';
+import { MemorySessionStore, newSessionId, Session, SESSION_NOT_FOUND, type SessionOptions, type SessionStore, SharedSessions, type SharedSessionStore, STORE_UNAVAILABLE } from './sessions.ts';
+import { type EventStore, MemoryEventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */

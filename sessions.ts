@@ -1,17 +1,16 @@
-// 2025-era Streamable HTTP sessions: a session exists only after a successful initialize; each frame of its
-// connection is routed to exactly one stream (its POST's JSON body or SSE stream, or the standalone GET stream),
-// with events stored before they are written, also while no client is attached, so a GET with Last-Event-ID resumes
-// that one stream; DELETE and idle reaping end a session. A session owns only its own connection and streams:
-// ending it never touches another session or any modern request.
+// 2025-era Streamable HTTP sessions: a session exists only after a successful initialize; each frame of its connection
+// goes to exactly one stream (its POST's body or SSE stream, or the GET stream), stored before it is written so a GET
+// with Last-Event-ID resumes it; DELETE and idle reaping end it; across processes its handshake record is saved before
+// the initialize answer leaves and restored elsewhere. Never touches another session or any modern request.
 
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import type { Handshake } from './legacy.ts';
+import { type EventSink, extrasOf, ForwardingReply, JsonText, type Reply, Stream } from './exchange.ts';
 import { shuttingDown } from './http-guard.ts';
-import { ErrorCode, classify, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
-import { JsonText, Stream, extrasOf, type EventSink, type Reply } from './exchange.ts';
-import { standaloneStreamId, type EventStore } from './sse.ts';
+import { classify, ErrorCode, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import type { Handshake } from './legacy.ts';
+import { type EventStore, standaloneStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
 /**
@@ -473,4 +472,88 @@ export interface SessionRegistry {
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
 export function newSessionId(): string {
   return randomBytes(16).toString('base64url');
+}
+
+/** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
+// Sessions across the processes of a deployment (SharedSessionStore): a store that fails is answered 503 (retry
+// later), never taken for "no session"; a record is removed only when the client ends the session (DELETE).
+
+export const STORE_UNAVAILABLE = errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error: the session store is unavailable' });
+
+/** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
+class PersistingReply extends ForwardingReply {
+  readonly #save: () => Promise<void>;
+  #sent = false;
+
+  constructor(reply: Reply, save: () => Promise<void>) {
+    super(reply);
+    this.#save = save;
+  }
+
+  override get answered(): boolean {
+    return this.#sent || this.inner.answered;
+  }
+
+  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
+    if (this.answered) return;
+    this.#sent = true;
+    if (headers?.['mcp-session-id'] === undefined) {
+      this.inner.send(status, body, headers);
+      return;
+    }
+    this.#save().then(
+      () => this.inner.send(status, body, headers),
+      () => this.inner.send(503, STORE_UNAVAILABLE),
+    );
+  }
+}
+
+/** A deployment's shared store as the HTTP core uses it: failures are logged here and surface as "no session". */
+export class SharedSessions {
+  readonly #store: SharedSessionStore;
+  readonly #logger: Logger;
+
+  constructor(store: SharedSessionStore, logger: Logger) {
+    this.#store = store;
+    this.#logger = logger;
+  }
+
+  /**
+   * The reply to serve a new session's initialize with: its successful answer goes out once the record is saved. If
+   * saving fails the client gets 503 and `abandon` ends the session here.
+   */
+  persisting(session: Session, reply: Reply, owner: string | undefined, abandon: () => void): Reply {
+    return new PersistingReply(reply, async () => {
+      const handshake = session.connection.handshake!;
+      const record: SessionRecord = owner === undefined ? { ...handshake } : { ...handshake, owner };
+      try {
+        await this.#store.save(session.id!, record);
+      } catch (failure) {
+        this.#logger.error(`could not save session ${session.id} to the shared store`, failure);
+        abandon();
+        throw failure;
+      }
+    });
+  }
+
+  /** The record of a session, or undefined when the store does not know it; rejects (logged) when it cannot be read. */
+  async load(id: string): Promise<SessionRecord | undefined> {
+    try {
+      return await this.#store.load(id);
+    } catch (failure) {
+      this.#logger.error(`could not load session ${id} from the shared store`, failure);
+      throw failure;
+    }
+  }
+
+  /** The client ended the session (DELETE): every process forgets it. False (logged) when the store failed. */
+  async remove(id: string): Promise<boolean> {
+    try {
+      await this.#store.remove(id);
+      return true;
+    } catch (failure) {
+      this.#logger.error(`could not remove session ${id} from the shared store`, failure);
+      return false;
+    }
+  }
 }
