@@ -6,15 +6,15 @@
 // it drives uses node:crypto and node:buffer (Deno and Bun provide both; workers need their Node compatibility).
 
 import type { Server } from './core.ts';
+import { type EventSink, jsonText, type Reply } from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
-import { jsonText, type EventSink, type Reply } from './exchange.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
-export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 
 /**

@@ -3,11 +3,10 @@
 // 2026-07-28 exchanges (http-modern.ts) or the 2025 session path, all over the Reply interface. Only moves frames
 // between HTTP exchanges and connections; never answers a refusal with a session id.
 
-import type { AuthOptions } from './auth.ts';
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
 import { ForwardingReply, type Reply } from './exchange.ts';
-import { HttpGuard, shuttingDown } from './http-guard.ts';
+import { type AuthOptions, HttpGuard, shuttingDown } from './http-guard.ts';
 import { accepted, single } from './http-headers.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { batchTooLong, classify, decodeUtf8, ErrorCode, errorResponse, NOT_UTF8, PARSE_ERROR, parseJson, type RequestId } from './jsonrpc.ts';

@@ -6,15 +6,15 @@
 import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
+import { type EventSink, jsonText, type Reply } from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import type { HeaderBag } from './http-headers.ts';
-import { jsonText, type EventSink, type Reply } from './exchange.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
-export type { AuthOptions, ProtectedResourceMetadata } from './auth.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export { MemoryEventStore, type EventStore } from './sse.ts';
 export { MemorySessionStore, type SessionRecord, type SessionStore, type SharedSessionStore } from './sessions.ts';
 

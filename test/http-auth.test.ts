@@ -3,16 +3,16 @@
 // an invalid, expired or throwing one), 403 insufficient_scope, the verified identity as ctx.auth in both eras,
 // and 2025 sessions bound to the principal that created them. The same core behind the fetch adapter.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createNodeServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { createServer, type Server } from '../core.ts';
-import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
 import { createFetchHandler } from '../fetch.ts';
+import { bearerToken, challenge, metadataUrlOf } from '../http-guard.ts';
+import { createHttpHandler, type HttpOptions, type HttpServer, serveHttp } from '../http.ts';
 import type { AuthInfo } from '../types.ts';
-import { bearerToken, challenge, metadataUrlOf } from '../auth.ts';
-import { MemoryLogger, deferred } from './harness.ts';
+import { deferred, MemoryLogger } from './harness.ts';
 import { modern, MODERN } from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only

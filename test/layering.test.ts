@@ -35,5 +35,5 @@ for (const entry of ['stdio.ts', 'core.ts']) {
 
 test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {
   const reached = closure('http.ts');
-  for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'auth.ts']) assert.ok(reached.has(file), file);
+  for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts']) assert.ok(reached.has(file), file);
 });
