@@ -29,9 +29,10 @@ export interface DispatcherHooks {
 export interface DispatcherPeer {
   /**
    * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
-   * (transports with one stream per request route by it); responses carry their own id.
+   * (transports with one stream per request route by it); responses carry their own id. A notification that is not
+   * `essential` may be dropped by a backed-up transport; an essential one is bounded by its own stream (a listen's).
    */
-  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void;
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */
   noBackChannel?(related: RequestId | undefined): string | undefined;
   /** A request left the table without an answer (cancelled or abandoned). */
@@ -256,12 +257,12 @@ export class Dispatcher {
     if (!this.#closed) this.#peer.send(response);
   }
 
-  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId): void {
+  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential = false): void {
     if (this.#closed) return;
     const message: JsonRpcNotification = params === undefined
       ? { jsonrpc: '2.0', method }
       : { jsonrpc: '2.0', method, params };
-    this.#peer.send(message, related);
+    this.#peer.send(message, related, essential);
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
@@ -492,9 +493,12 @@ export class InboundRequest {
     this.#dispatcher.notify('notifications/progress', params, this.id);
   }
 
-  /** A notification related to this request; dropped once the request has its answer or was cancelled. */
-  notify(method: string, params: Record<string, unknown>): void {
-    if (this.state === 'running') this.#dispatcher.notify(method, params, this.id);
+  /**
+   * A notification related to this request; dropped once the request has its answer or was cancelled. `essential`:
+   * a backed-up transport must not drop it (DispatcherPeer.send).
+   */
+  notify(method: string, params: Record<string, unknown>, essential = false): void {
+    if (this.state === 'running') this.#dispatcher.notify(method, params, this.id, essential);
   }
 
   /** The error a server→client request made on behalf of this request would fail with at once, if any. */

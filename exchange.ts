@@ -1,11 +1,47 @@
-// One HTTP exchange as the HTTP core sees it, whatever the server framework: the Reply interface and the base of
-// its decorators, bodies serialized ahead of time, and a 2025 session's SSE stream, whose events are stored before
-// they are written, and which a client may leave and resume. Knows no session table and no MCP method; never
-// writes an event before the store has it.
+// One HTTP exchange as the HTTP core sees it, whatever the server framework: request headers (one value, Accept),
+// the Reply interface and the base of its decorators, bodies serialized ahead of time, the shutdown refusal, and a
+// 2025 session's SSE stream, whose events are stored before they are written and which a client may leave and
+// resume. Knows no session table and no MCP method; never writes an event before the store has it.
 
-import type { HeaderBag } from './http-headers.ts';
 import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
+import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from './types.ts';
+
+/** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** A header's (first) value. */
+export function single(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Which of the two media types an `Accept` value admits (wildcards honoured). */
+export interface Accepted { json: boolean; sse: boolean }
+
+const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
+/** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
+const acceptedByValue = new Map<string, Accepted>();
+const MAX_ACCEPT_VALUES = 64;
+
+export function accepted(headers: HeaderBag): Accepted {
+  const accept = single(headers, 'accept');
+  if (accept === undefined) return NOTHING_ACCEPTED;
+  let known = acceptedByValue.get(accept);
+  if (known === undefined) {
+    const media = accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase());
+    const admits = (type: string, major: string) => media.some((m) => m === type || m === '*/*' || m === `${major}/*`);
+    known = { json: admits('application/json', 'application'), sse: admits('text/event-stream', 'text') };
+    if (acceptedByValue.size >= MAX_ACCEPT_VALUES) acceptedByValue.clear();
+    acceptedByValue.set(accept, known);
+  }
+  return known;
+}
+
+/** The answer (HTTP 503) to a request the endpoint does not serve because its close() began, or cut by the drain window. */
+export function shuttingDown(id: RequestId | null): JsonRpcFailure {
+  return errorResponse(id, { code: ErrorCode.InternalError, message: 'Service Unavailable: the server is shutting down' });
+}
 
 /** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
 export class JsonText {

@@ -6,9 +6,8 @@
 // it drives uses node:crypto and node:buffer (Deno and Bun provide both; workers need their Node compatibility).
 
 import type { Server } from './core.ts';
-import { type EventSink, jsonText, type Reply } from './exchange.ts';
+import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
-import type { HeaderBag } from './http-headers.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';

@@ -5,9 +5,8 @@
 
 import type { Server } from './core.ts';
 import { hasClaim } from './era.ts';
-import { ForwardingReply, type Reply } from './exchange.ts';
-import { type AuthOptions, HttpGuard, shuttingDown } from './http-guard.ts';
-import { accepted, single } from './http-headers.ts';
+import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
+import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import { batchTooLong, classify, decodeUtf8, ErrorCode, errorResponse, NOT_UTF8, PARSE_ERROR, parseJson, type RequestId } from './jsonrpc.ts';
 import { initializeParamsRefusal } from './legacy.ts';
@@ -16,13 +15,7 @@ import { type EventStore, MemoryEventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
-export interface HttpOptions {
-  /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
-  path?: string;
-  /** Hostnames accepted in `Host` and in `Origin` (default: localhost, 127.0.0.1, [::1], any port). */
-  allowedHosts?: string[];
-  /** Exact origins accepted besides those whose host is allowed (e.g. `https://app.example.com`). */
-  allowedOrigins?: string[];
+export interface HttpOptions extends GuardOptions {
   /** Request body limit in bytes (default 4 MiB), counted as it streams in. */
   maxBodyBytes?: number;
   /** 2025 sessions (default true); false serves 2025 requests statelessly, without initialize. */
@@ -46,21 +39,6 @@ export interface HttpOptions {
   sharedSessions?: SharedSessionStore;
   /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
   eventStore?: EventStore | false;
-  /**
-   * CORS for browser clients: requests from these origins (`'*'`: any) pass the Origin check and get
-   * `Access-Control-Allow-Origin` (their own origin) and `Access-Control-Expose-Headers: Mcp-Session-Id`; a preflight
-   * `OPTIONS` is answered 204, allowing the MCP request headers. The Host check still applies.
-   */
-  cors?: { origins: string[] | '*'; maxAgeSeconds?: number };
-  /**
-   * OAuth 2.1 resource server: every MCP request (POST, GET, DELETE) needs `Authorization: Bearer <token>` accepted
-   * by `verifyToken`, else 401 (`WWW-Authenticate: Bearer resource_metadata="…"`, plus `error="invalid_token"` when a
-   * token was sent) or 403 `insufficient_scope`; the JSON-RPC body is error -32600 with id null. The RFC 9728 metadata
-   * is served to GET at `/.well-known/oauth-protected-resource` and its path-suffixed forms (Host check applies, the
-   * Origin check does not: it is a public document). Handlers see the identity as `ctx.auth`; a 2025 session belongs
-   * to the principal (issuer, subject, client) that created it: another one gets 404 Session not found.
-   */
-  auth?: AuthOptions;
 }
 
 const STATELESS_VERSION = '2025-03-26';
@@ -114,7 +92,7 @@ export class HttpCore {
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
     this.#options = options;
-    this.#guard = new HttpGuard(options, server.logger);
+    this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
     this.#sessions = options.sessionStore ?? new MemorySessionStore();

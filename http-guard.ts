@@ -4,10 +4,8 @@
 // 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
 import { principalOf } from './dispatcher.ts';
-import { type EventSink, ForwardingReply, type Reply } from './exchange.ts';
-import type { HttpOptions } from './http-core.ts';
-import { type HeaderBag, single } from './http-headers.ts';
-import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
+import { type EventSink, ForwardingReply, type HeaderBag, type Reply, single } from './exchange.ts';
+import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import type { Session } from './sessions.ts';
 import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from './types.ts';
 
@@ -17,11 +15,6 @@ const CORS_REQUEST_HEADERS = [
   'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id',
 ];
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-
-/** The answer (HTTP 503) to a request the endpoint does not serve because its close() began, or cut by the drain window. */
-export function shuttingDown(id: RequestId | null): JsonRpcFailure {
-  return errorResponse(id, { code: ErrorCode.InternalError, message: 'Service Unavailable: the server is shutting down' });
-}
 
 function hostnameOf(host: string): string {
   return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
@@ -70,8 +63,34 @@ export class AuthedReply extends ForwardingReply {
   }
 }
 
+/** What the guard reads of the HTTP endpoint's options (HttpOptions extends it). */
+export interface GuardOptions {
+  /** Serve only this path (default: any path the handler is mounted on; serveHttp uses `/mcp`). */
+  path?: string;
+  /** Hostnames accepted in `Host` and in `Origin` (default: localhost, 127.0.0.1, [::1], any port). */
+  allowedHosts?: string[];
+  /** Exact origins accepted besides those whose host is allowed (e.g. `https://app.example.com`). */
+  allowedOrigins?: string[];
+  /**
+   * CORS for browser clients: requests from these origins (`'*'`: any) pass the Origin check and get
+   * `Access-Control-Allow-Origin` (their own origin) and `Access-Control-Expose-Headers: Mcp-Session-Id`; a preflight
+   * `OPTIONS` is answered 204, allowing the MCP request headers. The Host check still applies.
+   */
+  cors?: { origins: string[] | '*'; maxAgeSeconds?: number };
+  /**
+   * OAuth 2.1 resource server: every MCP request (POST, GET, DELETE) needs `Authorization: Bearer <token>` accepted
+   * by `verifyToken`, else 401 (`WWW-Authenticate: Bearer resource_metadata="…"`, plus `error="invalid_token"` when a
+   * token was sent) or 403 `insufficient_scope`; the JSON-RPC body is error -32600 with id null. The RFC 9728 metadata
+   * is served to GET at `/.well-known/oauth-protected-resource` and its path-suffixed forms (Host check applies, the
+   * Origin check does not: it is a public document). Handlers see the identity as `ctx.auth`; a 2025 session belongs
+   * to the principal (issuer, subject, client) that created it: another one gets 404 Session not found.
+   */
+  auth?: AuthOptions;
+}
+
 export class HttpGuard {
-  readonly #options: HttpOptions;
+  readonly #options: GuardOptions;
+  readonly #sessions: boolean;
   readonly #logger: Logger;
   readonly #hosts: string[];
   /** With `auth`: the metadata URL named in challenges, the paths the metadata is served at, each session's owner. */
@@ -79,8 +98,9 @@ export class HttpGuard {
   readonly #metadataPaths: Set<string> | undefined;
   readonly #owners = new WeakMap<Session, string>();
 
-  constructor(options: HttpOptions, logger: Logger) {
+  constructor(options: GuardOptions, sessions: boolean, logger: Logger) {
     this.#options = options;
+    this.#sessions = sessions;
     this.#logger = logger;
     this.#hosts = (options.allowedHosts ?? LOCAL_HOSTS).map((host) => host.toLowerCase());
     if (options.auth !== undefined) {
@@ -126,7 +146,7 @@ export class HttpGuard {
       reply.send(204, undefined, corsAllowed ? preflightHeaders(headers, cors.maxAgeSeconds ?? 600) : {});
       return undefined;
     }
-    const sessions = this.#options.sessions !== false;
+    const sessions = this.#sessions;
     const header = single(headers, 'mcp-protocol-version');
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST

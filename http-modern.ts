@@ -3,13 +3,13 @@
 // JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
+import { Buffer } from 'node:buffer';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { readEnvelope } from './era.ts';
-import { JsonText, extrasOf, type EventSink, type Reply } from './exchange.ts';
-import { shuttingDown } from './http-guard.ts';
-import { accepted, checkParamHeaders, checkRoutingHeaders } from './http-headers.ts';
-import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
+import { accepted, JsonText, extrasOf, type EventSink, type HeaderBag, type Reply, shuttingDown } from './exchange.ts';
+import type { HeaderParam } from './features.ts';
+import { ErrorCode, errorResponse, isPlainObject, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
 import { formatEvent } from './sse.ts';
 
 /** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
@@ -145,4 +145,120 @@ export class ModernExchanges {
     });
     connection.receive(message);
   }
+}
+
+// Routing headers (2026-07-28 transports, Streamable HTTP, Request Metadata): Mcp-Method, Mcp-Name and Mcp-Param-*
+// mirror the body; a value that is not plain printable ASCII arrives as `=?base64?…?=` of its UTF-8 (-32020 on any
+// mismatch). A tool's x-mcp-header declarations are read at registration (features.ts).
+
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
+/** What we accept in a raw header value: printable ASCII, SP and HTAB (non-ASCII must arrive sentinel-encoded). */
+const HEADER_CHARS = /^[\t\x20-\x7e]*$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
+const MAX_ECHO = 100;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Decodes a header value: trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
+export function decodeHeaderValue(raw: string): string | undefined {
+  const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (value.length < PREFIX.length + SUFFIX.length || !value.startsWith(PREFIX) || !value.endsWith(SUFFIX)) {
+    return value;
+  }
+  const payload = value.slice(PREFIX.length, value.length - SUFFIX.length);
+  if (!BASE64.test(payload)) return undefined;
+  const bytes = Buffer.from(payload, 'base64');
+  // Canonical form only: nonzero bits in the last character's unused part would otherwise decode silently.
+  if (bytes.toString('base64') !== payload) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function echo(value: string): string {
+  return value.length > MAX_ECHO ? `${value.slice(0, MAX_ECHO)}…` : value;
+}
+
+function mismatch(label: string, what: string): string {
+  return `Header mismatch: ${label} header ${what}`;
+}
+
+type Read = { ok: true; value: string | undefined } | { ok: false; error: string };
+
+/**
+ * Reads one header that must occur at most once: an array of more than one value is a duplicate, and so is a
+ * comma when `commaIsDuplicate` (node joins repeats with ", "). Checks the characters, then decodes.
+ */
+function readSingle(headers: HeaderBag, label: string, commaIsDuplicate: boolean): Read {
+  let raw = headers[label.toLowerCase()];
+  if (Array.isArray(raw)) {
+    if (raw.length > 1) return { ok: false, error: mismatch(label, 'is duplicated') };
+    raw = raw[0];
+  }
+  if (raw === undefined) return { ok: true, value: undefined };
+  if (commaIsDuplicate && raw.includes(',')) return { ok: false, error: mismatch(label, 'is duplicated') };
+  if (!HEADER_CHARS.test(raw)) return { ok: false, error: mismatch(label, 'contains characters not allowed in a header value') };
+  const value = decodeHeaderValue(raw);
+  if (value === undefined) return { ok: false, error: mismatch(label, 'is not valid base64') };
+  return { ok: true, value };
+}
+
+function differs(label: string, headerValue: string, bodyValue: string): string {
+  return mismatch(label, `value '${echo(headerValue)}' does not match body value '${echo(bodyValue)}'`);
+}
+
+const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/** Checks the routing headers of a modern POST against its body; returns an error message for -32020 or undefined. Mcp-Method must equal the body method (case-sensitive); Mcp-Name must equal params.name for tools/call and prompts/get, params.uri for resources/read (after decoding); missing where required, duplicated (array or containing a comma where a single value is expected — careful: method names never contain commas; names/URIs might, so for Mcp-Name treat only an array as duplicated), or with characters not allowed in a header value -> error. */
+export function checkRoutingHeaders(headers: HeaderBag, method: string, params: Record<string, unknown>): string | undefined {
+  const m = readSingle(headers, 'Mcp-Method', true);
+  if (!m.ok) return m.error;
+  if (m.value === undefined) return mismatch('Mcp-Method', 'is required');
+  if (m.value !== method) return differs('Mcp-Method', m.value, method);
+
+  const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
+  if (source === undefined) return undefined;
+  const bodyValue = isPlainObject(params) ? params[source] : undefined;
+  // A body without a string name/uri is refused by params validation (-32602); there is nothing to mirror.
+  if (typeof bodyValue !== 'string') return undefined;
+  const n = readSingle(headers, 'Mcp-Name', false);
+  if (!n.ok) return n.error;
+  if (n.value === undefined) return mismatch('Mcp-Name', 'is required');
+  return n.value === bodyValue ? undefined : differs('Mcp-Name', n.value, bodyValue);
+}
+
+/** Whether the decoded header text equals the body value; undefined when the body value lacks the declared type. */
+function matches(type: HeaderParam['type'], text: string, value: unknown): boolean | undefined {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? text === value : undefined;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return undefined;
+      return DECIMAL.test(text) && Number(text) === value;
+    case 'boolean':
+      return typeof value === 'boolean' ? text === String(value) : undefined;
+  }
+}
+
+/** Checks Mcp-Param-* headers for a tools/call against its arguments: for each declared param: argument present and not null -> header required and must match (string: exact after decoding; integer: numeric comparison of decimal text, e.g. "42" and "42.0" both equal 42; boolean: "true"/"false"); argument absent or null -> header must be absent. Headers the tool does not declare are ignored. Returns an error message or undefined. */
+export function checkParamHeaders(headers: HeaderBag, params: HeaderParam[], args: Record<string, unknown>): string | undefined {
+  const bag = isPlainObject(args) ? args : {};
+  for (const param of params) {
+    const label = `Mcp-Param-${param.header}`;
+    const r = readSingle(headers, label, false);
+    if (!r.ok) return r.error;
+    const value = Object.hasOwn(bag, param.property) ? bag[param.property] : undefined;
+    if (value === undefined || value === null) {
+      if (r.value !== undefined) return mismatch(label, 'must be absent when the argument is absent or null');
+      continue;
+    }
+    if (r.value === undefined) return mismatch(label, 'is required');
+    // A body value of the wrong type fails argument validation later (-32602), which is the truer answer.
+    const ok = matches(param.type, r.value, value);
+    if (ok === false) return differs(label, r.value, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return undefined;
 }

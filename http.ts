@@ -6,9 +6,8 @@
 import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
-import { type EventSink, jsonText, type Reply } from './exchange.ts';
+import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
-import type { HeaderBag } from './http-headers.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { HttpRequestInfo } from './types.ts';

@@ -318,7 +318,7 @@ export class ListenStreams {
       request.notify('notifications/subscriptions/acknowledged', {
         _meta: { [META_SUBSCRIPTION_ID]: stream.id },
         notifications: resourceSubscriptions === undefined ? flags : { ...flags, resourceSubscriptions },
-      });
+      }, true);
     });
   }
 
@@ -332,7 +332,7 @@ export class ListenStreams {
     const frame = stream.frameFor(event);
     if (frame === undefined) return;
     if (stream.buffer.length === 0 && !this.#isBackedUp()) {
-      stream.request.notify(frame.method, frame.params);
+      stream.request.notify(frame.method, frame.params, true);
       return;
     }
     if (stream.buffer.length >= this.#limits.maxBufferedEvents) {
@@ -354,7 +354,7 @@ export class ListenStreams {
     let sent = 0;
     while (sent < stream.buffer.length && !(respectBackpressure && this.#isBackedUp())) {
       const frame = stream.buffer[sent++]!;
-      stream.request.notify(frame.method, frame.params);
+      stream.request.notify(frame.method, frame.params, true);
     }
     stream.buffer.splice(0, sent);
   }

@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { type EventSink, extrasOf, ForwardingReply, JsonText, type Reply, Stream } from './exchange.ts';
-import { shuttingDown } from './http-guard.ts';
+import { type EventSink, extrasOf, ForwardingReply, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
 import { classify, ErrorCode, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 import type { Handshake } from './legacy.ts';
 import { type EventStore, standaloneStreamId } from './sse.ts';

@@ -5,8 +5,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { Connection, Server } from './core.ts';
-import { META_SUBSCRIPTION_ID } from './era.ts';
-import { type JsonRpcMessage, type JsonRpcResponse, type LineSink, LineSplitter } from './jsonrpc.ts';
+import { type JsonRpcMessage, type JsonRpcResponse, type LineSink, LineSplitter, type RequestId } from './jsonrpc.ts';
 
 /** Options of serveStdio(): the streams (default process.stdin/stdout) and the framing and back-pressure limits. */
 export interface StdioOptions {
@@ -62,10 +61,11 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     output.uncork();
   };
 
-  const send = (message: JsonRpcMessage | JsonRpcResponse[]): void => {
+  const send = (message: JsonRpcMessage | JsonRpcResponse[], _related?: RequestId, essential = false): void => {
     if (outputBroken) return;
-    // Listen-stream frames (ack, events) are never dropped: their stream bounds them, and a lost one would go unnoticed.
-    if (output.writableLength > maxQueuedBytes && !Array.isArray(message) && !('id' in message) && !isListenFrame(message)) {
+    // Essential notifications (a listen's ack and events) are never dropped: their stream bounds them, and a lost one
+    // would go unnoticed.
+    if (output.writableLength > maxQueuedBytes && !essential && !Array.isArray(message) && !('id' in message)) {
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
     }
@@ -180,12 +180,6 @@ function ignore(): void {}
  */
 function releaseStdin(input: Readable): void {
   if (input === process.stdin) process.stdin.unref?.();
-}
-
-/** A frame of a subscriptions/listen stream: it carries the subscription id in `_meta`. */
-function isListenFrame(message: JsonRpcMessage): boolean {
-  const meta = 'params' in message ? (message.params as { _meta?: unknown } | undefined)?._meta : undefined;
-  return typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META_SUBSCRIPTION_ID);
 }
 
 /**

@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { createServer, type Context, type Server } from '../core.ts';
 import type { AuthInfo } from '../types.ts';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../fetch.ts';
-import { encodeHeaderValue } from '../http-headers.ts';
+import { encodeHeaderValue } from './raw-http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';

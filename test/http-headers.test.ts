@@ -5,13 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  checkParamHeaders,
-  checkRoutingHeaders,
-  decodeHeaderValue,
-  encodeHeaderValue,
-  type HeaderBag,
-} from '../http-headers.ts';
+import type { HeaderBag } from '../exchange.ts';
+import { checkParamHeaders, checkRoutingHeaders, decodeHeaderValue } from '../http-modern.ts';
+import { encodeHeaderValue } from './raw-http.ts';
 import { headerParamsOf, type HeaderParam } from '../features.ts';
 
 const b64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;

@@ -11,11 +11,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createNodeServer, request as httpRequest } from 'node:http';
-import { raw, watchExchanges, type RawResponse } from './raw-http.ts';
+import { encodeHeaderValue, raw, watchExchanges, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
-import { encodeHeaderValue } from '../http-headers.ts';
 import { MODERN_REMOVED } from '../era.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';

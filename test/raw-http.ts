@@ -2,9 +2,18 @@
 // body, or read a refusal's status and headers exactly: the status, headers, body text and body JSON (if any).
 
 import { request as httpRequest, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
-import { encodeHeaderValue } from '../http-headers.ts';
+import { Buffer } from 'node:buffer';
 import { deferred, type Frame } from './harness.ts';
 import { MODERN } from './wire.ts';
+
+const PLAIN_HEADER = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
+
+/** Encodes a header value as a client must (2026-07-28 Request Metadata): as is when it is printable ASCII with no
+ * surrounding space and no sentinel prefix, else `=?base64?<UTF-8 as base64>?=`. */
+export function encodeHeaderValue(value: string): string {
+  if (PLAIN_HEADER.test(value) && !value.startsWith('=?base64?')) return value;
+  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
 
 export interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
 
