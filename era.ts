@@ -7,76 +7,14 @@
 import { Dispatcher, type DispatcherHooks, type DispatcherLimits, type DispatcherPeer, type InboundRequest } from './dispatcher.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
 import type { RequestStateSealer } from './input.ts';
-import { describeValue, ErrorCode, errorResponse, invalidParams, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, type JsonRpcResponse, NOT_UTF8, PARSE_ERROR, parseJson, ProtocolError } from './jsonrpc.ts';
+import { describeValue, ErrorCode, errorResponse, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, type JsonRpcResponse, NOT_UTF8, PARSE_ERROR, parseJson, ProtocolError } from './jsonrpc.ts';
 import { type Handshake, LegacyLifecycle } from './legacy.ts';
-import { type CachePolicy, type ListenLimits, ListenStreams, ModernLifecycle } from './modern.ts';
+import { type CachePolicy, hasClaim, type ListenLimits, ListenStreams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_REMOVED, ModernLifecycle, readEnvelope, removedMethod, unsupportedVersion } from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
-import { type ClientCapabilities, type FrameExtras, type Implementation, type Logger, LOGGING_LEVELS, type LoggingLevel, MODERN_VERSIONS } from './types.ts';
-
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-
-/** Methods of the 2025 lifecycle that 2026-07-28 removed; enveloped, they are -32601 whatever the connection. */
-export const MODERN_REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+import type { FrameExtras, Logger } from './types.ts';
 
 /** At most this many notifications wait for the era decision; later ones are dropped (and logged). */
 const MAX_HELD_NOTIFICATIONS = 8;
-
-export interface Envelope {
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
-  logLevel: LoggingLevel | undefined;
-}
-
-/** A request claims the modern era exactly when `params._meta` holds the protocol-version key. */
-export function hasClaim(params: Record<string, unknown> | undefined): boolean {
-  const meta = params?._meta;
-  return isPlainObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION);
-}
-
-export function unsupportedVersion(requested: unknown, message = 'Unsupported protocol version'): ProtocolError {
-  return new ProtocolError(ErrorCode.UnsupportedProtocolVersion, message, {
-    supported: [...MODERN_VERSIONS],
-    requested: typeof requested === 'string' ? requested : 'unknown',
-  });
-}
-
-/** Validates a claimed envelope in the spec's order; each failure names the offending key. */
-export function readEnvelope(params: Record<string, unknown>): Envelope {
-  const meta = params._meta as Record<string, unknown>;
-  const protocolVersion = meta[META_PROTOCOL_VERSION];
-  if (typeof protocolVersion !== 'string') throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);
-  if (!(MODERN_VERSIONS as readonly string[]).includes(protocolVersion)) throw unsupportedVersion(protocolVersion);
-  if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES)) {
-    throw invalidParams(`params._meta is missing required key(s): ${META_CLIENT_CAPABILITIES}`);
-  }
-  const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
-  if (!isPlainObject(clientCapabilities)) throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
-  const clientInfo = meta[META_CLIENT_INFO];
-  if (clientInfo !== undefined &&
-    !(isPlainObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string')) {
-    throw invalidParams(`params._meta['${META_CLIENT_INFO}'] must be {name: string, version: string}`);
-  }
-  const logLevel = meta[META_LOG_LEVEL];
-  if (logLevel !== undefined && !LOGGING_LEVELS.includes(logLevel as LoggingLevel)) {
-    throw invalidParams(`params._meta['${META_LOG_LEVEL}'] must be one of ${LOGGING_LEVELS.join(', ')}`);
-  }
-  return {
-    protocolVersion,
-    clientCapabilities,
-    clientInfo: clientInfo as Implementation | undefined,
-    logLevel: logLevel as LoggingLevel | undefined,
-  };
-}
-
-export function removedMethod(method: string): ProtocolError {
-  return new ProtocolError(ErrorCode.MethodNotFound, `Method not found: '${method}' is not part of protocol ${MODERN_VERSIONS[0]}`, method);
-}
 
 // True after every opening sequence: probes and refused removed methods before the deciding request carried envelopes.
 const LEGACY_REFUSAL = 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request ' +

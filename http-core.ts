@@ -4,7 +4,7 @@
 // between HTTP exchanges and connections; never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { hasClaim } from './era.ts';
+import { hasClaim } from './modern.ts';
 import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';

@@ -6,7 +6,7 @@
 import { Buffer } from 'node:buffer';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { readEnvelope } from './era.ts';
+import { readEnvelope } from './modern.ts';
 import { accepted, JsonText, extrasOf, type EventSink, type HeaderBag, type Reply, shuttingDown } from './exchange.ts';
 import type { HeaderParam } from './features.ts';
 import { ErrorCode, errorResponse, isPlainObject, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';

@@ -14,7 +14,6 @@ function crypto(): typeof import('node:crypto') {
   return loadedCrypto ??= require('node:crypto') as typeof import('node:crypto');
 }
 import { ErrorCode, ProtocolError, isPlainObject } from './jsonrpc.ts';
-import type { ClientCapabilities } from './types.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -76,11 +75,12 @@ export function listRootsInput(): InputRequest {
 /**
  * The client capability each input method needs: elicitation/create -> 'elicitation', sampling/createMessage ->
  * 'sampling', roots/list -> 'roots'. Undefined when every needed capability is declared (as a plain object); else
- * an object such as {sampling: {}} listing only the missing ones. Unknown methods need nothing.
+ * an object such as {sampling: {}} listing only the missing ones. Unknown methods need nothing. `declared` is a
+ * ClientCapabilities (types.ts), read as a plain record so that this module needs no public type.
  */
 export function requiredCapabilities(
   requests: Record<string, InputRequest>,
-  declared: ClientCapabilities,
+  declared: Readonly<Record<string, unknown>>,
 ): Record<string, object> | undefined {
   let missing: Record<string, object> | undefined;
   for (const request of Object.values(requests)) {

@@ -4,12 +4,78 @@
 // through input_required answers; never sends a server→client request or reaches another connection's streams.
 
 import { type InboundRequest, NO_BACK_CHANNEL, OutboundRequestError, principalOf as authPrincipal, RequestContext } from './dispatcher.ts';
-import { type Envelope, type Lifecycle, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_REMOVED, readEnvelope, removedMethod } from './era.ts';
 import * as features from './features.ts';
 import { InputRequired, readInputResponses, RequestStateSealer, requiredCapabilities } from './input.ts';
-import { ErrorCode, invalidParams, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
 import { type ClientCapabilities, type Context, type Implementation, LOGGING_LEVELS, type LoggingLevel, MODERN_VERSIONS } from './types.ts';
+
+// The envelope (2026-07-28 basic protocol, `_meta`): every request carries its own version and client capabilities.
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+/** Methods of the 2025 lifecycle that 2026-07-28 removed; enveloped, they are -32601 whatever the connection. */
+export const MODERN_REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+
+/** What a valid 2026-07-28 envelope (`params._meta`) declares. */
+export interface Envelope {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  logLevel: LoggingLevel | undefined;
+}
+
+/** A request claims the modern era exactly when `params._meta` holds the protocol-version key. */
+export function hasClaim(params: Record<string, unknown> | undefined): boolean {
+  const meta = params?._meta;
+  return isPlainObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION);
+}
+
+/** The -32022 refusal of a protocol version, with the versions this server supports. */
+export function unsupportedVersion(requested: unknown, message = 'Unsupported protocol version'): ProtocolError {
+  return new ProtocolError(ErrorCode.UnsupportedProtocolVersion, message, {
+    supported: [...MODERN_VERSIONS],
+    requested: typeof requested === 'string' ? requested : 'unknown',
+  });
+}
+
+/** Validates a claimed envelope in the spec's order; each failure names the offending key. */
+export function readEnvelope(params: Record<string, unknown>): Envelope {
+  const meta = params._meta as Record<string, unknown>;
+  const protocolVersion = meta[META_PROTOCOL_VERSION];
+  if (typeof protocolVersion !== 'string') throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);
+  if (!(MODERN_VERSIONS as readonly string[]).includes(protocolVersion)) throw unsupportedVersion(protocolVersion);
+  if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES)) {
+    throw invalidParams(`params._meta is missing required key(s): ${META_CLIENT_CAPABILITIES}`);
+  }
+  const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
+  if (!isPlainObject(clientCapabilities)) throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
+  const clientInfo = meta[META_CLIENT_INFO];
+  if (clientInfo !== undefined &&
+    !(isPlainObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string')) {
+    throw invalidParams(`params._meta['${META_CLIENT_INFO}'] must be {name: string, version: string}`);
+  }
+  const logLevel = meta[META_LOG_LEVEL];
+  if (logLevel !== undefined && !LOGGING_LEVELS.includes(logLevel as LoggingLevel)) {
+    throw invalidParams(`params._meta['${META_LOG_LEVEL}'] must be one of ${LOGGING_LEVELS.join(', ')}`);
+  }
+  return {
+    protocolVersion,
+    clientCapabilities,
+    clientInfo: clientInfo as Implementation | undefined,
+    logLevel: logLevel as LoggingLevel | undefined,
+  };
+}
+
+/** The -32601 answer to a 2025 method that 2026-07-28 removed, sent enveloped. */
+export function removedMethod(method: string): ProtocolError {
+  return new ProtocolError(ErrorCode.MethodNotFound, `Method not found: '${method}' is not part of protocol ${MODERN_VERSIONS[0]}`, method);
+}
 
 type Shaped = Record<string, unknown>;
 
@@ -50,7 +116,7 @@ const METHODS: Record<string, { capability?: 'tools' | 'resources' | 'prompts' |
 };
 
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
-export class ModernLifecycle implements Lifecycle {
+export class ModernLifecycle  {
   readonly model: features.ServerModel;
   readonly listens: ListenStreams;
   readonly #sealer: RequestStateSealer;

@@ -15,7 +15,7 @@ import { encodeHeaderValue, raw, watchExchanges, type RawResponse } from './raw-
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
 import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
-import { MODERN_REMOVED } from '../era.ts';
+import { MODERN_REMOVED } from '../modern.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { MemoryLogger, deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';

@@ -1,16 +1,22 @@
 // The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
 // sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, guard, auth, fetch or testing
-// module. Transports hand the core what they know of an exchange as data (FrameExtras), never through a module.
+// module, and no root module takes part in an import cycle. Transports hand the core what they know of an exchange
+// as data (FrameExtras), never through a module (docs/design.md, Layers).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
 const ADD_ON = /^(?:http|sse|sessions|shared-sessions|auth|fetch|testing|exchange)/;
+
+/** The root modules each root module imports (value and type imports, re-exports), read from the sources. */
+function importsOf(file: string): string[] {
+  return [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)].map((match) => match[1]!);
+}
 
 /** Every root module `start` reaches through its relative imports, itself included. */
 function closure(start: string): Set<string> {
@@ -20,9 +26,33 @@ function closure(start: string): Set<string> {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)) pending.push(match[1]!);
+    pending.push(...importsOf(file));
   }
   return seen;
+}
+
+/** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
+function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    if (state.get(node) === 'done') return undefined;
+    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const cycle = visit(next);
+      if (cycle !== undefined) return cycle;
+    }
+    path.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of graph.keys()) {
+    const cycle = visit(node);
+    if (cycle !== undefined) return cycle;
+  }
+  return undefined;
 }
 
 for (const entry of ['stdio.ts', 'core.ts']) {
@@ -36,4 +66,18 @@ for (const entry of ['stdio.ts', 'core.ts']) {
 test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {
   const reached = closure('http.ts');
   for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts']) assert.ok(reached.has(file), file);
+});
+
+test('no root module takes part in an import cycle, type-only imports included', () => {
+  const modules = readdirSync(ROOT).filter((name) => name.endsWith('.ts'));
+  assert.ok(modules.length > 10, 'the graph is read from the root modules');
+  const graph = new Map(modules.map((file) => [file, importsOf(file)]));
+  assert.equal(findCycle(graph)?.join(' → '), undefined);
+});
+
+test('the cycle check finds a cycle when there is one, through a type-only import too', () => {
+  assert.deepEqual(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']]])), ['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+  assert.equal(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', []], ['c.ts', ['a.ts', 'b.ts']]])), undefined);
+  const typeOnly = "import type { Lifecycle } from './era.ts';\nexport { x } from './core.ts';";
+  assert.deepEqual([...typeOnly.matchAll(IMPORT)].map((match) => match[1]), ['era.ts', 'core.ts']);
 });
