@@ -158,6 +158,21 @@ export function servedFeatures(model: ServerModel, era: Era): Record<Feature, bo
   };
 }
 
+/**
+ * The server capabilities both eras advertise (`initialize` result, `server/discover` result) for what a connection
+ * serves: list changes are announced for every list, resources can be subscribed to. `completions` exists from
+ * 2025-03-26 on (completion/complete predates its capability).
+ */
+export function serverCapabilities(served: Record<Feature, boolean> & { logging: boolean }, version: string): Shaped {
+  const capabilities: Shaped = {};
+  if (served.logging) capabilities.logging = {};
+  if (served.completions && since(version, '2025-03-26')) capabilities.completions = {};
+  if (served.prompts) capabilities.prompts = { listChanged: true };
+  if (served.resources) capabilities.resources = { subscribe: true, listChanged: true };
+  if (served.tools) capabilities.tools = { listChanged: true };
+  return capabilities;
+}
+
 function withCursor(result: Shaped, nextCursor: string | undefined): Shaped {
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
   return result;

@@ -287,7 +287,7 @@ export class LegacyLifecycle {
     const { model, version } = this;
     const result: Shaped = {
       protocolVersion: version,
-      capabilities: this.#capabilities(this.#advertised!, version),
+      capabilities: features.serverCapabilities(this.#advertised!, version),
       serverInfo: features.shapeImplementation(model.info, version),
     };
     if (model.instructions !== undefined) result.instructions = model.instructions;
@@ -313,16 +313,6 @@ export class LegacyLifecycle {
     return this.#phase === 'initialized';
   }
 
-  #capabilities(advertised: Advertised, version: string): Shaped {
-    const capabilities: Shaped = {};
-    if (advertised.logging) capabilities.logging = {};
-    // completion/complete predates its capability, which 2025-03-26 introduced.
-    if (advertised.completions && features.since(version, '2025-03-26')) capabilities.completions = {};
-    if (advertised.prompts) capabilities.prompts = { listChanged: true };
-    if (advertised.resources) capabilities.resources = { subscribe: true, listChanged: true };
-    if (advertised.tools) capabilities.tools = { listChanged: true };
-    return capabilities;
-  }
 
   setLevel(params: Record<string, unknown>): object {
     const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);

@@ -166,13 +166,7 @@ export class ModernLifecycle  {
   }
 
   discover(): Shaped {
-    const served = this.served();
-    const capabilities: Shaped = {};
-    if (served.logging) capabilities.logging = {};
-    if (served.completions) capabilities.completions = {};
-    if (served.prompts) capabilities.prompts = { listChanged: true };
-    if (served.resources) capabilities.resources = { subscribe: true, listChanged: true };
-    if (served.tools) capabilities.tools = { listChanged: true };
+    const capabilities = features.serverCapabilities(this.served(), MODERN_VERSIONS[0]);
     const result: Shaped = { supportedVersions: [...MODERN_VERSIONS], capabilities };
     if (this.model.instructions !== undefined) result.instructions = this.model.instructions;
     return result;
