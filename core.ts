@@ -7,23 +7,50 @@ import { headerParamsOf, type ServerModel, type ToolEntry } from './features.ts'
 import { RequestStateSealer } from './input.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './schema.ts';
-import type { Implementation, InitializeHook, Logger, PromptDefinition, PromptHandler, PromptUpdate, ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, ResourceTemplateHandler, ResourceTemplateUpdate, ResourceUpdate, ToolDefinition, ToolHandler, ToolUpdate } from './types.ts';
+import type {
+  Implementation,
+  InitializeHook,
+  Logger,
+  PromptDefinition,
+  PromptHandler,
+  PromptUpdate,
+  ResourceDefinition,
+  ResourceHandler,
+  ResourceTemplateDefinition,
+  ResourceTemplateHandler,
+  ResourceTemplateUpdate,
+  ResourceUpdate,
+  ToolDefinition,
+  ToolHandler,
+  ToolUpdate,
+} from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
-export * from './types.ts';
-export { ProtocolError, ErrorCode } from './jsonrpc.ts';
-export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './jsonrpc.ts';
 export { OutboundRequestError } from './dispatcher.ts';
-export { InputRequired, inputRequired, elicitInput, sampleInput, listRootsInput, type InputRequest } from './input.ts';
-export { missingCapability } from './modern.ts';
-export type {
-  StandardTypedV1, StandardTypedV1Props, StandardSchemaV1, StandardSchemaV1Props, StandardSchemaV1Result,
-  StandardSchemaV1Issue, StandardJSONSchemaV1, StandardJSONSchemaV1Props, StandardSchemaWithJsonSchema, ToolSchema, ToolArgsOf,
-  ToolStructuredOf, ToolArgsFor, ToolStructuredFor,
-} from './schema.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
+export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
+export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
+export { ErrorCode, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
+export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
+export type {
+  StandardJSONSchemaV1,
+  StandardJSONSchemaV1Props,
+  StandardSchemaV1,
+  StandardSchemaV1Issue,
+  StandardSchemaV1Props,
+  StandardSchemaV1Result,
+  StandardSchemaWithJsonSchema,
+  StandardTypedV1,
+  StandardTypedV1Props,
+  ToolArgsFor,
+  ToolArgsOf,
+  ToolSchema,
+  ToolStructuredFor,
+  ToolStructuredOf,
+} from './schema.ts';
+export * from './types.ts';
 
 /**
  * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event
@@ -102,13 +129,21 @@ const stderrLogger: Logger = {
   },
 };
 
-type LimitOption = 'maxInFlight' | 'maxBatchLength' | 'maxBatchAnswerBytes' | 'requestTimeoutMs' | 'maxSubscriptions' |
-  'maxListens' | 'maxBufferedEvents' | 'pageSize';
+type LimitOption =
+  | 'maxInFlight'
+  | 'maxBatchLength'
+  | 'maxBatchAnswerBytes'
+  | 'requestTimeoutMs'
+  | 'maxSubscriptions'
+  | 'maxListens'
+  | 'maxBufferedEvents'
+  | 'pageSize';
 
 /** A numeric limit of ServerOptions: `fallback` when absent, else a positive safe integer (NaN would lift the bound). */
 function limit(options: ServerOptions, name: LimitOption, fallback: number): number {
   const value = options[name] ?? fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 
@@ -118,9 +153,15 @@ const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.f
 /** A tool's registry entry: schemas compiled, mistakes thrown with the tool's name (at registration and update). */
 function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandler<never>): ToolEntry {
   if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
-  const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool '${name}': inputSchema`, 'input');
-  const output = definition.outputSchema === undefined ? undefined
-    : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
+  const input = compileToolSchema(
+    definition.inputSchema ?? EMPTY_OBJECT_SCHEMA,
+    `tool '${name}': inputSchema`,
+    'input',
+  );
+  const output =
+    definition.outputSchema === undefined
+      ? undefined
+      : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
   let headerParams;
   try {
     headerParams = headerParamsOf(input.json);
@@ -235,11 +276,14 @@ export class Server {
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): Registration<ResourceUpdate> {
     if (!URL.canParse(uri)) throw new TypeError(`resource '${uri}': the URI must be absolute (scheme:…)`);
     if (typeof handler !== 'function') throw new TypeError(`resource '${uri}': the handler must be a function`);
-    return this.#model.resources.register(uri, { uri, era: definition.era, definition, handler },
+    return this.#model.resources.register(
+      uri,
+      { uri, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: ResourceUpdate) => {
         const merged = { ...current.definition, ...fields };
         return { uri, era: merged.era, definition: merged, handler: next ?? current.handler };
-      });
+      },
+    );
   }
 
   /** Registers a resource template (RFC 6570); returns its registration (remove, update, enable/disable). */
@@ -249,22 +293,28 @@ export class Server {
     handler: ResourceTemplateHandler,
   ): Registration<ResourceTemplateUpdate> {
     const template = new UriTemplate(uriTemplate);
-    return this.#model.templates.register(uriTemplate, { template, era: definition.era, definition, handler },
+    return this.#model.templates.register(
+      uriTemplate,
+      { template, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: ResourceTemplateUpdate) => {
         const merged = { ...current.definition, ...fields };
         return { template, era: merged.era, definition: merged, handler: next ?? current.handler };
-      });
+      },
+    );
   }
 
   /** Registers a prompt; returns its registration (remove, update, enable/disable). */
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration<PromptUpdate> {
     if (typeof name !== 'string' || name === '') throw new TypeError('a prompt needs a non-empty name');
     if (typeof handler !== 'function') throw new TypeError(`prompt '${name}': the handler must be a function`);
-    return this.#model.prompts.register(name, { name, era: definition.era, definition, handler },
+    return this.#model.prompts.register(
+      name,
+      { name, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: PromptUpdate) => {
         const merged = { ...current.definition, ...fields };
         return { name, era: merged.era, definition: merged, handler: next ?? current.handler };
-      });
+      },
+    );
   }
 
   /** Tells every initialized client that a list changed (registration does this by itself). */

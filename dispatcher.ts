@@ -4,9 +4,25 @@
 // correlation, timeout, cancel). Knows no MCP method beyond the base protocol's; never writes anything for a request
 // after its answer, its cancellation or its abandonment.
 
-import { batchTooLong, classify, describeValue, ErrorCode, errorResponse, idInFlight, type JsonRpcErrorObject, type JsonRpcFailure, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, ProtocolError, type RequestId, successResponse, tooManyInFlight } from './jsonrpc.ts';
+import {
+  batchTooLong,
+  classify,
+  describeValue,
+  ErrorCode,
+  errorResponse,
+  idInFlight,
+  type JsonRpcErrorObject,
+  type JsonRpcFailure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  ProtocolError,
+  type RequestId,
+  successResponse,
+  tooManyInFlight,
+} from './jsonrpc.ts';
 import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger, ProgressToken, TraceContext } from './types.ts';
-
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
@@ -86,7 +102,7 @@ export class Dispatcher {
   }
 
   get pendingOutboundCount(): number {
-    return (this.#pending?.size ?? 0);
+    return this.#pending?.size ?? 0;
   }
 
   get closed(): boolean {
@@ -101,10 +117,12 @@ export class Dispatcher {
       return;
     }
     const decide = (refusal?: JsonRpcErrorObject): void => this.#receiveBatch(value, refusal, extras);
-    const refusal = value.length === 0
-      ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
-      : value.length > this.#limits.maxBatchLength ? batchTooLong(this.#limits.maxBatchLength)
-      : this.#hooks.checkBatch(value, decide);
+    const refusal =
+      value.length === 0
+        ? { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }
+        : value.length > this.#limits.maxBatchLength
+          ? batchTooLong(this.#limits.maxBatchLength)
+          : this.#hooks.checkBatch(value, decide);
     if (refusal !== 'held') decide(refusal);
   }
 
@@ -160,7 +178,10 @@ export class Dispatcher {
     const max = this.#limits.maxBatchAnswerBytes;
     if (this.#batchBytes + bytes > max) {
       this.#logger.warn(`${what} was replaced: the answers held for batches exceed ${max} bytes`);
-      response = errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the answers held for batches exceed ${max} bytes` });
+      response = errorResponse(response.id, {
+        code: ErrorCode.InternalError,
+        message: `Internal error: the answers held for batches exceed ${max} bytes`,
+      });
       bytes = Buffer.byteLength(JSON.stringify(response));
     }
     batch.bytes += bytes;
@@ -195,7 +216,10 @@ export class Dispatcher {
       return;
     }
     if (isThenable(result)) {
-      result.then((value) => this.#succeed(request, value), (error: unknown) => this.#fail(request, error));
+      result.then(
+        (value) => this.#succeed(request, value),
+        (error: unknown) => this.#fail(request, error),
+      );
     } else {
       this.#succeed(request, result);
     }
@@ -259,9 +283,8 @@ export class Dispatcher {
 
   notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential = false): void {
     if (this.#closed) return;
-    const message: JsonRpcNotification = params === undefined
-      ? { jsonrpc: '2.0', method }
-      : { jsonrpc: '2.0', method, params };
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     this.#peer.send(message, related, essential);
   }
 
@@ -303,9 +326,10 @@ export class Dispatcher {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       (this.#pending ??= new Map()).set(id, pending);
-      this.#peer.send(params === undefined
-        ? { jsonrpc: '2.0', id, method }
-        : { jsonrpc: '2.0', id, method, params }, related);
+      this.#peer.send(
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
+        related,
+      );
     });
   }
 
@@ -324,8 +348,7 @@ export class Dispatcher {
       if (message.id === null) {
         const { code, message: text } = (message as JsonRpcFailure).error;
         this.#logger.warn(`peer sent an error without an id: code ${code}, message ${describeValue(text)}`);
-      }
-      else this.#hooks.onStrayResponse?.(message);
+      } else this.#hooks.onStrayResponse?.(message);
       return;
     }
     pending.cleanup();
@@ -419,8 +442,12 @@ export class Batch {
 export type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
 
 function endReason(state: RequestState): DOMException {
-  const why = state === 'cancelled' ? 'the client cancelled the request'
-    : state === 'abandoned' ? 'the connection closed' : 'the request was answered';
+  const why =
+    state === 'cancelled'
+      ? 'the client cancelled the request'
+      : state === 'abandoned'
+        ? 'the connection closed'
+        : 'the request was answered';
   return new DOMException(`Request ended: ${why}`, 'AbortError');
 }
 
@@ -453,7 +480,8 @@ export class InboundRequest {
     this.params = message.params ?? EMPTY_PARAMS;
     this.batch = batch;
     const meta = this.params._meta;
-    const token = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
+    const token =
+      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 
@@ -507,8 +535,13 @@ export class InboundRequest {
   }
 
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
-  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}): Promise<unknown> {
-    if (this.state !== 'running') return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutboundOptions = {},
+  ): Promise<unknown> {
+    if (this.state !== 'running')
+      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
     return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs }, this.id);
   }

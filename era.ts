@@ -4,12 +4,43 @@
 // a probe (an enveloped server/discover, a refused modern-removed method), never by handler outcomes. Owns the
 // release of everything the connection holds on every exit path; never reaches into another connection.
 
-import { Dispatcher, type DispatcherHooks, type DispatcherLimits, type DispatcherPeer, type InboundRequest } from './dispatcher.ts';
+import {
+  Dispatcher,
+  type DispatcherHooks,
+  type DispatcherLimits,
+  type DispatcherPeer,
+  type InboundRequest,
+} from './dispatcher.ts';
 import type { ServerModel, ToolEntry } from './features.ts';
 import type { RequestStateSealer } from './input.ts';
-import { describeValue, ErrorCode, errorResponse, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, type JsonRpcResponse, NOT_UTF8, PARSE_ERROR, parseJson, ProtocolError } from './jsonrpc.ts';
+import {
+  describeValue,
+  ErrorCode,
+  errorResponse,
+  isPlainObject,
+  isRequestId,
+  type JsonRpcErrorObject,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  NOT_UTF8,
+  PARSE_ERROR,
+  ProtocolError,
+  parseJson,
+} from './jsonrpc.ts';
 import { type Handshake, LegacyLifecycle } from './legacy.ts';
-import { type CachePolicy, hasClaim, type ListenLimits, ListenStreams, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_REMOVED, ModernLifecycle, readEnvelope, removedMethod, unsupportedVersion } from './modern.ts';
+import {
+  type CachePolicy,
+  hasClaim,
+  type ListenLimits,
+  ListenStreams,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  MODERN_REMOVED,
+  ModernLifecycle,
+  readEnvelope,
+  removedMethod,
+  unsupportedVersion,
+} from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
 import type { FrameExtras, Logger } from './types.ts';
 
@@ -17,12 +48,15 @@ import type { FrameExtras, Logger } from './types.ts';
 const MAX_HELD_NOTIFICATIONS = 8;
 
 // True after every opening sequence: probes and refused removed methods before the deciding request carried envelopes.
-const LEGACY_REFUSAL = 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request ' +
+const LEGACY_REFUSAL =
+  'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request ' +
   'that decided its era carried no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it';
-const MODERN_HANDSHAKE_REFUSAL = 'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
+const MODERN_HANDSHAKE_REFUSAL =
+  'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
   'per-request _meta envelope (an earlier request on it carried the envelope); the initialize handshake is not accepted on it';
 const MISSING_ENVELOPE = `Invalid params: params._meta must carry '${META_PROTOCOL_VERSION}' and '${META_CLIENT_CAPABILITIES}'`;
-const BATCH_WITH_CLAIM = 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later';
+const BATCH_WITH_CLAIM =
+  'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later';
 
 /** What the router hands requests to: one lifecycle per era. */
 export interface Lifecycle {
@@ -47,7 +81,13 @@ export class EraRouter implements DispatcherHooks {
   /** Debug (re-throw) mode only: the connection's reaction to an unexpected handler error. */
   onUnexpectedError?: (error: unknown) => void;
 
-  constructor(legacy: LegacySide, modern: Lifecycle | undefined, dispatcher: Dispatcher, logger: Logger, era?: 'legacy' | 'modern') {
+  constructor(
+    legacy: LegacySide,
+    modern: Lifecycle | undefined,
+    dispatcher: Dispatcher,
+    logger: Logger,
+    era?: 'legacy' | 'modern',
+  ) {
     this.#state = era ?? 'undecided';
     this.#legacy = legacy;
     this.#modern = modern;
@@ -107,7 +147,10 @@ export class EraRouter implements DispatcherHooks {
     }
   }
 
-  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
+  checkBatch(
+    items: unknown[],
+    decide: (refusal?: JsonRpcErrorObject) => void,
+  ): JsonRpcErrorObject | 'held' | undefined {
     if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params))) {
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
     }
@@ -115,7 +158,10 @@ export class EraRouter implements DispatcherHooks {
   }
 }
 
-const OVERSIZED_FRAME = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame exceeds the limit' });
+const OVERSIZED_FRAME = errorResponse(null, {
+  code: ErrorCode.ParseError,
+  message: 'Parse error: frame exceeds the limit',
+});
 
 /** Server-wide settings every connection shares. */
 export interface ConnectionSettings extends ListenLimits, DispatcherLimits {

@@ -3,8 +3,8 @@
 // 2025 session's SSE stream, whose events are stored before they are written and which a client may leave and
 // resume. Knows no session table and no MCP method; never writes an event before the store has it.
 
-import { formatEvent, formatPriming, newStreamId, type EventStore } from './sse.ts';
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
+import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
 import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from './types.ts';
 
 /** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
@@ -17,7 +17,10 @@ export function single(headers: HeaderBag, name: string): string | undefined {
 }
 
 /** Which of the two media types an `Accept` value admits (wildcards honoured). */
-export interface Accepted { json: boolean; sse: boolean }
+export interface Accepted {
+  json: boolean;
+  sse: boolean;
+}
 
 const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
 /** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
@@ -40,7 +43,10 @@ export function accepted(headers: HeaderBag): Accepted {
 
 /** The answer (HTTP 503) to a request the endpoint does not serve because its close() began, or cut by the drain window. */
 export function shuttingDown(id: RequestId | null): JsonRpcFailure {
-  return errorResponse(id, { code: ErrorCode.InternalError, message: 'Service Unavailable: the server is shutting down' });
+  return errorResponse(id, {
+    code: ErrorCode.InternalError,
+    message: 'Service Unavailable: the server is shutting down',
+  });
 }
 
 /** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
@@ -205,7 +211,7 @@ export class Stream {
     const sessionId = session.id;
     this.#tail = this.#tail.then(async () => {
       try {
-        const eventId = this.#lastId = await store.append(sessionId, this.id, '');
+        const eventId = (this.#lastId = await store.append(sessionId, this.id, ''));
         this.#send(formatPriming(eventId, session.retryMs));
       } catch (error) {
         session.logger.error('event store append failed; the stream starts without a priming event', error);
@@ -233,7 +239,7 @@ export class Stream {
       const replayedTo = events.at(-1)?.id ?? resumption.lastEventId;
       if (this.#lastId !== undefined && this.#lastId !== replayedTo) {
         try {
-          events = [...events, ...(await session.eventStore!.replayAfter(session.id!, replayedTo))?.events ?? []];
+          events = [...events, ...((await session.eventStore!.replayAfter(session.id!, replayedTo))?.events ?? [])];
         } catch (error) {
           session.logger.error('event store replay failed', error);
           this.#joining = undefined;

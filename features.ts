@@ -7,7 +7,28 @@ import { InputRequired } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import { type ChangeHub, Registry } from './registry.ts';
 import type { Parsed, Parser } from './schema.ts';
-import { type CallToolResult, type Completer, type Content, type Context, type Era, type GetPromptResult, type Implementation, type InitializeHook, type Logger, MODERN_VERSIONS, type PromptDefinition, type PromptHandler, type ReadResourceResult, type ResourceDefinition, type ResourceHandler, type ResourceTemplateDefinition, type ResourceTemplateHandler, type ToolDefinition, ToolError, type ToolHandler } from './types.ts';
+import {
+  type CallToolResult,
+  type Completer,
+  type Content,
+  type Context,
+  type Era,
+  type GetPromptResult,
+  type Implementation,
+  type InitializeHook,
+  type Logger,
+  MODERN_VERSIONS,
+  type PromptDefinition,
+  type PromptHandler,
+  type ReadResourceResult,
+  type ResourceDefinition,
+  type ResourceHandler,
+  type ResourceTemplateDefinition,
+  type ResourceTemplateHandler,
+  type ToolDefinition,
+  ToolError,
+  type ToolHandler,
+} from './types.ts';
 import type { UriTemplate } from './uri-template.ts';
 
 export interface ToolEntry {
@@ -24,14 +45,24 @@ export interface ToolEntry {
   handler: ToolHandler<never>;
 }
 
-export interface ResourceEntry { uri: string; era: Era | undefined; definition: ResourceDefinition; handler: ResourceHandler }
+export interface ResourceEntry {
+  uri: string;
+  era: Era | undefined;
+  definition: ResourceDefinition;
+  handler: ResourceHandler;
+}
 export interface TemplateEntry {
   template: UriTemplate;
   era: Era | undefined;
   definition: ResourceTemplateDefinition;
   handler: ResourceTemplateHandler;
 }
-export interface PromptEntry { name: string; era: Era | undefined; definition: PromptDefinition; handler: PromptHandler }
+export interface PromptEntry {
+  name: string;
+  era: Era | undefined;
+  definition: PromptDefinition;
+  handler: PromptHandler;
+}
 
 export interface ServerSettings {
   pageSize: number;
@@ -42,9 +73,12 @@ export interface ServerSettings {
   logger: Logger;
 }
 
-
 /** One tool argument mirrored into an `Mcp-Param-{name}` header (2026-07-28 Streamable HTTP). */
-export interface HeaderParam { header: string; property: string; type: 'string' | 'integer' | 'boolean' }
+export interface HeaderParam {
+  header: string;
+  property: string;
+  type: 'string' | 'integer' | 'boolean';
+}
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
@@ -117,7 +151,7 @@ function shapeItem(target: Shaped, source: object, version: string): Shaped {
 
 export function shapeImplementation(info: Implementation, version: string): Shaped {
   let byVersion = shapedImplementations.get(info);
-  if (byVersion === undefined) shapedImplementations.set(info, byVersion = new Map());
+  if (byVersion === undefined) shapedImplementations.set(info, (byVersion = new Map()));
   let shaped = byVersion.get(version);
   if (shaped === undefined) {
     shaped = { name: info.name, version: info.version };
@@ -143,8 +177,10 @@ export function serves(model: ServerModel, feature: Feature, era: Era): boolean 
     case 'prompts':
       return model.prompts.registered(era).length > 0;
     case 'completions':
-      return model.prompts.registered(era).some((entry) => entry.definition.complete !== undefined)
-        || model.templates.registered(era).some((entry) => entry.definition.complete !== undefined);
+      return (
+        model.prompts.registered(era).some((entry) => entry.definition.complete !== undefined) ||
+        model.templates.registered(era).some((entry) => entry.definition.complete !== undefined)
+      );
   }
 }
 
@@ -248,13 +284,15 @@ function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Con
 function malformedResult(result: unknown): string | undefined {
   if (!isPlainObject(result)) return `${describeValue(result)}, not a CallToolResult object`;
   const { content, structuredContent, isError } = result;
-  if (content !== undefined && !Array.isArray(content)) return `content that is ${describeValue(content)}, not an array`;
+  if (content !== undefined && !Array.isArray(content))
+    return `content that is ${describeValue(content)}, not an array`;
   const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
   if (bad >= 0) return `content[${bad}] without a string "type" (e.g. {type: 'text', text: '...'})`;
   if (structuredContent !== undefined && !isPlainObject(structuredContent)) {
     return `structuredContent that is ${describeValue(structuredContent)}, not an object`;
   }
-  if (isError !== undefined && typeof isError !== 'boolean') return `isError that is ${describeValue(isError)}, not a boolean`;
+  if (isError !== undefined && typeof isError !== 'boolean')
+    return `isError that is ${describeValue(isError)}, not a boolean`;
   return undefined;
 }
 
@@ -268,7 +306,11 @@ function malformed(model: ServerModel, detail: string): never {
  * A tool's result must be a CallToolResult and fit its declared output schema (whose parser may transform
  * structuredContent); a misfit is the server's bug: logged with what is wrong, the client sees no detail.
  */
-function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+function checkToolResult(
+  model: ServerModel,
+  tool: ToolEntry,
+  result: CallToolResult,
+): CallToolResult | Promise<CallToolResult> {
   const mistake = malformedResult(result);
   if (mistake !== undefined) {
     model.settings.logger.error(`tool '${tool.name}' returned ${mistake}`);
@@ -276,9 +318,12 @@ function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolRe
   }
   if (tool.parseOutput === undefined || result.isError === true) return result;
   const fit = (parsed: Parsed): CallToolResult => {
-    if (parsed.problems === undefined && isPlainObject(parsed.value)) return { ...result, structuredContent: parsed.value };
-    const detail = parsed.problems !== undefined ? parsed.problems.join('; ')
-      : `the outputSchema turned it into ${describeValue(parsed.value)}, not an object`;
+    if (parsed.problems === undefined && isPlainObject(parsed.value))
+      return { ...result, structuredContent: parsed.value };
+    const detail =
+      parsed.problems !== undefined
+        ? parsed.problems.join('; ')
+        : `the outputSchema turned it into ${describeValue(parsed.value)}, not an object`;
     model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
     return toolFailure('Tool execution failed');
   };
@@ -295,7 +340,9 @@ const STRUCTURED_SINCE = '2025-06-18';
 /** Drops content kinds the negotiated version does not know (audio before 2025-03-26, links before 2025-06-18). */
 function shapeContent(content: Content[], version: string): Content[] {
   if (since(version, STRUCTURED_SINCE)) return content;
-  return content.filter((item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)));
+  return content.filter(
+    (item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)),
+  );
 }
 
 /** An in-band tool failure the model reads, shaped for `version`. */
@@ -332,7 +379,8 @@ export function listResources(model: ServerModel, params: Shaped, version: strin
 export function listResourceTemplates(model: ServerModel, params: Shaped, version: string): Shaped {
   const page = model.templates.page(params.cursor, model.settings.pageSize, eraOf(version));
   const resourceTemplates = page.items.map((entry) =>
-    shapeResource({ uriTemplate: entry.template.template }, entry.definition, version));
+    shapeResource({ uriTemplate: entry.template.template }, entry.definition, version),
+  );
   return withCursor({ resourceTemplates }, page.nextCursor);
 }
 
@@ -360,10 +408,21 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
   if (result === undefined) throw resourceNotFound(uri, ctx.era);
   if (!(result instanceof InputRequired)) {
     const contents = isPlainObject(result) ? result.contents : undefined;
-    const bad = Array.isArray(contents) ? contents.findIndex((item) => !isPlainObject(item) || typeof item.uri !== 'string' ||
-      (typeof item.text !== 'string' && typeof item.blob !== 'string')) : -1;
-    if (!Array.isArray(contents)) malformed(model, `resource handler for '${uri}' returned ${describeValue(result)}, not {contents: [...]}`);
-    if (bad >= 0) malformed(model, `resource handler for '${uri}' returned contents[${bad}] without a string uri and a string text or blob`);
+    const bad = Array.isArray(contents)
+      ? contents.findIndex(
+          (item) =>
+            !isPlainObject(item) ||
+            typeof item.uri !== 'string' ||
+            (typeof item.text !== 'string' && typeof item.blob !== 'string'),
+        )
+      : -1;
+    if (!Array.isArray(contents))
+      malformed(model, `resource handler for '${uri}' returned ${describeValue(result)}, not {contents: [...]}`);
+    if (bad >= 0)
+      malformed(
+        model,
+        `resource handler for '${uri}' returned contents[${bad}] without a string uri and a string text or blob`,
+      );
   }
   return result as unknown as Shaped;
 }
@@ -386,7 +445,11 @@ export function listPrompts(model: ServerModel, params: Shaped, version: string)
   return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
 }
 
-export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context): Promise<GetPromptResult | InputRequired> {
+export async function getPrompt(
+  model: ServerModel,
+  params: Shaped,
+  ctx: Context,
+): Promise<GetPromptResult | InputRequired> {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const prompt = model.prompts.get(params.name, ctx.era);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
@@ -406,10 +469,22 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
   const result = await prompt.handler(args, ctx);
   if (!(result instanceof InputRequired)) {
     const messages = isPlainObject(result) ? result.messages : undefined;
-    const bad = Array.isArray(messages) ? messages.findIndex((m) => !isPlainObject(m) ||
-      (m.role !== 'user' && m.role !== 'assistant') || !isPlainObject(m.content) || typeof m.content.type !== 'string') : -1;
-    if (!Array.isArray(messages)) malformed(model, `prompt '${prompt.name}' returned ${describeValue(result)}, not {messages: [...]}`);
-    if (bad >= 0) malformed(model, `prompt '${prompt.name}' returned messages[${bad}] without a user/assistant role and a typed content`);
+    const bad = Array.isArray(messages)
+      ? messages.findIndex(
+          (m) =>
+            !isPlainObject(m) ||
+            (m.role !== 'user' && m.role !== 'assistant') ||
+            !isPlainObject(m.content) ||
+            typeof m.content.type !== 'string',
+        )
+      : -1;
+    if (!Array.isArray(messages))
+      malformed(model, `prompt '${prompt.name}' returned ${describeValue(result)}, not {messages: [...]}`);
+    if (bad >= 0)
+      malformed(
+        model,
+        `prompt '${prompt.name}' returned messages[${bad}] without a user/assistant role and a typed content`,
+      );
   }
   const version = ctx.protocolVersion;
   if (result instanceof InputRequired || since(version, STRUCTURED_SINCE)) return result;
@@ -423,7 +498,12 @@ function ownCompleter(complete: Record<string, Completer> | undefined, argument:
   return complete !== undefined && Object.hasOwn(complete, argument) ? complete[argument] : undefined;
 }
 
-function findCompleter(model: ServerModel, era: Era, ref: Record<string, unknown>, argument: string): Completer | undefined {
+function findCompleter(
+  model: ServerModel,
+  era: Era,
+  ref: Record<string, unknown>,
+  argument: string,
+): Completer | undefined {
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
     const prompt = model.prompts.get(ref.name, era);

@@ -42,9 +42,14 @@ export interface FetchHandler {
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
-const UNREADABLE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: the body could not be read' });
+const UNREADABLE = errorResponse(null, {
+  code: ErrorCode.InvalidRequest,
+  message: 'Bad Request: the body could not be read',
+});
 /** `connection` is a hop-by-hop header the runtime owns (and HTTP/2 forbids): not set by a fetch handler. */
-const STREAM_HEADERS: Record<string, string> = Object.fromEntries(Object.entries(SSE_HEADERS).filter(([name]) => name !== 'connection'));
+const STREAM_HEADERS: Record<string, string> = Object.fromEntries(
+  Object.entries(SSE_HEADERS).filter(([name]) => name !== 'connection'),
+);
 const encoder = new TextEncoder();
 
 /**
@@ -60,16 +65,19 @@ class StreamSink implements EventSink {
   #closed = false;
 
   constructor(keepAliveMs: number, onCancel: () => void) {
-    this.readable = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#controller = controller;
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        cancel: () => {
+          if (this.#closed) return; // ended by the server: what is left was already its whole answer
+          this.#close();
+          onCancel();
+        },
       },
-      cancel: () => {
-        if (this.#closed) return; // ended by the server: what is left was already its whole answer
-        this.#close();
-        onCancel();
-      },
-    }, { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength });
+      { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+    );
     if (keepAliveMs > 0) {
       this.#timer = setInterval(() => {
         if ((this.#controller.desiredSize ?? 0) > 0) this.send(KEEP_ALIVE);
@@ -125,7 +133,12 @@ class FetchReply implements Reply {
   #answered = false;
   #aborted = false;
 
-  constructor(request: Request, headers: Record<string, string>, remoteAddress: string | undefined, keepAliveMs: number) {
+  constructor(
+    request: Request,
+    headers: Record<string, string>,
+    remoteAddress: string | undefined,
+    keepAliveMs: number,
+  ) {
     this.headers = headers;
     const own = { ...headers }; // handlers get their own copy
     this.http = remoteAddress === undefined ? { headers: own } : { headers: own, remoteAddress };

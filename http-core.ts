@@ -4,13 +4,33 @@
 // between HTTP exchanges and connections; never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { hasClaim } from './modern.ts';
 import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
-import { batchTooLong, classify, decodeUtf8, ErrorCode, errorResponse, NOT_UTF8, PARSE_ERROR, parseJson, type RequestId } from './jsonrpc.ts';
+import {
+  batchTooLong,
+  classify,
+  decodeUtf8,
+  ErrorCode,
+  errorResponse,
+  NOT_UTF8,
+  PARSE_ERROR,
+  parseJson,
+  type RequestId,
+} from './jsonrpc.ts';
 import { initializeParamsRefusal } from './legacy.ts';
-import { MemorySessionStore, newSessionId, Session, SESSION_NOT_FOUND, type SessionOptions, type SessionStore, SharedSessions, type SharedSessionStore, STORE_UNAVAILABLE } from './sessions.ts';
+import { hasClaim } from './modern.ts';
+import {
+  MemorySessionStore,
+  newSessionId,
+  SESSION_NOT_FOUND,
+  Session,
+  type SessionOptions,
+  type SessionStore,
+  type SharedSessionStore,
+  SharedSessions,
+  STORE_UNAVAILABLE,
+} from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
 
@@ -97,7 +117,7 @@ export class HttpCore {
     this.#modern = new ModernExchanges(server, this.#streams);
     this.#sessions = options.sessionStore ?? new MemorySessionStore();
     if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
-    this.#eventStore = options.eventStore === false ? undefined : options.eventStore ?? new MemoryEventStore();
+    this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
     this.#sessionOptions = {
       responseMode: options.responseMode ?? 'sse',
       eventStore: this.#eventStore,
@@ -192,7 +212,13 @@ export class HttpCore {
     if (this.#refusedWhileClosing(reply)) return; // close() began while the body arrived or its token was verified
     const versions = reply.headers['mcp-protocol-version'];
     if (Array.isArray(versions) && versions.length > 1) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.HeaderMismatch, message: 'Header mismatch: MCP-Protocol-Version header is duplicated' }));
+      reply.send(
+        400,
+        errorResponse(null, {
+          code: ErrorCode.HeaderMismatch,
+          message: 'Header mismatch: MCP-Protocol-Version header is duplicated',
+        }),
+      );
       return;
     }
     const header = single(reply.headers, 'mcp-protocol-version');
@@ -208,7 +234,14 @@ export class HttpCore {
     const message = frame.message;
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     if (frame.kind === 'response') {
-      if (modernHeader) reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: clients must not send responses in 2026-07-28' }));
+      if (modernHeader)
+        reply.send(
+          400,
+          errorResponse(null, {
+            code: ErrorCode.InvalidRequest,
+            message: 'Invalid Request: clients must not send responses in 2026-07-28',
+          }),
+        );
       else this.#legacy(value, [], header, reply);
       return;
     }
@@ -217,7 +250,13 @@ export class HttpCore {
     if (hasClaim(params)) {
       const claimed = (params!._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'];
       if (header !== claimed) {
-        reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version' }));
+        reply.send(
+          400,
+          errorResponse(id, {
+            code: ErrorCode.HeaderMismatch,
+            message: 'Header mismatch: MCP-Protocol-Version header must equal the _meta protocol version',
+          }),
+        );
       } else {
         this.#modern.post(message, id, reply);
       }
@@ -227,9 +266,23 @@ export class HttpCore {
       this.#legacy(value, [frame.message.id], header, reply);
     } else if (modernHeader) {
       if (frame.kind === 'notification') reply.send(202);
-      else reply.send(400, errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'" }));
+      else
+        reply.send(
+          400,
+          errorResponse(id, {
+            code: ErrorCode.InvalidParams,
+            message:
+              "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'",
+          }),
+        );
     } else if (header !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {
-      reply.send(400, errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Bad Request: unsupported MCP-Protocol-Version header' }));
+      reply.send(
+        400,
+        errorResponse(id, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Bad Request: unsupported MCP-Protocol-Version header',
+        }),
+      );
     } else {
       this.#legacy(value, id === null ? [] : [id], header, reply);
     }
@@ -237,7 +290,13 @@ export class HttpCore {
 
   #batch(items: unknown[], header: string | undefined, reply: Reply): void {
     if (items.length === 0) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch is not a request' }));
+      reply.send(
+        400,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Invalid Request: an empty batch is not a request',
+        }),
+      );
       return;
     }
     if (items.length > this.#server.maxBatchLength) {
@@ -249,7 +308,14 @@ export class HttpCore {
       return typeof params === 'object' && params !== null && hasClaim(params as Record<string, unknown>);
     });
     if (claimed) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later' }));
+      reply.send(
+        400,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message:
+            'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+        }),
+      );
       return;
     }
     const ids: RequestId[] = [];
@@ -257,7 +323,13 @@ export class HttpCore {
       const frame = classify(item);
       if (frame.kind === 'request') {
         if (frame.message.method === 'initialize') {
-          reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' }));
+          reply.send(
+            400,
+            errorResponse(null, {
+              code: ErrorCode.InvalidRequest,
+              message: 'Invalid Request: initialize must not be part of a batch',
+            }),
+          );
           return;
         }
         ids.push(frame.message.id);
@@ -269,15 +341,25 @@ export class HttpCore {
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
     const { json, sse: canStream } = accepted(reply.headers);
     if (ids.length > 0 && !canStream && !json) {
-      reply.send(406, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: Accept must admit application/json or text/event-stream' }));
+      reply.send(
+        406,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Not Acceptable: Accept must admit application/json or text/event-stream',
+        }),
+      );
       return;
     }
     const sessionOptions = this.#sessionOptions;
     const { responseMode } = sessionOptions;
     const initialize = !batch && ids.length === 1 && (value as { method?: unknown }).method === 'initialize';
     if (this.#options.sessions === false) {
-      const session = new Session(this.#server, { ...sessionOptions, responseMode: 'json' }, undefined,
-        initialize ? undefined : header ?? STATELESS_VERSION);
+      const session = new Session(
+        this.#server,
+        { ...sessionOptions, responseMode: 'json' },
+        undefined,
+        initialize ? undefined : (header ?? STATELESS_VERSION),
+      );
       this.#unlisted.add(session);
       const done = (): void => {
         if (this.#unlisted.delete(session)) session.end();
@@ -289,7 +371,10 @@ export class HttpCore {
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (initialize && sessionId === undefined) {
       if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-        reply.send(503, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }));
+        reply.send(
+          503,
+          errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }),
+        );
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
@@ -298,8 +383,12 @@ export class HttpCore {
       // Streaming hands out the session id at once, so only a well-formed initialize may do it. With a
       // shared store the id goes out only once the record is saved, so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
-      const streamEarly = this.#server.hasInitializeHook && responseMode === 'sse' && canStream &&
-        this.#shared === undefined && initializeParamsRefusal(params) === undefined;
+      const streamEarly =
+        this.#server.hasInitializeHook &&
+        responseMode === 'sse' &&
+        canStream &&
+        this.#shared === undefined &&
+        initializeParamsRefusal(params) === undefined;
       const served = this.#shared?.persisting(session, reply, owner, () => this.#endSession(session)) ?? reply;
       if (streamEarly) {
         session.initialize(value, ids[0]!, served, true); // registered at once: its id goes out with the stream
@@ -310,14 +399,26 @@ export class HttpCore {
       return;
     }
     if (sessionId === undefined) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: Mcp-Session-Id header is required' }));
+      reply.send(
+        400,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Bad Request: Mcp-Session-Id header is required',
+        }),
+      );
       return;
     }
     this.#withSession(sessionId, reply, sessionOptions, (session) => {
       const negotiated = session.connection.legacyVersion;
       // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
       if (header !== undefined && negotiated !== undefined && header !== negotiated) {
-        reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: MCP-Protocol-Version header does not match the negotiated version' }));
+        reply.send(
+          400,
+          errorResponse(null, {
+            code: ErrorCode.InvalidRequest,
+            message: 'Bad Request: MCP-Protocol-Version header does not match the negotiated version',
+          }),
+        );
         return;
       }
       // Refused here, with this POST: a batch the dispatcher refused would have no POST to answer on.
@@ -336,7 +437,8 @@ export class HttpCore {
    */
   #withSession(id: string, reply: Reply, options: SessionOptions, serve: (session: Session) => void): void {
     const admit = (session: Session | undefined): void => {
-      if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) reply.send(404, SESSION_NOT_FOUND);
+      if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply))
+        reply.send(404, SESSION_NOT_FOUND);
       else serve(session);
     };
     const shared = this.#shared;
@@ -344,24 +446,33 @@ export class HttpCore {
       admit(this.#sessions.get(id));
       return;
     }
-    shared.load(id).then((record) => {
-      if (this.#refusedWhileClosing(reply)) return; // a session restored now would outlive close()
-      let session = this.#sessions.get(id);
-      if (record === undefined) {
-        if (session !== undefined) this.#endSession(session);
-        session = undefined;
-      } else if (session === undefined) {
-        if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-          reply.send(503, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }));
-          return;
+    shared.load(id).then(
+      (record) => {
+        if (this.#refusedWhileClosing(reply)) return; // a session restored now would outlive close()
+        let session = this.#sessions.get(id);
+        if (record === undefined) {
+          if (session !== undefined) this.#endSession(session);
+          session = undefined;
+        } else if (session === undefined) {
+          if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
+            reply.send(
+              503,
+              errorResponse(null, {
+                code: ErrorCode.InvalidRequest,
+                message: 'Service Unavailable: too many sessions',
+              }),
+            );
+            return;
+          }
+          session = new Session(this.#server, options, this.#registry, record);
+          session.id = id;
+          this.#sessions.set(id, session);
+          this.#guard.own(session, record.owner);
         }
-        session = new Session(this.#server, options, this.#registry, record);
-        session.id = id;
-        this.#sessions.set(id, session);
-        this.#guard.own(session, record.owner);
-      }
-      admit(session);
-    }, () => reply.send(503, STORE_UNAVAILABLE));
+        admit(session);
+      },
+      () => reply.send(503, STORE_UNAVAILABLE),
+    );
   }
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
@@ -372,12 +483,24 @@ export class HttpCore {
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     if (this.#refusedWhileClosing(reply)) return; // close() began while its token was verified
     if (method === 'GET' && !accepted(reply.headers).sse) {
-      reply.send(406, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: a GET stream needs Accept: text/event-stream' }));
+      reply.send(
+        406,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Not Acceptable: a GET stream needs Accept: text/event-stream',
+        }),
+      );
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (sessionId === undefined) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: Mcp-Session-Id header is required' }));
+      reply.send(
+        400,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Bad Request: Mcp-Session-Id header is required',
+        }),
+      );
       return;
     }
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
@@ -385,14 +508,19 @@ export class HttpCore {
         this.#endSession(session);
         // Answered once every process would refuse the id: after the shared record is gone.
         if (this.#shared === undefined) reply.send(200);
-        else void this.#shared.remove(sessionId).then((removed) => reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE));
+        else
+          void this.#shared
+            .remove(sessionId)
+            .then((removed) => reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE));
         return;
       }
       if (this.#streams.full) {
         reply.send(503, errorResponse(null, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
         return;
       }
-      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) => this.#streams.open(r, true, { 'mcp-session-id': sessionId }));
+      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) =>
+        this.#streams.open(r, true, { 'mcp-session-id': sessionId }),
+      );
     });
   }
 }

@@ -12,7 +12,14 @@ import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } fro
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 /** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */
 const CORS_REQUEST_HEADERS = [
-  'content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id',
+  'content-type',
+  'accept',
+  'authorization',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
 ];
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
@@ -22,7 +29,9 @@ function hostnameOf(host: string): string {
 
 /** The answer to an allowed preflight: methods, the MCP request headers plus the Mcp-Param-* it asks for, max age. */
 function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<string, string> {
-  const asked = (single(headers, 'access-control-request-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+  const asked = (single(headers, 'access-control-request-headers') ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase());
   const params = asked.filter((name) => PARAM_HEADER.test(name));
   return {
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
@@ -37,7 +46,11 @@ class CorsReply extends ForwardingReply {
 
   constructor(reply: Reply, origin: string) {
     super(reply);
-    this.#cors = { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'Mcp-Session-Id', vary: 'Origin' };
+    this.#cors = {
+      'access-control-allow-origin': origin,
+      'access-control-expose-headers': 'Mcp-Session-Id',
+      vary: 'Origin',
+    };
   }
 
   override send(status: number, body?: unknown, headers?: Record<string, string>): void {
@@ -118,16 +131,26 @@ export class HttpGuard {
     const hosts = this.#hosts;
     const origin = single(headers, 'origin');
     const cors = this.#options.cors;
-    const corsAllowed = origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
+    const corsAllowed =
+      origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
     const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
     // RFC 9112 §3.2: a request with more than one Host field line is answered 400 (node keeps them distinct).
     if (Array.isArray(headers.host) && headers.host.length > 1) {
-      reply.send(400, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: more than one Host header' }));
+      reply.send(
+        400,
+        errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: more than one Host header' }),
+      );
       return undefined;
     }
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
-      reply.send(421, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Misdirected Request: Host header is not allowed' }));
+      reply.send(
+        421,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Misdirected Request: Host header is not allowed',
+        }),
+      );
       return undefined;
     }
     if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
@@ -135,7 +158,10 @@ export class HttpGuard {
       return undefined;
     }
     if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
-      reply.send(403, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Forbidden: Origin is not allowed' }));
+      reply.send(
+        403,
+        errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Forbidden: Origin is not allowed' }),
+      );
       return undefined;
     }
     if (this.#options.path !== undefined && path !== this.#options.path) {
@@ -151,13 +177,23 @@ export class HttpGuard {
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
     if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
-      reply.send(405, errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: ${method}` }), { allow });
+      reply.send(
+        405,
+        errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: ${method}` }),
+        { allow },
+      );
       return undefined;
     }
     if (method === 'POST') {
       const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/json') {
-        reply.send(415, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Unsupported Media Type: Content-Type must be application/json' }));
+        reply.send(
+          415,
+          errorResponse(null, {
+            code: ErrorCode.InvalidRequest,
+            message: 'Unsupported Media Type: Content-Type must be application/json',
+          }),
+        );
         return undefined;
       }
     }
@@ -185,8 +221,14 @@ export class HttpGuard {
       return;
     }
     const required = auth.requiredScopes ?? [];
-    const refuse = (status: number, message: string, fields: { error?: string; description?: string; scope?: string[] }): void => {
-      reply.send(status, errorResponse(null, { code: ErrorCode.InvalidRequest, message: message }), { 'www-authenticate': challenge(this.#metadataUrl!, fields) });
+    const refuse = (
+      status: number,
+      message: string,
+      fields: { error?: string; description?: string; scope?: string[] },
+    ): void => {
+      reply.send(status, errorResponse(null, { code: ErrorCode.InvalidRequest, message: message }), {
+        'www-authenticate': challenge(this.#metadataUrl!, fields),
+      });
     };
     const token = bearerToken(reply.headers.authorization);
     if (token === undefined) {
@@ -194,7 +236,11 @@ export class HttpGuard {
       return;
     }
     const invalid = (): void => {
-      refuse(401, 'Unauthorized: the bearer token is not valid', { error: 'invalid_token', description: 'The access token is invalid or expired', scope: required });
+      refuse(401, 'Unauthorized: the bearer token is not valid', {
+        error: 'invalid_token',
+        description: 'The access token is invalid or expired',
+        scope: required,
+      });
     };
     let gone = false; // a client that leaves while its token is verified is not served (nothing would end its handler)
     reply.onAbort(() => {
@@ -210,15 +256,21 @@ export class HttpGuard {
         return;
       }
       if (gone) return;
-      if (typeof info !== 'object' || info === null || typeof info.subject !== 'string' ||
-        (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())) {
+      if (
+        typeof info !== 'object' ||
+        info === null ||
+        typeof info.subject !== 'string' ||
+        (info.expiresAt !== undefined && info.expiresAt * 1000 <= Date.now())
+      ) {
         invalid();
         return;
       }
       const scopes = Array.isArray(info.scopes) ? info.scopes : [];
       if (required.some((scope) => !scopes.includes(scope))) {
         refuse(403, 'Forbidden: the bearer token lacks a required scope', {
-          error: 'insufficient_scope', description: `Required scopes: ${required.join(' ')}`, scope: required,
+          error: 'insufficient_scope',
+          description: `Required scopes: ${required.join(' ')}`,
+          scope: required,
         });
         return;
       }
@@ -300,7 +352,10 @@ function quoted(value: string): string {
 }
 
 /** A `WWW-Authenticate: Bearer` challenge (RFC 6750 §3) with the RFC 9728 §5.1 `resource_metadata` parameter. */
-export function challenge(metadataUrl: string, fields: { error?: string; description?: string; scope?: string[] } = {}): string {
+export function challenge(
+  metadataUrl: string,
+  fields: { error?: string; description?: string; scope?: string[] } = {},
+): string {
   const params: string[] = [];
   if (fields.error !== undefined) params.push(`error=${quoted(fields.error)}`);
   if (fields.description !== undefined) params.push(`error_description=${quoted(fields.description)}`);

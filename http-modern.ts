@@ -6,10 +6,18 @@
 import { Buffer } from 'node:buffer';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { readEnvelope } from './modern.ts';
-import { accepted, JsonText, extrasOf, type EventSink, type HeaderBag, type Reply, shuttingDown } from './exchange.ts';
+import { accepted, type EventSink, extrasOf, type HeaderBag, JsonText, type Reply, shuttingDown } from './exchange.ts';
 import type { HeaderParam } from './features.ts';
-import { ErrorCode, errorResponse, isPlainObject, type JsonRpcMessage, type JsonRpcResponse, type ProtocolError, type RequestId } from './jsonrpc.ts';
+import {
+  ErrorCode,
+  errorResponse,
+  isPlainObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type ProtocolError,
+  type RequestId,
+} from './jsonrpc.ts';
+import { readEnvelope } from './modern.ts';
 import { formatEvent } from './sse.ts';
 
 /** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
@@ -81,7 +89,13 @@ export class ModernExchanges {
     const { json, sse } = accepted(headers);
     const listen = method === 'subscriptions/listen';
     if ((!json && !sse) || (listen && !sse)) {
-      reply.send(406, errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Not Acceptable: Accept must admit application/json or text/event-stream' }));
+      reply.send(
+        406,
+        errorResponse(id, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Not Acceptable: Accept must admit application/json or text/event-stream',
+        }),
+      );
       return;
     }
     let sink: EventSink | undefined;
@@ -93,9 +107,11 @@ export class ModernExchanges {
         if (isResponse(frame)) {
           const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
           const code = 'error' in frame ? frame.error.code : 0;
-          const status = code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
+          const status =
+            code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
           // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
-          if (sink === undefined && !json && status === 200 && !reply.answered) sink = this.#streams.open(reply, listen);
+          if (sink === undefined && !json && status === 200 && !reply.answered)
+            sink = this.#streams.open(reply, listen);
           if (sink !== undefined) {
             sink.send(formatEvent(text));
             sink.end();
@@ -200,7 +216,8 @@ function readSingle(headers: HeaderBag, label: string, commaIsDuplicate: boolean
   }
   if (raw === undefined) return { ok: true, value: undefined };
   if (commaIsDuplicate && raw.includes(',')) return { ok: false, error: mismatch(label, 'is duplicated') };
-  if (!HEADER_CHARS.test(raw)) return { ok: false, error: mismatch(label, 'contains characters not allowed in a header value') };
+  if (!HEADER_CHARS.test(raw))
+    return { ok: false, error: mismatch(label, 'contains characters not allowed in a header value') };
   const value = decodeHeaderValue(raw);
   if (value === undefined) return { ok: false, error: mismatch(label, 'is not valid base64') };
   return { ok: true, value };
@@ -210,10 +227,18 @@ function differs(label: string, headerValue: string, bodyValue: string): string 
   return mismatch(label, `value '${echo(headerValue)}' does not match body value '${echo(bodyValue)}'`);
 }
 
-const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
 
 /** Checks the routing headers of a modern POST against its body; returns an error message for -32020 or undefined. Mcp-Method must equal the body method (case-sensitive); Mcp-Name must equal params.name for tools/call and prompts/get, params.uri for resources/read (after decoding); missing where required, duplicated (array or containing a comma where a single value is expected — careful: method names never contain commas; names/URIs might, so for Mcp-Name treat only an array as duplicated), or with characters not allowed in a header value -> error. */
-export function checkRoutingHeaders(headers: HeaderBag, method: string, params: Record<string, unknown>): string | undefined {
+export function checkRoutingHeaders(
+  headers: HeaderBag,
+  method: string,
+  params: Record<string, unknown>,
+): string | undefined {
   const m = readSingle(headers, 'Mcp-Method', true);
   if (!m.ok) return m.error;
   if (m.value === undefined) return mismatch('Mcp-Method', 'is required');
@@ -244,7 +269,11 @@ function matches(type: HeaderParam['type'], text: string, value: unknown): boole
 }
 
 /** Checks Mcp-Param-* headers for a tools/call against its arguments: for each declared param: argument present and not null -> header required and must match (string: exact after decoding; integer: numeric comparison of decimal text, e.g. "42" and "42.0" both equal 42; boolean: "true"/"false"); argument absent or null -> header must be absent. Headers the tool does not declare are ignored. Returns an error message or undefined. */
-export function checkParamHeaders(headers: HeaderBag, params: HeaderParam[], args: Record<string, unknown>): string | undefined {
+export function checkParamHeaders(
+  headers: HeaderBag,
+  params: HeaderParam[],
+  args: Record<string, unknown>,
+): string | undefined {
   const bag = isPlainObject(args) ? args : {};
   for (const param of params) {
     const label = `Mcp-Param-${param.header}`;

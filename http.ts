@@ -3,7 +3,12 @@
 // bounded close(). This adapter reads bodies under the size limit (or takes one a framework already parsed) and maps
 // node's request/response onto the core's Reply; all MCP logic is in http-core.ts. Uses documented node APIs only.
 
-import { createServer as createNodeServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createNodeServer,
+  type IncomingMessage,
+  type Server as NodeServer,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
 import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';
@@ -14,8 +19,8 @@ import type { HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export { MemoryEventStore, type EventStore } from './sse.ts';
 export { MemorySessionStore, type SessionRecord, type SessionStore, type SharedSessionStore } from './sessions.ts';
+export { type EventStore, MemoryEventStore } from './sse.ts';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
@@ -125,7 +130,10 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
     const parsed = given !== undefined && typeof given !== 'function' ? given : (request as { body?: unknown }).body;
     if (parsed !== undefined) {
       if (typeof parsed === 'string' || parsed instanceof Uint8Array) {
-        const bytes = typeof parsed === 'string' ? Buffer.from(parsed, 'utf8') : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
+        const bytes =
+          typeof parsed === 'string'
+            ? Buffer.from(parsed, 'utf8')
+            : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
         if (bytes.length > maxBody) reply.send(413, PAYLOAD_TOO_LARGE);
         else core.post(bytes, reply);
       } else {
@@ -232,7 +240,8 @@ const MIN_CHECK_INTERVAL_MS = 10;
 
 /** A timeout option: a positive integer of milliseconds. */
 function timeoutOption(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer of milliseconds, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer of milliseconds, got ${value}`);
   return value;
 }
 
@@ -248,18 +257,21 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   // Responses not yet closed: close() waits (a short grace at most) for those answered in the drain window.
   const running = new Set<ServerResponse>();
   let lastClosed: (() => void) | undefined;
-  const httpServer = createNodeServer({
-    headersTimeout,
-    requestTimeout,
-    connectionsCheckingInterval: Math.max(MIN_CHECK_INTERVAL_MS, Math.ceil(headersTimeout / CHECKS_PER_BOUND)),
-  }, (request, response) => {
-    running.add(response);
-    response.once('close', () => {
-      running.delete(response);
-      if (running.size === 0) lastClosed?.();
-    });
-    handler(request, response);
-  });
+  const httpServer = createNodeServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(MIN_CHECK_INTERVAL_MS, Math.ceil(headersTimeout / CHECKS_PER_BOUND)),
+    },
+    (request, response) => {
+      running.add(response);
+      response.once('close', () => {
+        running.delete(response);
+        if (running.size === 0) lastClosed?.();
+      });
+      handler(request, response);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, host, () => {

@@ -11,9 +11,10 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 let loadedCrypto: typeof import('node:crypto') | undefined;
 function crypto(): typeof import('node:crypto') {
-  return loadedCrypto ??= require('node:crypto') as typeof import('node:crypto');
+  return (loadedCrypto ??= require('node:crypto') as typeof import('node:crypto'));
 }
-import { ErrorCode, ProtocolError, isPlainObject } from './jsonrpc.ts';
+
+import { ErrorCode, isPlainObject, ProtocolError } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -38,7 +39,9 @@ export class InputRequired {
     for (const [key, request] of entries) {
       if (key === '') throw new TypeError('input request keys must be non-empty strings');
       if (!isPlainObject(request) || typeof request.method !== 'string' || !Object.hasOwn(CAPABILITY, request.method)) {
-        throw new TypeError(`input request "${key}" must have method elicitation/create, sampling/createMessage or roots/list`);
+        throw new TypeError(
+          `input request "${key}" must have method elicitation/create, sampling/createMessage or roots/list`,
+        );
       }
       if (request.params !== undefined && !isPlainObject(request.params)) {
         throw new TypeError(`input request "${key}" params must be an object`);
@@ -141,7 +144,8 @@ function canonicalJson(value: unknown): string | undefined {
       const record = current as Record<string, unknown>;
       for (const key of Object.keys(record).sort()) {
         const member = jsonView(record[key]);
-        if (member !== undefined) members.push(members.length > 0 ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`, { value: member });
+        if (member !== undefined)
+          members.push(members.length > 0 ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`, { value: member });
       }
       pending.push({ close: current, text: '}' });
     }
@@ -193,7 +197,8 @@ export class RequestStateSealer {
 
   /** `principal`: the caller's identity (with HTTP auth), so that another caller cannot replay the state. */
   seal(method: string, params: Record<string, unknown>, state: unknown, principal?: string): string {
-    if (state !== undefined && canonicalJson(state) === undefined) throw new TypeError('state must be JSON-serializable');
+    if (state !== undefined && canonicalJson(state) === undefined)
+      throw new TypeError('state must be JSON-serializable');
     const payload = canonicalJson({
       v: PAYLOAD_VERSION,
       m: method,
@@ -224,10 +229,18 @@ export class RequestStateSealer {
   }
 
   #mac(encodedPayload: string): string {
-    return crypto().createHmac('sha256', this.#secret ??= crypto().randomBytes(32)).update(encodedPayload, 'utf8').digest('base64url');
+    return crypto()
+      .createHmac('sha256', (this.#secret ??= crypto().randomBytes(32)))
+      .update(encodedPayload, 'utf8')
+      .digest('base64url');
   }
 
-  #open(method: string, params: Record<string, unknown>, requestState: unknown, principal: string | undefined): unknown {
+  #open(
+    method: string,
+    params: Record<string, unknown>,
+    requestState: unknown,
+    principal: string | undefined,
+  ): unknown {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw verificationFailed();
     const parts = SEALED.exec(requestState);
     if (parts === null) throw verificationFailed();

@@ -172,7 +172,10 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
 /** The answer to bytes that are not UTF-8 (`-32700`, id null). */
-export const NOT_UTF8: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error: frame is not valid UTF-8' });
+export const NOT_UTF8: JsonRpcFailure = errorResponse(null, {
+  code: ErrorCode.ParseError,
+  message: 'Parse error: frame is not valid UTF-8',
+});
 
 /**
  * A short rendering of a value for a log line or an error message: its JSON, cut to `max` characters. Never throws on

@@ -8,9 +8,30 @@ import { type Dispatcher, type InboundRequest, RequestContext } from './dispatch
 import * as features from './features.ts';
 import { since } from './features.ts';
 import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
-import { ErrorCode, invalidParams, isPlainObject, isRequestId, type JsonRpcErrorObject, type JsonRpcNotification, methodNotFound, ProtocolError, type RequestId, tooManyInFlight } from './jsonrpc.ts';
+import {
+  ErrorCode,
+  invalidParams,
+  isPlainObject,
+  isRequestId,
+  type JsonRpcErrorObject,
+  type JsonRpcNotification,
+  methodNotFound,
+  ProtocolError,
+  type RequestId,
+  tooManyInFlight,
+} from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
-import { type ClientCapabilities, type Context, type Implementation, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, LOGGING_LEVELS, type LoggingLevel, MissingCapabilityError, type RequestOptions } from './types.ts';
+import {
+  type ClientCapabilities,
+  type Context,
+  type Implementation,
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  MissingCapabilityError,
+  type RequestOptions,
+} from './types.ts';
 
 export interface LegacyOptions {
   maxSubscriptions: number;
@@ -40,7 +61,7 @@ const ADVERTISED_SETS = new Map<string, Advertised>();
 function shared(advertised: Advertised): Advertised {
   const key = `${+advertised.tools}${+advertised.resources}${+advertised.prompts}${+advertised.logging}${+advertised.completions}`;
   let known = ADVERTISED_SETS.get(key);
-  if (known === undefined) ADVERTISED_SETS.set(key, known = Object.freeze(advertised));
+  if (known === undefined) ADVERTISED_SETS.set(key, (known = Object.freeze(advertised)));
   return known;
 }
 
@@ -73,12 +94,13 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   'tools/list': { capability: 'tools', serve: (l, r) => features.listTools(l.model, r.params, l.version) },
   'tools/call': {
     capability: 'tools',
-    serve: (l, r) => withInput(l, r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
-      // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
-      if (!(error instanceof InputRoundError)) throw error;
-      l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
-      return features.toolFailureResult(error.message, l.version);
-    }),
+    serve: (l, r) =>
+      withInput(l, r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
+        // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
+        if (!(error instanceof InputRoundError)) throw error;
+        l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
+        return features.toolFailureResult(error.message, l.version);
+      }),
   },
   'resources/list': { capability: 'resources', serve: (l, r) => features.listResources(l.model, r.params, l.version) },
   'resources/templates/list': {
@@ -92,7 +114,10 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
-  'prompts/get': { capability: 'prompts', serve: (l, r) => withInput(l, r, (ctx) => features.getPrompt(l.model, r.params, ctx)) },
+  'prompts/get': {
+    capability: 'prompts',
+    serve: (l, r) => withInput(l, r, (ctx) => features.getPrompt(l.model, r.params, ctx)),
+  },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
@@ -157,7 +182,10 @@ export class LegacyLifecycle {
     if (this.#phase === 'awaiting-initialize') {
       if (method === 'ping') return EMPTY_RESULT;
       if (entry === undefined) throw methodNotFound(method);
-      throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid Request: server not initialized; send initialize first');
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        'Invalid Request: server not initialized; send initialize first',
+      );
     }
     if (entry === undefined || (entry.capability !== undefined && !this.#advertised![entry.capability])) {
       throw methodNotFound(method);
@@ -170,7 +198,10 @@ export class LegacyLifecycle {
     if (this.#phase === 'initializing') {
       const gate = this.#gate!;
       if (!this.#holdFrames(gate, 1)) {
-        if (!gate.overflowed) this.model.settings.logger.warn(`dropped '${message.method}' and later notifications: too many frames held behind the initialize hook (limit ${this.#options.maxInFlight})`);
+        if (!gate.overflowed)
+          this.model.settings.logger.warn(
+            `dropped '${message.method}' and later notifications: too many frames held behind the initialize hook (limit ${this.#options.maxInFlight})`,
+          );
         gate.overflowed = true;
         return;
       }
@@ -221,12 +252,20 @@ export class LegacyLifecycle {
   batchRefusal(length: number): JsonRpcErrorObject | undefined {
     const gate = this.#gate;
     if ((gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) !== '2025-03-26') {
-      return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' };
+      return {
+        code: ErrorCode.InvalidRequest,
+        message: 'Invalid Request: batches are accepted only under protocol 2025-03-26',
+      };
     }
-    return gate !== undefined && gate.frames + length > this.#options.maxInFlight ? tooManyInFlight(this.#options.maxInFlight) : undefined;
+    return gate !== undefined && gate.frames + length > this.#options.maxInFlight
+      ? tooManyInFlight(this.#options.maxInFlight)
+      : undefined;
   }
 
-  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined {
+  checkBatch(
+    items: unknown[],
+    decide: (refusal?: JsonRpcErrorObject) => void,
+  ): JsonRpcErrorObject | 'held' | undefined {
     if (this.#phase === 'initializing') {
       if (!this.#holdFrames(this.#gate!, items.length)) return tooManyInFlight(this.#options.maxInFlight);
       // Held like a request and decided in its turn. After a refused handshake it is served, so that its requests
@@ -254,22 +293,34 @@ export class LegacyLifecycle {
     const { params } = request;
     const refusal = initializeParamsRefusal(params);
     if (refusal !== undefined) throw invalidParams(refusal);
-    const { protocolVersion, capabilities, clientInfo } = params as { protocolVersion: string; capabilities: ClientCapabilities; clientInfo: Implementation };
+    const { protocolVersion, capabilities, clientInfo } = params as {
+      protocolVersion: string;
+      capabilities: ClientCapabilities;
+      clientInfo: Implementation;
+    };
     const version = negotiateVersion(protocolVersion);
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);
     this.#phase = 'initializing';
     this.#gate = { held: [], cancels: new Set(), version, frames: 0, overflowed: false };
     const answer = (async () => {
-      await hook({ protocolVersion, capabilities, clientInfo, _meta: params._meta }, {
-        signal: request.signal,
-        requestId: request.id,
-        protocolVersion: version,
-      });
+      await hook(
+        { protocolVersion, capabilities, clientInfo, _meta: params._meta },
+        {
+          signal: request.signal,
+          requestId: request.id,
+          protocolVersion: version,
+        },
+      );
       return this.#commit(version, capabilities, clientInfo);
     })();
     // Only the hook's end releases the gate, after the dispatcher (which subscribed first) wrote the answer.
-    queueMicrotask(() => answer.then(() => this.#release(true), () => this.#release(false)));
+    queueMicrotask(() =>
+      answer.then(
+        () => this.#release(true),
+        () => this.#release(false),
+      ),
+    );
     return answer;
   }
 
@@ -299,7 +350,8 @@ export class LegacyLifecycle {
    * that version), or a session restored from a shared store (the handshake it recorded).
    */
   assumeInitialized(handshake: string | Handshake): void {
-    if (typeof handshake === 'string') this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
+    if (typeof handshake === 'string')
+      this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
     else this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
   }
 
@@ -313,7 +365,6 @@ export class LegacyLifecycle {
     return this.#phase === 'initialized';
   }
 
-
   setLevel(params: Record<string, unknown>): object {
     const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);
     if (level < 0) throw invalidParams(`params.level must be one of ${LOGGING_LEVELS.join(', ')}`);
@@ -323,7 +374,7 @@ export class LegacyLifecycle {
 
   subscribe(params: Record<string, unknown>): object {
     if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
-    const subscriptions = this.#subscriptions ??= new Set();
+    const subscriptions = (this.#subscriptions ??= new Set());
     if (!subscriptions.has(params.uri) && subscriptions.size >= this.#options.maxSubscriptions) {
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     }
@@ -368,11 +419,11 @@ export interface LegacyState {
  * handler runs again with the answers, at most MAX_INPUT_ROUNDS times.
  */
 export async function withInput(
-lifecycle: LegacyState,
-request: InboundRequest,
-serve: (ctx: Context) => Promise<unknown>,
+  lifecycle: LegacyState,
+  request: InboundRequest,
+  serve: (ctx: Context) => Promise<unknown>,
 ): Promise<unknown> {
-const ctx = new LegacyContext(lifecycle, request);
+  const ctx = new LegacyContext(lifecycle, request);
   for (let round = 0; ; round++) {
     const result = await serve(ctx);
     if (!(result instanceof InputRequired)) return withoutResultType(result);
@@ -446,7 +497,12 @@ class LegacyContext extends RequestContext implements Context {
     this.request.notify('notifications/message', params);
   }
 
-  #send(capability: keyof ClientCapabilities | undefined, method: string, params: Shaped | undefined, options?: RequestOptions) {
+  #send(
+    capability: keyof ClientCapabilities | undefined,
+    method: string,
+    params: Shaped | undefined,
+    options?: RequestOptions,
+  ) {
     // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
     // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
     const refusal = this.request.refusal(method);
@@ -469,7 +525,9 @@ class LegacyContext extends RequestContext implements Context {
   }
 
   listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
-    return this.#send('roots', 'roots/list', undefined, options) as Promise<{ roots: { uri: string; name?: string }[] }>;
+    return this.#send('roots', 'roots/list', undefined, options) as Promise<{
+      roots: { uri: string; name?: string }[];
+    }>;
   }
 
   async ping(options?: RequestOptions): Promise<void> {
@@ -482,13 +540,18 @@ class LegacyContext extends RequestContext implements Context {
     // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
     const missing = requiredCapabilities(requests, this.#lifecycle.clientCapabilities);
     if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
-    const answers = await Promise.all(keys.map((key) => {
-      const { method, params = {} } = requests[key]!;
-      if (method === 'elicitation/create') return this.elicit(params);
-      if (method === 'sampling/createMessage') return this.sample(params);
-      return this.listRoots() as Promise<Record<string, unknown>>;
-    }));
-    const responses: Record<string, Record<string, unknown>> = Object.create(null) as Record<string, Record<string, unknown>>;
+    const answers = await Promise.all(
+      keys.map((key) => {
+        const { method, params = {} } = requests[key]!;
+        if (method === 'elicitation/create') return this.elicit(params);
+        if (method === 'sampling/createMessage') return this.sample(params);
+        return this.listRoots() as Promise<Record<string, unknown>>;
+      }),
+    );
+    const responses: Record<string, Record<string, unknown>> = Object.create(null) as Record<
+      string,
+      Record<string, unknown>
+    >;
     keys.forEach((key, index) => {
       responses[key] = answers[index]!;
     });

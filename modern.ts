@@ -3,12 +3,25 @@
 // overflow end) — and every result is stamped (resultType, serverInfo, caching). Handlers ask for client input only
 // through input_required answers; never sends a server→client request or reaches another connection's streams.
 
-import { type InboundRequest, NO_BACK_CHANNEL, OutboundRequestError, principalOf as authPrincipal, RequestContext } from './dispatcher.ts';
+import {
+  principalOf as authPrincipal,
+  type InboundRequest,
+  NO_BACK_CHANNEL,
+  OutboundRequestError,
+  RequestContext,
+} from './dispatcher.ts';
 import * as features from './features.ts';
-import { InputRequired, readInputResponses, RequestStateSealer, requiredCapabilities } from './input.ts';
+import { InputRequired, RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
 import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
-import { type ClientCapabilities, type Context, type Implementation, LOGGING_LEVELS, type LoggingLevel, MODERN_VERSIONS } from './types.ts';
+import {
+  type ClientCapabilities,
+  type Context,
+  type Implementation,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  MODERN_VERSIONS,
+} from './types.ts';
 
 // The envelope (2026-07-28 basic protocol, `_meta`): every request carries its own version and client capabilities.
 
@@ -20,7 +33,13 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** Methods of the 2025 lifecycle that 2026-07-28 removed; enveloped, they are -32601 whatever the connection. */
-export const MODERN_REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+export const MODERN_REMOVED = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 
 /** What a valid 2026-07-28 envelope (`params._meta`) declares. */
 export interface Envelope {
@@ -48,16 +67,20 @@ export function unsupportedVersion(requested: unknown, message = 'Unsupported pr
 export function readEnvelope(params: Record<string, unknown>): Envelope {
   const meta = params._meta as Record<string, unknown>;
   const protocolVersion = meta[META_PROTOCOL_VERSION];
-  if (typeof protocolVersion !== 'string') throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);
+  if (typeof protocolVersion !== 'string')
+    throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);
   if (!(MODERN_VERSIONS as readonly string[]).includes(protocolVersion)) throw unsupportedVersion(protocolVersion);
   if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES)) {
     throw invalidParams(`params._meta is missing required key(s): ${META_CLIENT_CAPABILITIES}`);
   }
   const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
-  if (!isPlainObject(clientCapabilities)) throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
+  if (!isPlainObject(clientCapabilities))
+    throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
   const clientInfo = meta[META_CLIENT_INFO];
-  if (clientInfo !== undefined &&
-    !(isPlainObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string')) {
+  if (
+    clientInfo !== undefined &&
+    !(isPlainObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string')
+  ) {
     throw invalidParams(`params._meta['${META_CLIENT_INFO}'] must be {name: string, version: string}`);
   }
   const logLevel = meta[META_LOG_LEVEL];
@@ -74,7 +97,11 @@ export function readEnvelope(params: Record<string, unknown>): Envelope {
 
 /** The -32601 answer to a 2025 method that 2026-07-28 removed, sent enveloped. */
 export function removedMethod(method: string): ProtocolError {
-  return new ProtocolError(ErrorCode.MethodNotFound, `Method not found: '${method}' is not part of protocol ${MODERN_VERSIONS[0]}`, method);
+  return new ProtocolError(
+    ErrorCode.MethodNotFound,
+    `Method not found: '${method}' is not part of protocol ${MODERN_VERSIONS[0]}`,
+    method,
+  );
 }
 
 type Shaped = Record<string, unknown>;
@@ -89,9 +116,16 @@ type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
 type Method = (lifecycle: ModernLifecycle, request: InboundRequest, ctx: ModernContext) => unknown;
 
 /** The modern method table: each entry names the capability that must be served and whether results are cacheable. */
-const METHODS: Record<string, { capability?: 'tools' | 'resources' | 'prompts' | 'completions'; cacheable?: true; input?: true; serve: Method }> = {
+const METHODS: Record<
+  string,
+  { capability?: 'tools' | 'resources' | 'prompts' | 'completions'; cacheable?: true; input?: true; serve: Method }
+> = {
   'server/discover': { cacheable: true, serve: (l) => l.discover() },
-  'tools/list': { capability: 'tools', cacheable: true, serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion) },
+  'tools/list': {
+    capability: 'tools',
+    cacheable: true,
+    serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion),
+  },
   'tools/call': { capability: 'tools', input: true, serve: (l, r, c) => features.callTool(l.model, r.params, c) },
   'resources/list': {
     capability: 'resources',
@@ -109,14 +143,18 @@ const METHODS: Record<string, { capability?: 'tools' | 'resources' | 'prompts' |
     input: true,
     serve: (l, r, c) => features.readResource(l.model, r.params, c),
   },
-  'prompts/list': { capability: 'prompts', cacheable: true, serve: (l, r, c) => features.listPrompts(l.model, r.params, c.protocolVersion) },
+  'prompts/list': {
+    capability: 'prompts',
+    cacheable: true,
+    serve: (l, r, c) => features.listPrompts(l.model, r.params, c.protocolVersion),
+  },
   'prompts/get': { capability: 'prompts', input: true, serve: (l, r, c) => features.getPrompt(l.model, r.params, c) },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'modern') },
   'subscriptions/listen': { serve: (l, r) => l.listens.open(r, l.served()) },
 };
 
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
-export class ModernLifecycle  {
+export class ModernLifecycle {
   readonly model: features.ServerModel;
   readonly listens: ListenStreams;
   readonly #sealer: RequestStateSealer;
@@ -143,7 +181,10 @@ export class ModernLifecycle  {
 
   #method(method: string): (typeof METHODS)[string] {
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
-    if (entry === undefined || (entry.capability !== undefined && !features.serves(this.model, entry.capability, 'modern'))) {
+    if (
+      entry === undefined ||
+      (entry.capability !== undefined && !features.serves(this.model, entry.capability, 'modern'))
+    ) {
       throw methodNotFound(method);
     }
     return entry;
@@ -157,7 +198,8 @@ export class ModernLifecycle  {
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
-      if (params.requestState !== undefined) ctx.requestState = this.#sealer.open(method, params, params.requestState, principalOf(request));
+      if (params.requestState !== undefined)
+        ctx.requestState = this.#sealer.open(method, params, params.requestState, principalOf(request));
     }
     const cacheable = entry.cacheable === true && !retry;
     const result = entry.serve(this, request, ctx);
@@ -189,7 +231,11 @@ export class ModernLifecycle  {
     const shaped = value as Shaped;
     // A handler may name another result type (an extension's); without one the result is complete.
     const resultType = typeof shaped.resultType === 'string' ? shaped.resultType : 'complete';
-    const result: Shaped = { ...shaped, resultType, _meta: { ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo } };
+    const result: Shaped = {
+      ...shaped,
+      resultType,
+      _meta: { ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo },
+    };
     if (cacheable) {
       result.ttlMs = this.#cache.ttlMs;
       result.cacheScope = this.#cache.scope;
@@ -208,9 +254,10 @@ function principalOf(request: InboundRequest): string | undefined {
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */
 export function missingCapability(requiredCapabilities: ClientCapabilities): ProtocolError {
-  return new ProtocolError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
+  return new ProtocolError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
+    requiredCapabilities,
+  });
 }
-
 
 /** The handler context of one modern request: its own envelope, no connection state, no outbound requests. */
 class ModernContext extends RequestContext implements Context {
@@ -224,7 +271,8 @@ class ModernContext extends RequestContext implements Context {
     super(request);
     this.#envelope = envelope;
     // Logging is opt-in per request: without the envelope's logLevel nothing is ever sent.
-    this.#logThreshold = logging && envelope.logLevel !== undefined ? LOGGING_LEVELS.indexOf(envelope.logLevel) : Infinity;
+    this.#logThreshold =
+      logging && envelope.logLevel !== undefined ? LOGGING_LEVELS.indexOf(envelope.logLevel) : Infinity;
   }
 
   get protocolVersion(): string {
@@ -254,7 +302,9 @@ class ModernContext extends RequestContext implements Context {
     // 2026-07-28 servers send no requests (MCP 2026-07-28, Basic > Patterns > Overview): the same -32600
     // no-back-channel refusal as in any context without one; handlers answer inputRequired(…) instead
     // (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
-    return Promise.reject(new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest));
+    return Promise.reject(
+      new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest),
+    );
   }
 
   elicit(): Promise<Shaped> {
@@ -307,13 +357,20 @@ function narrowFilter(requested: unknown, served: Served): Filter {
   const filter: Filter = {};
   for (const [flag, feature] of FLAGS) {
     const value = given[flag];
-    if (value !== undefined && typeof value !== 'boolean') throw invalidParams(`params.notifications.${flag} must be a boolean`);
+    if (value !== undefined && typeof value !== 'boolean')
+      throw invalidParams(`params.notifications.${flag} must be a boolean`);
     if (value === true && served[feature]) filter[flag] = true;
   }
   const uris = given.resourceSubscriptions;
   if (uris !== undefined) {
-    if (!Array.isArray(uris) || uris.length > MAX_RESOURCE_SUBSCRIPTIONS || !uris.every((uri) => typeof uri === 'string')) {
-      throw invalidParams(`params.notifications.resourceSubscriptions must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`);
+    if (
+      !Array.isArray(uris) ||
+      uris.length > MAX_RESOURCE_SUBSCRIPTIONS ||
+      !uris.every((uri) => typeof uri === 'string')
+    ) {
+      throw invalidParams(
+        `params.notifications.resourceSubscriptions must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`,
+      );
     }
     if (served.resources && uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
@@ -345,7 +402,9 @@ class ListenStream {
         : undefined;
     }
     const flag = `${event.type}ListChanged` as const;
-    return this.#filter[flag] === true ? { method: `notifications/${event.type}/list_changed`, params: { _meta: meta } } : undefined;
+    return this.#filter[flag] === true
+      ? { method: `notifications/${event.type}/list_changed`, params: { _meta: meta } }
+      : undefined;
   }
 }
 
@@ -375,10 +434,14 @@ export class ListenStreams {
       // In the table before the ack is written, so an event racing the ack is delivered right after it.
       request.signal.addEventListener('abort', () => this.#release(stream), { once: true });
       const { resourceSubscriptions, ...flags } = filter;
-      request.notify('notifications/subscriptions/acknowledged', {
-        _meta: { [META_SUBSCRIPTION_ID]: stream.id },
-        notifications: resourceSubscriptions === undefined ? flags : { ...flags, resourceSubscriptions },
-      }, true);
+      request.notify(
+        'notifications/subscriptions/acknowledged',
+        {
+          _meta: { [META_SUBSCRIPTION_ID]: stream.id },
+          notifications: resourceSubscriptions === undefined ? flags : { ...flags, resourceSubscriptions },
+        },
+        true,
+      );
     });
   }
 
@@ -398,7 +461,12 @@ export class ListenStreams {
     if (stream.buffer.length >= this.#limits.maxBufferedEvents) {
       // Dropping silently would look like a quiet server; the client must re-listen and refetch.
       this.#release(stream);
-      stream.settle.reject(new ProtocolError(ErrorCode.InternalError, 'Subscription overflowed: events were dropped; re-listen and refetch'));
+      stream.settle.reject(
+        new ProtocolError(
+          ErrorCode.InternalError,
+          'Subscription overflowed: events were dropped; re-listen and refetch',
+        ),
+      );
       return;
     }
     stream.buffer.push(frame);

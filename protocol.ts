@@ -5,7 +5,24 @@
 
 import type { InputRequest } from './input.ts';
 import type { JsonSchema } from './schema.ts';
-import type { Annotations, CallToolResult, ClientCapabilities, InitializeParams, ProgressToken, Content, GetPromptResult, Icon, Implementation, LoggingLevel, Meta, PromptArgument, ReadResourceResult, RequestId, ResourceDefinition, ToolAnnotations } from './types.ts';
+import type {
+  Annotations,
+  CallToolResult,
+  ClientCapabilities,
+  Content,
+  GetPromptResult,
+  Icon,
+  Implementation,
+  InitializeParams,
+  LoggingLevel,
+  Meta,
+  ProgressToken,
+  PromptArgument,
+  ReadResourceResult,
+  RequestId,
+  ResourceDefinition,
+  ToolAnnotations,
+} from './types.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Envelope `_meta` keys
@@ -68,11 +85,17 @@ export interface NotificationMeta {
 }
 
 /** Params every legacy request may carry. */
-export interface LegacyRequestParams { _meta?: LegacyRequestMeta }
+export interface LegacyRequestParams {
+  _meta?: LegacyRequestMeta;
+}
 /** Params every modern request must carry: the envelope. */
-export interface ModernRequestParams { _meta: ModernRequestMeta }
+export interface ModernRequestParams {
+  _meta: ModernRequestMeta;
+}
 /** Params every notification may carry. */
-export interface NotificationParams { _meta?: NotificationMeta }
+export interface NotificationParams {
+  _meta?: NotificationMeta;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Results
@@ -81,7 +104,9 @@ export interface NotificationParams { _meta?: NotificationMeta }
 export type ResultType = 'complete' | 'input_required';
 
 /** Fields of every legacy result. Legacy results never carry `resultType`, `ttlMs`, `cacheScope` or the stamp. */
-export interface LegacyResult { _meta?: Meta }
+export interface LegacyResult {
+  _meta?: Meta;
+}
 
 /** Fields of every final 2026-07-28 result. */
 export interface ModernResult {
@@ -125,9 +150,13 @@ export interface InputRetryParams {
 }
 
 /** A page request of the four list methods. */
-export interface PaginatedParams { cursor?: string }
+export interface PaginatedParams {
+  cursor?: string;
+}
 /** A page answer; `nextCursor` is absent on the last page. */
-export interface PaginatedResult { nextCursor?: string }
+export interface PaginatedResult {
+  nextCursor?: string;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Capabilities per era
@@ -202,9 +231,13 @@ export interface Tool {
 }
 
 /** `tools/list` result (legacy). */
-export interface ListToolsResult extends LegacyResult, PaginatedResult { tools: Tool[] }
+export interface ListToolsResult extends LegacyResult, PaginatedResult {
+  tools: Tool[];
+}
 /** `tools/list` result (modern). */
-export interface ModernListToolsResult extends ModernResult, CacheableResult, PaginatedResult { tools: Tool[] }
+export interface ModernListToolsResult extends ModernResult, CacheableResult, PaginatedResult {
+  tools: Tool[];
+}
 
 /** `tools/call` params (body; the era adds `_meta`). */
 export interface CallToolParams {
@@ -234,18 +267,26 @@ export interface ResourceTemplate {
 }
 
 /** `resources/list` result (legacy). */
-export interface ListResourcesResult extends LegacyResult, PaginatedResult { resources: Resource[] }
+export interface ListResourcesResult extends LegacyResult, PaginatedResult {
+  resources: Resource[];
+}
 /** `resources/list` result (modern). */
-export interface ModernListResourcesResult extends ModernResult, CacheableResult, PaginatedResult { resources: Resource[] }
+export interface ModernListResourcesResult extends ModernResult, CacheableResult, PaginatedResult {
+  resources: Resource[];
+}
 /** `resources/templates/list` result (legacy). */
-export interface ListResourceTemplatesResult extends LegacyResult, PaginatedResult { resourceTemplates: ResourceTemplate[] }
+export interface ListResourceTemplatesResult extends LegacyResult, PaginatedResult {
+  resourceTemplates: ResourceTemplate[];
+}
 /** `resources/templates/list` result (modern). */
 export interface ModernListResourceTemplatesResult extends ModernResult, CacheableResult, PaginatedResult {
   resourceTemplates: ResourceTemplate[];
 }
 
 /** `resources/read`, `resources/subscribe` and `resources/unsubscribe` params (body). */
-export interface ResourceUriParams { uri: string }
+export interface ResourceUriParams {
+  uri: string;
+}
 
 /** `resources/read` result (modern): the contents plus caching hints. */
 export type ModernReadResourceResult = ReadResourceResult & ModernResult & CacheableResult;
@@ -264,9 +305,13 @@ export interface Prompt {
 }
 
 /** `prompts/list` result (legacy). */
-export interface ListPromptsResult extends LegacyResult, PaginatedResult { prompts: Prompt[] }
+export interface ListPromptsResult extends LegacyResult, PaginatedResult {
+  prompts: Prompt[];
+}
 /** `prompts/list` result (modern). */
-export interface ModernListPromptsResult extends ModernResult, CacheableResult, PaginatedResult { prompts: Prompt[] }
+export interface ModernListPromptsResult extends ModernResult, CacheableResult, PaginatedResult {
+  prompts: Prompt[];
+}
 
 /** `prompts/get` params (body). */
 export interface GetPromptParams {
@@ -298,12 +343,18 @@ export interface Completion {
 }
 
 /** `completion/complete` result (legacy). */
-export interface CompleteResult extends LegacyResult { completion: Completion }
+export interface CompleteResult extends LegacyResult {
+  completion: Completion;
+}
 /** `completion/complete` result (modern). */
-export interface ModernCompleteResult extends ModernResult { completion: Completion }
+export interface ModernCompleteResult extends ModernResult {
+  completion: Completion;
+}
 
 /** `logging/setLevel` params (legacy only): the connection's new threshold. */
-export interface SetLevelParams extends LegacyRequestParams { level: LoggingLevel }
+export interface SetLevelParams extends LegacyRequestParams {
+  level: LoggingLevel;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // subscriptions/listen (modern)
@@ -318,7 +369,9 @@ export interface SubscriptionFilter {
 }
 
 /** `subscriptions/listen` params. */
-export interface ListenParams extends ModernRequestParams { notifications: SubscriptionFilter }
+export interface ListenParams extends ModernRequestParams {
+  notifications: SubscriptionFilter;
+}
 
 /** The final result of a listen the server ended on purpose: only `resultType` and the subscription id in `_meta`. */
 export type ListenResult = ModernResult;
@@ -332,11 +385,11 @@ export type ElicitPropertySchema = { type: 'string' | 'number' | 'integer' | 'bo
 /** `elicitation/create` params: a form (the default mode) or, from 2025-11-25, a URL to open. */
 export type ElicitRequestParams =
   | {
-    mode?: 'form';
-    message: string;
-    requestedSchema: { type: 'object'; properties: Record<string, ElicitPropertySchema>; required?: string[] };
-    _meta?: Meta;
-  }
+      mode?: 'form';
+      message: string;
+      requestedSchema: { type: 'object'; properties: Record<string, ElicitPropertySchema>; required?: string[] };
+      _meta?: Meta;
+    }
   | { mode: 'url'; message: string; url: string; elicitationId: string; _meta?: Meta };
 
 /** `elicitation/create` result: the user's decision and, on accept of a form, the values. */
@@ -423,10 +476,14 @@ export interface CancelledNotificationParams extends NotificationParams {
 }
 
 /** `notifications/resources/updated` params. */
-export interface ResourceUpdatedNotificationParams extends NotificationParams { uri: string }
+export interface ResourceUpdatedNotificationParams extends NotificationParams {
+  uri: string;
+}
 
 /** `notifications/subscriptions/acknowledged` params: the filter the server honours for this listen. */
-export interface SubscriptionsAcknowledgedParams extends NotificationParams { notifications: SubscriptionFilter }
+export interface SubscriptionsAcknowledgedParams extends NotificationParams {
+  notifications: SubscriptionFilter;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Method maps
@@ -438,12 +495,15 @@ export type ModernParams<P> = P & ModernRequestParams;
 
 /** Client→server requests of the legacy era: method → params and result (tasks/* omitted: the core refuses them). */
 export interface LegacyClientRequests {
-  'initialize': { params: InitializeParams; result: InitializeResult };
-  'ping': { params: LegacyRequestParams | undefined; result: EmptyResult };
+  initialize: { params: InitializeParams; result: InitializeResult };
+  ping: { params: LegacyRequestParams | undefined; result: EmptyResult };
   'tools/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListToolsResult };
   'tools/call': { params: LegacyParams<CallToolParams>; result: CallToolResultWire };
   'resources/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListResourcesResult };
-  'resources/templates/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListResourceTemplatesResult };
+  'resources/templates/list': {
+    params: LegacyParams<PaginatedParams> | undefined;
+    result: ListResourceTemplatesResult;
+  };
   'resources/read': { params: LegacyParams<ResourceUriParams>; result: ReadResourceResult };
   'resources/subscribe': { params: LegacyParams<ResourceUriParams>; result: EmptyResult };
   'resources/unsubscribe': { params: LegacyParams<ResourceUriParams>; result: EmptyResult };
@@ -478,8 +538,8 @@ export interface ModernClientRequests {
 
 type Merged<A, B, K extends 'params' | 'result'> = {
   [M in keyof A | keyof B]:
-    | (M extends keyof A ? A[M] extends Record<K, infer T> ? T : never : never)
-    | (M extends keyof B ? B[M] extends Record<K, infer T> ? T : never : never);
+    | (M extends keyof A ? (A[M] extends Record<K, infer T> ? T : never) : never)
+    | (M extends keyof B ? (B[M] extends Record<K, infer T> ? T : never) : never);
 };
 
 /** Client→server request method → params, both eras (a method served in both has either era's params). */
@@ -489,7 +549,7 @@ export type ClientResult = Merged<LegacyClientRequests, ModernClientRequests, 'r
 
 /** Server→client request method → params. Legacy only: a modern server sends them as input requests instead. */
 export interface ServerRequest {
-  'ping': LegacyRequestParams | undefined;
+  ping: LegacyRequestParams | undefined;
   'elicitation/create': ElicitRequestParams;
   'sampling/createMessage': CreateMessageParams;
   'roots/list': LegacyRequestParams | undefined;
@@ -497,7 +557,7 @@ export interface ServerRequest {
 
 /** Server→client request method → the result the client answers with. */
 export interface ServerRequestResult {
-  'ping': EmptyResult;
+  ping: EmptyResult;
   'elicitation/create': ElicitResult;
   'sampling/createMessage': CreateMessageResult;
   'roots/list': ListRootsResult;

@@ -6,9 +6,7 @@ import { invalidParams } from './jsonrpc.ts';
 import type { Era } from './types.ts';
 
 /** A change the server announces: a list changed, or one resource was updated. */
-export type ChangeEvent =
-  | { type: 'tools' | 'prompts' | 'resources' }
-  | { type: 'resource'; uri: string };
+export type ChangeEvent = { type: 'tools' | 'prompts' | 'resources' } | { type: 'resource'; uri: string };
 
 /** Receives change events from the hub (a connection: an object with a method, so that it costs no closure). */
 export interface ChangeListener {
@@ -66,7 +64,12 @@ export function decodeCursor(cursor: unknown, length: number, tag: string): numb
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-interface Views<T> { legacy: T[]; modern: T[]; legacyAll: T[]; modernAll: T[] }
+interface Views<T> {
+  legacy: T[];
+  modern: T[];
+  legacyAll: T[];
+  modernAll: T[];
+}
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
 export interface Registration<Changes> {

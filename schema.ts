@@ -6,19 +6,35 @@
 import { isPlainObject } from './jsonrpc.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
-export interface SchemaIssue { path: (string | number)[]; message: string }
+export interface SchemaIssue {
+  path: (string | number)[];
+  message: string;
+}
 /** Returns a shared frozen empty array when the value is valid, so callers must not mutate the result. */
 export type Validator = (value: unknown) => SchemaIssue[];
 
-interface State { path: (string | number)[]; issues: SchemaIssue[] }
+interface State {
+  path: (string | number)[];
+  issues: SchemaIssue[];
+}
 /** What one validation (both passes) has learnt: shared nodes' verdicts per object or array, and value ids. */
-interface Run { verdicts: Map<Check, Map<object, Verdict>> | undefined; ids: JsonIds | undefined }
+interface Run {
+  verdicts: Map<Check, Map<object, Verdict>> | undefined;
+  ids: JsonIds | undefined;
+}
 /** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
 type Check = (v: unknown, st: State | null, depth: number, run: Run) => boolean;
 /** A compiled schema object; reached again when compiling meets it a second time (a $ref target, an object used twice). */
-interface Slot { check: Check | undefined; reachedAgain: boolean }
+interface Slot {
+  check: Check | undefined;
+  reachedAgain: boolean;
+}
 /** memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts. */
-interface Ctx { refs: Refs; memo: Map<Obj, Slot>; shared: Set<Obj> | undefined }
+interface Ctx {
+  refs: Refs;
+  memo: Map<Obj, Slot>;
+  shared: Set<Obj> | undefined;
+}
 /** A shared node's verdict on one value: valid; invalid (found by the first pass); its issues already collected. */
 type Verdict = typeof VALID | typeof INVALID | typeof REPORTED;
 
@@ -41,15 +57,27 @@ const TYPE_TESTS: { [type: string]: (v: unknown) => boolean } = {
   object: (v) => isPlainObject(v),
 };
 const COMPARE: { [op: string]: (a: number, b: number) => boolean } = {
-  '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b,
+  '>=': (a, b) => a >= b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '<': (a, b) => a < b,
 };
 // [keyword, operator, draft-04 boolean keyword that turns the bound exclusive]
-const BOUNDS = [['minimum', '>=', 'exclusiveMinimum'], ['maximum', '<=', 'exclusiveMaximum'],
-  ['exclusiveMinimum', '>', ''], ['exclusiveMaximum', '<', '']];
+const BOUNDS = [
+  ['minimum', '>=', 'exclusiveMinimum'],
+  ['maximum', '<=', 'exclusiveMaximum'],
+  ['exclusiveMinimum', '>', ''],
+  ['exclusiveMaximum', '<', ''],
+];
 // [keyword, value type, unit, plural unit]
-const SIZES = [['minLength', 'string', 'character'], ['maxLength', 'string', 'character'],
-  ['minItems', 'array', 'item'], ['maxItems', 'array', 'item'],
-  ['minProperties', 'object', 'property', 'properties'], ['maxProperties', 'object', 'property', 'properties']];
+const SIZES = [
+  ['minLength', 'string', 'character'],
+  ['maxLength', 'string', 'character'],
+  ['minItems', 'array', 'item'],
+  ['maxItems', 'array', 'item'],
+  ['minProperties', 'object', 'property', 'properties'],
+  ['maxProperties', 'object', 'property', 'properties'],
+];
 
 const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const plural = (n: number, unit: string, units = `${unit}s`): string => `${n} ${n === 1 ? unit : units}`;
@@ -283,7 +311,9 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') bad(loc, 'uniqueItems must be a boolean');
   if (s.uniqueItems === true) {
-    checks.push((v, st, _d, run) => !Array.isArray(v) || !hasDuplicate(v, run) || report(st, 'must not have duplicate items'));
+    checks.push(
+      (v, st, _d, run) => !Array.isArray(v) || !hasDuplicate(v, run) || report(st, 'must not have duplicate items'),
+    );
   }
   if (s.contains !== undefined) {
     const contains = compileNode(ctx, s.contains, `${loc}/contains`);
@@ -317,8 +347,10 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   const regexes = patterns?.keys.map((p) => regex(p, 'patternProperties', loc)) ?? [];
   const patternChecks = patterns?.checks ?? [];
   const declared = new Set(props?.keys);
-  const extra = s.additionalProperties === undefined ? undefined
-    : compileNode(ctx, s.additionalProperties, `${loc}/additionalProperties`);
+  const extra =
+    s.additionalProperties === undefined
+      ? undefined
+      : compileNode(ctx, s.additionalProperties, `${loc}/additionalProperties`);
   const names = s.propertyNames === undefined ? undefined : compileNode(ctx, s.propertyNames, `${loc}/propertyNames`);
   if (patterns !== undefined || extra !== undefined || names !== undefined) {
     // One pass over the value's own keys serves propertyNames, patternProperties and additionalProperties.
@@ -461,11 +493,28 @@ interface Refs {
 }
 
 // Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas.
-const MAP_KWS = new Set(['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas',
-  'dependencies']);
+const MAP_KWS = new Set([
+  '$defs',
+  'definitions',
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  'dependencies',
+]);
 const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
-const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, 'additionalProperties', 'propertyNames', 'items', 'prefixItems',
-  'additionalItems', 'contains', 'if', 'then', 'else'];
+const SCHEMA_KWS = [
+  ...MAP_KWS,
+  ...IN_PLACE_KWS,
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'if',
+  'then',
+  'else',
+];
 
 const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isPlainObject(v);
 const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
@@ -509,8 +558,12 @@ function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): 
   if (!isPlainObject(s) || seen.has(s)) return;
   seen.add(s);
   // Draft-07 spells an anchor as an $id that is only a fragment.
-  const anchor = typeof s.$anchor === 'string' ? s.$anchor
-    : typeof s.$id === 'string' && s.$id.startsWith('#') ? s.$id.slice(1) : undefined;
+  const anchor =
+    typeof s.$anchor === 'string'
+      ? s.$anchor
+      : typeof s.$id === 'string' && s.$id.startsWith('#')
+        ? s.$id.slice(1)
+        : undefined;
   if (anchor !== undefined) {
     if (anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
     anchors.set(anchor, s);
@@ -652,9 +705,13 @@ export interface StandardTypedV1Types<Input = unknown, Output = Input> {
   readonly output: Output;
 }
 /** A Standard Typed value's input type. */
-export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['input'];
+export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<
+  Schema['~standard']['types']
+>['input'];
 /** A Standard Typed value's output type. */
-export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<Schema['~standard']['types']>['output'];
+export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<
+  Schema['~standard']['types']
+>['output'];
 
 /** The Standard Schema v1 interface: a validator any library can implement. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -663,7 +720,10 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 
 /** The `~standard` property of a Standard Schema: the typed props plus `validate`. */
 export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
-  readonly validate: (value: unknown, options?: StandardSchemaV1Options | undefined) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
+  readonly validate: (
+    value: unknown,
+    options?: StandardSchemaV1Options | undefined,
+  ) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
 }
 /** What `validate` returns: the output value or the issues. */
 export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
@@ -696,7 +756,8 @@ export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** The `~standard` property of a Standard JSON Schema: the typed props plus the `jsonSchema` converter. */
-export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input>
+  extends StandardTypedV1Props<Input, Output> {
   readonly jsonSchema: StandardJSONSchemaV1Converter;
 }
 /** Produces the JSON Schema of the input or the output side. */
@@ -725,7 +786,9 @@ export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
 export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferOutput<S> : Record<string, unknown>;
 
 /** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
-export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferInput<S> : Record<string, unknown>;
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1]
+  ? StandardTypedV1InferInput<S>
+  : Record<string, unknown>;
 
 /** The handler's argument type for a tool definition (from its `inputSchema`). */
 export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
@@ -767,7 +830,9 @@ export function compileToolSchema(schema: unknown, where: string, io: 'input' | 
 
 function checkJson(json: Record<string, unknown>, where: string): Record<string, unknown> {
   if (json.type !== 'object') {
-    throw new TypeError(`${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`);
+    throw new TypeError(
+      `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
+    );
   }
   try {
     compileSchema(json);
@@ -788,20 +853,26 @@ function jsonParser(json: JsonSchema): Parser {
 
 function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
   if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
-    throw new TypeError(`${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`);
+    throw new TypeError(
+      `${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`,
+    );
   }
   const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
   const converter = std.jsonSchema;
   if (!isPlainObject(converter) || typeof converter[io] !== 'function') {
-    throw new TypeError(`${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
-      `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
-      'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema');
+    throw new TypeError(
+      `${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
+        `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
+        'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema',
+    );
   }
   let json: unknown;
   try {
     json = (converter[io] as StandardJSONSchemaV1Converter['input'])({ target: TARGET });
   } catch (error) {
-    throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, { cause: error });
+    throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    });
   }
   if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
   checkJson(json, `${where} (${vendor})`);
@@ -810,13 +881,16 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
     json,
     parse: (value, root) => {
       const result = props.validate(value);
-      return isThenable(result) ? Promise.resolve(result).then((settled) => settle(settled, root)) : settle(result, root);
+      return isThenable(result)
+        ? Promise.resolve(result).then((settled) => settle(settled, root))
+        : settle(result, root);
     },
   };
 }
 
 function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
-  if (!isPlainObject(result)) throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  if (!isPlainObject(result))
+    throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
   if (!result.issues) return { value: result.value };
   if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
   return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };

@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { type EventSink, extrasOf, ForwardingReply, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
-import { classify, ErrorCode, errorResponse, idInFlight, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import {
+  classify,
+  ErrorCode,
+  errorResponse,
+  idInFlight,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from './jsonrpc.ts';
 import type { Handshake } from './legacy.ts';
 import { type EventStore, standaloneStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
@@ -18,7 +26,10 @@ import type { Logger } from './types.ts';
  */
 const WITHDRAWN_STREAMS_KEPT = 100;
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
-const EVENT_STORE_UNAVAILABLE = errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error: the event store is unavailable' });
+const EVENT_STORE_UNAVAILABLE = errorResponse(null, {
+  code: ErrorCode.InternalError,
+  message: 'Internal error: the event store is unavailable',
+});
 
 /** The answer to a request naming an unknown or ended session id (HTTP 404). */
 export const SESSION_NOT_FOUND = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Session not found' });
@@ -94,7 +105,12 @@ export class Session {
    * initialized at `assumeInitialized`, never registered). A session restored from a shared store has both: its
    * recorded handshake, and the id its store gave it (set by the caller).
    */
-  constructor(server: Server, options: SessionOptions, registry?: SessionRegistry, assumeInitialized?: string | Handshake) {
+  constructor(
+    server: Server,
+    options: SessionOptions,
+    registry?: SessionRegistry,
+    assumeInitialized?: string | Handshake,
+  ) {
     this.#registry = registry;
     this.eventStore = options.eventStore;
     this.retryMs = options.retryMs;
@@ -122,8 +138,12 @@ export class Session {
 
   /** Whether anything of this session is still open (reaping waits for it). */
   get busy(): boolean {
-    return this.#exchanges.size > 0 || (this.#unnamedBatches?.length ?? 0) > 0 || this.#standalone?.attached === true ||
-      (this.#resumed?.size ?? 0) > 0;
+    return (
+      this.#exchanges.size > 0 ||
+      (this.#unnamedBatches?.length ?? 0) > 0 ||
+      this.#standalone?.attached === true ||
+      (this.#resumed?.size ?? 0) > 0
+    );
   }
 
   #headers(): Record<string, string> | undefined {
@@ -162,9 +182,11 @@ export class Session {
   noBackChannel(related: RequestId | undefined): string | undefined {
     if (related === undefined) return this.#standalone?.attached === true ? undefined : NO_BACK_CHANNEL;
     const exchange = this.#exchanges.get(related);
-    const reachable = exchange !== undefined && (exchange.stream === undefined
-      ? exchange.canStream && !exchange.reply.answered
-      : exchange.stream.attached || this.eventStore !== undefined);
+    const reachable =
+      exchange !== undefined &&
+      (exchange.stream === undefined
+        ? exchange.canStream && !exchange.reply.answered
+        : exchange.stream.attached || this.eventStore !== undefined);
     return reachable ? undefined : NO_BACK_CHANNEL;
   }
 
@@ -194,7 +216,7 @@ export class Session {
     stream.close();
     this.#forgetWhenSettled(stream);
     if (this.eventStore === undefined) return;
-    const withdrawn = this.#withdrawn ??= new Set();
+    const withdrawn = (this.#withdrawn ??= new Set());
     withdrawn.add(stream.id);
     for (const oldest of withdrawn) {
       if (withdrawn.size <= WITHDRAWN_STREAMS_KEPT) break;
@@ -242,7 +264,8 @@ export class Session {
     for (const id of ids) this.#exchanges.delete(id);
     exchange.open -= ids.length;
     const { stream } = exchange;
-    if (stream !== undefined) this.#writeLast(stream, text); // a single request's POST: its answer is its last event
+    if (stream !== undefined)
+      this.#writeLast(stream, text); // a single request's POST: its answer is its last event
     else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
   }
 
@@ -306,7 +329,8 @@ export class Session {
       return;
     }
     if (exchange.stream !== undefined) this.#closePostStream(exchange.stream);
-    else if (this.#shuttingDown) exchange.reply.send(503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
+    else if (this.#shuttingDown)
+      exchange.reply.send(503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
     else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
   }
 
@@ -342,7 +366,8 @@ export class Session {
     for (const item of items) {
       const frame = classify(item);
       if (frame.kind === 'invalid') unnamedAnswers = true;
-      else if (frame.kind === 'request' && (this.#exchanges.has(frame.message.id) || ids.includes(frame.message.id))) unnamedAnswers = true;
+      else if (frame.kind === 'request' && (this.#exchanges.has(frame.message.id) || ids.includes(frame.message.id)))
+        unnamedAnswers = true;
       else if (frame.kind === 'request') ids.push(frame.message.id);
     }
     if (ids.length === 0 && !unnamedAnswers) {
@@ -371,12 +396,14 @@ export class Session {
       reply.send(409, errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Conflict: ${message}` }));
     };
     const store = this.eventStore;
-    const standalone = this.#standalone ??= new Stream(undefined, standaloneStreamId(this.id!));
-    if (standalone.attached && (lastEventId === undefined || store === undefined)) return conflict('only one GET stream per session');
+    const standalone = (this.#standalone ??= new Stream(undefined, standaloneStreamId(this.id!)));
+    if (standalone.attached && (lastEventId === undefined || store === undefined))
+      return conflict('only one GET stream per session');
     this.lastActivity = Date.now();
     let replay: Awaited<ReturnType<EventStore['replayAfter']>>;
     try {
-      replay = lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
+      replay =
+        lastEventId === undefined || store === undefined ? undefined : await store.replayAfter(this.id!, lastEventId);
     } catch (error) {
       this.logger.error('event store replay failed', error);
       return reply.send(503, EVENT_STORE_UNAVAILABLE);
@@ -397,7 +424,7 @@ export class Session {
     // Not held here: it is over (answered, or withdrawn), or another process serves it.
     const stream = live ?? new Stream(undefined, replay.streamId, this.#withdrawn?.has(replay.streamId) !== true);
     const sink = open(reply);
-    const resumed = this.#resumed ??= new Set();
+    const resumed = (this.#resumed ??= new Set());
     resumed.add(stream);
     sink.onClose(() => {
       resumed.delete(stream);
@@ -411,7 +438,7 @@ export class Session {
     if (this.#ended) return;
     this.#ended = true;
     this.connection.close();
-    for (const exchange of new Set([...this.#exchanges.values(), ...this.#unnamedBatches ?? []])) {
+    for (const exchange of new Set([...this.#exchanges.values(), ...(this.#unnamedBatches ?? [])])) {
       if (exchange.stream !== undefined) exchange.stream.close();
       else if (!exchange.reply.answered) exchange.reply.send(404, SESSION_NOT_FOUND);
     }
@@ -477,7 +504,10 @@ export function newSessionId(): string {
 // Sessions across the processes of a deployment (SharedSessionStore): a store that fails is answered 503 (retry
 // later), never taken for "no session"; a record is removed only when the client ends the session (DELETE).
 
-export const STORE_UNAVAILABLE = errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error: the session store is unavailable' });
+export const STORE_UNAVAILABLE = errorResponse(null, {
+  code: ErrorCode.InternalError,
+  message: 'Internal error: the session store is unavailable',
+});
 
 /** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
 class PersistingReply extends ForwardingReply {

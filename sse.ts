@@ -8,7 +8,10 @@ import type { Writable } from 'node:stream';
 /** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
 export function formatEvent(data: string, id?: string): string {
   // Compact JSON has no raw line breaks; any that slip in become extra `data:` lines, which SSE rejoins with "\n".
-  const body = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  const body = data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
   return `${id === undefined ? '' : `id: ${checkId(id)}\n`}event: message\n${body}\n`;
 }
 
@@ -72,9 +75,17 @@ export function standaloneStreamId(sessionId: string): string {
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
 
-interface StoredEvent { id: string; seq: number; data: string }
+interface StoredEvent {
+  id: string;
+  seq: number;
+  data: string;
+}
 /** A session's events, by stream (in order of each stream's first held event), each stream's in order. */
-interface SessionEvents { nextSeq: number; size: number; streams: Map<string, StoredEvent[]> }
+interface SessionEvents {
+  nextSeq: number;
+  size: number;
+  streams: Map<string, StoredEvent[]>;
+}
 
 /**
  * The default store: in memory, bounded per session (maxEventsPerSession, default 1000, over all its streams) and
@@ -116,7 +127,7 @@ export class MemoryEventStore implements EventStore {
     const seq = session.nextSeq++;
     const id = `${streamId}_${seq}`;
     let events = session.streams.get(streamId);
-    if (events === undefined) session.streams.set(streamId, events = []);
+    if (events === undefined) session.streams.set(streamId, (events = []));
     events.push({ id, seq, data });
     session.size++;
     this.#size++;
@@ -180,7 +191,8 @@ export class MemoryEventStore implements EventStore {
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 

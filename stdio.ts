@@ -83,7 +83,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 
   const resumeReading = (): void => {
     waitingForDrain = false;
-    if (droppedNotifications > 0) logger.warn(`dropped ${droppedNotifications} notification(s) while output was backed up`);
+    if (droppedNotifications > 0)
+      logger.warn(`dropped ${droppedNotifications} notification(s) while output was backed up`);
     droppedNotifications = 0;
     if (phase === 'reading') input.resume();
     connection.resume();

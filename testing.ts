@@ -5,14 +5,14 @@
 // No streams, no I/O, Node built-ins only.
 
 import type { Connection, Server } from './core.ts';
-import { ErrorCode, ProtocolError, errorResponse, isPlainObject, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, errorResponse, isPlainObject, ProtocolError, type RequestId } from './jsonrpc.ts';
 import {
-  LATEST_LEGACY_VERSION,
-  MODERN_VERSIONS,
   type CallToolResult,
   type ClientCapabilities,
   type GetPromptResult,
   type Implementation,
+  LATEST_LEGACY_VERSION,
+  MODERN_VERSIONS,
   type ReadResourceResult,
 } from './types.ts';
 
@@ -90,8 +90,11 @@ interface Pending {
 
 /** Connects an in-memory client to `server`; in the 2025 era the handshake is done when this resolves. */
 export async function connectTestClient(server: Server, options: TestClientOptions = {}): Promise<TestClient> {
-  const era = options.era ?? (options.protocolVersion === undefined || (MODERN_VERSIONS as readonly string[]).includes(options.protocolVersion)
-    ? 'modern' : 'legacy');
+  const era =
+    options.era ??
+    (options.protocolVersion === undefined || (MODERN_VERSIONS as readonly string[]).includes(options.protocolVersion)
+      ? 'modern'
+      : 'legacy');
   const protocolVersion = options.protocolVersion ?? (era === 'modern' ? MODERN_VERSION : LATEST_LEGACY_VERSION);
   const capabilities: ClientCapabilities = options.capabilities ?? {
     ...(options.onElicit && { elicitation: {} }),
@@ -119,7 +122,8 @@ export async function connectTestClient(server: Server, options: TestClientOptio
   const answerServerRequest = async (frame: Params): Promise<void> => {
     const answerer = answerers[frame.method as string];
     try {
-      if (answerer === undefined) throw new ProtocolError(ErrorCode.MethodNotFound, `the test client has no handler for ${String(frame.method)}`);
+      if (answerer === undefined)
+        throw new ProtocolError(ErrorCode.MethodNotFound, `the test client has no handler for ${String(frame.method)}`);
       const result = await answerer(isPlainObject(frame.params) ? frame.params : {});
       wire({ jsonrpc: '2.0', id: frame.id, result });
     } catch (error) {
@@ -138,7 +142,8 @@ export async function connectTestClient(server: Server, options: TestClientOptio
       if (isPlainObject(frame.params)) notification.params = frame.params;
       notifications.push(notification);
       const token = notification.params?.progressToken;
-      if (frame.method === 'notifications/progress' && typeof token === 'string') progressTokens.get(token)?.(notification.params!);
+      if (frame.method === 'notifications/progress' && typeof token === 'string')
+        progressTokens.get(token)?.(notification.params!);
       return;
     }
     const waiter = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
@@ -160,15 +165,18 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     },
   });
 
-  const withEnvelope = (params: Params): Params => era === 'legacy' ? params : {
-    ...params,
-    _meta: {
-      ...(isPlainObject(params._meta) ? params._meta : {}),
-      'io.modelcontextprotocol/protocolVersion': protocolVersion,
-      'io.modelcontextprotocol/clientCapabilities': capabilities,
-      'io.modelcontextprotocol/clientInfo': clientInfo,
-    },
-  };
+  const withEnvelope = (params: Params): Params =>
+    era === 'legacy'
+      ? params
+      : {
+          ...params,
+          _meta: {
+            ...(isPlainObject(params._meta) ? params._meta : {}),
+            'io.modelcontextprotocol/protocolVersion': protocolVersion,
+            'io.modelcontextprotocol/clientCapabilities': capabilities,
+            'io.modelcontextprotocol/clientInfo': clientInfo,
+          },
+        };
 
   const send = (method: string, params: Params, onProgress?: (params: Params) => void): Promise<Params> => {
     if (closed) return Promise.reject(new Error('the test client is closed'));
@@ -185,10 +193,15 @@ export async function connectTestClient(server: Server, options: TestClientOptio
   };
 
   /** Modern input_required rounds: answer each input request with its callback and retry with a new id. */
-  const request = async (method: string, params: Params = {}, opts: CallOptions & { raw?: boolean } = {}): Promise<Params> => {
+  const request = async (
+    method: string,
+    params: Params = {},
+    opts: CallOptions & { raw?: boolean } = {},
+  ): Promise<Params> => {
     let result = await send(method, params, opts.onProgress);
     for (let round = 0; era === 'modern' && result.resultType === 'input_required'; round++) {
-      if (round === MAX_INPUT_ROUNDS) throw new Error(`${method}: still input_required after ${MAX_INPUT_ROUNDS} rounds`);
+      if (round === MAX_INPUT_ROUNDS)
+        throw new Error(`${method}: still input_required after ${MAX_INPUT_ROUNDS} rounds`);
       const retry: Params = { ...params };
       if (isPlainObject(result.inputRequests)) {
         const responses: Params = {};
@@ -196,7 +209,9 @@ export async function connectTestClient(server: Server, options: TestClientOptio
           const { method: inputMethod, params: inputParams } = input as Params;
           const answerer = answerers[inputMethod as string];
           if (answerer === undefined || inputMethod === 'ping') {
-            throw new Error(`${method}: the server asked for ${String(inputMethod)} and the test client has no handler for it`);
+            throw new Error(
+              `${method}: the server asked for ${String(inputMethod)} and the test client has no handler for it`,
+            );
           }
           responses[key] = await answerer(isPlainObject(inputParams) ? inputParams : {});
         }
@@ -213,8 +228,9 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     initializeResult = await send('initialize', { protocolVersion, capabilities, clientInfo });
     wire({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
-  const negotiated = typeof initializeResult?.protocolVersion === 'string' ? initializeResult.protocolVersion : protocolVersion;
-  const page = (cursor: string | undefined): Params => cursor === undefined ? {} : { cursor };
+  const negotiated =
+    typeof initializeResult?.protocolVersion === 'string' ? initializeResult.protocolVersion : protocolVersion;
+  const page = (cursor: string | undefined): Params => (cursor === undefined ? {} : { cursor });
 
   return {
     era,
@@ -223,7 +239,8 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     notifications,
     connection,
     listTools: (cursor) => request('tools/list', page(cursor)) as Promise<Params & { tools: Params[] }>,
-    callTool: (name, args = {}, opts) => request('tools/call', { name, arguments: args }, opts) as Promise<CallToolResult & Params>,
+    callTool: (name, args = {}, opts) =>
+      request('tools/call', { name, arguments: args }, opts) as Promise<CallToolResult & Params>,
     listResources: (cursor) => request('resources/list', page(cursor)) as Promise<Params & { resources: Params[] }>,
     listResourceTemplates: (cursor) =>
       request('resources/templates/list', page(cursor)) as Promise<Params & { resourceTemplates: Params[] }>,
@@ -232,10 +249,17 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     getPrompt: (name, args = {}, opts) =>
       request('prompts/get', { name, arguments: args }, opts) as Promise<GetPromptResult & Params>,
     complete: (ref, argument, context) =>
-      request('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }),
+      request(
+        'completion/complete',
+        context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } },
+      ),
     request,
     notify(method, params) {
-      wire(params === undefined && era === 'legacy' ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params: withEnvelope(params ?? {}) });
+      wire(
+        params === undefined && era === 'legacy'
+          ? { jsonrpc: '2.0', method }
+          : { jsonrpc: '2.0', method, params: withEnvelope(params ?? {}) },
+      );
     },
     async close() {
       if (closed) return;

@@ -5,8 +5,8 @@ import type { InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';
 import type { ToolSchema } from './schema.ts';
 
-export type { JsonSchema } from './schema.ts';
 export type { RequestId } from './jsonrpc.ts';
+export type { JsonSchema } from './schema.ts';
 
 /** Legacy (initialize-handshake) protocol versions, oldest first. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -23,7 +23,14 @@ export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | '
 
 /** RFC 5424 severities in increasing order. */
 export const LOGGING_LEVELS: readonly LoggingLevel[] = [
-  'debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency',
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
 ];
 
 /** An icon of a server, tool, resource or prompt (sent from 2025-11-25). */
@@ -55,9 +62,19 @@ export interface Annotations {
 }
 
 /** The contents of a text resource. */
-export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Meta }
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
 /** The contents of a binary resource, base64-encoded in `blob`. */
-export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Meta }
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
 /** One entry of a `resources/read` result: text or binary. */
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
@@ -68,9 +85,15 @@ export type Content =
   | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
   | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: Meta }
   | {
-    type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string;
-    annotations?: Annotations; _meta?: Meta;
-  };
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      annotations?: Annotations;
+      _meta?: Meta;
+    };
 
 /** `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`. */
 export interface CallToolResult<Structured = Record<string, unknown>> {
@@ -81,12 +104,22 @@ export interface CallToolResult<Structured = Record<string, unknown>> {
 }
 
 /** What a resource handler returns: the resource's contents. */
-export interface ReadResourceResult { contents: ResourceContents[]; _meta?: Meta }
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  _meta?: Meta;
+}
 
 /** One message of a prompt. */
-export interface PromptMessage { role: 'user' | 'assistant'; content: Content }
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: Content;
+}
 /** What a prompt handler returns: the prompt's messages. */
-export interface GetPromptResult { description?: string; messages: PromptMessage[]; _meta?: Meta }
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: Meta;
+}
 
 /** Behaviour hints about a tool for clients (untrusted: a client must not rely on them for safety). */
 export interface ToolAnnotations {
@@ -140,7 +173,12 @@ export interface ResourceTemplateDefinition extends ResourceDefinition {
 }
 
 /** One argument a prompt takes. */
-export interface PromptArgument { name: string; title?: string; description?: string; required?: boolean }
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
 
 /** A prompt's metadata, given to `server.prompt()`. */
 export interface PromptDefinition {
@@ -253,12 +291,16 @@ export interface Context {
 }
 
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */
-export type ToolHandler<Args = Record<string, unknown>, Structured = Record<string, unknown>> = (args: Args, ctx: Context) =>
-  CallToolResult<Structured> | InputRequired | Promise<CallToolResult<Structured> | InputRequired>;
+export type ToolHandler<Args = Record<string, unknown>, Structured = Record<string, unknown>> = (
+  args: Args,
+  ctx: Context,
+) => CallToolResult<Structured> | InputRequired | Promise<CallToolResult<Structured> | InputRequired>;
 
 /** Reads a fixed resource; may answer `inputRequired(…)` to ask the client for input first. */
-export type ResourceHandler =
-  (uri: string, ctx: Context) => ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;
+export type ResourceHandler = (
+  uri: string,
+  ctx: Context,
+) => ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;
 
 /** Returns `undefined` when no resource exists for these variables. */
 export type ResourceTemplateHandler = (
@@ -268,8 +310,10 @@ export type ResourceTemplateHandler = (
 ) => ReadResourceResult | InputRequired | undefined | Promise<ReadResourceResult | InputRequired | undefined>;
 
 /** Builds a prompt from its arguments; may answer `inputRequired(…)` to ask the client for input first. */
-export type PromptHandler = (args: Record<string, string>, ctx: Context) =>
-  GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
+export type PromptHandler = (
+  args: Record<string, string>,
+  ctx: Context,
+) => GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
 /** What a tool registration's `update()` takes: definition fields to replace, and optionally a new handler. */
 export type ToolUpdate = Partial<ToolDefinition> & { handler?: ToolHandler<never, unknown> };

@@ -2,8 +2,8 @@
 // They speak just enough of each era to open a session and call the echo tool; every answer is checked to be a
 // result (a benchmark of error paths would be worthless). They never validate more than that.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request, type IncomingMessage } from 'node:http';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, type IncomingMessage, request } from 'node:http';
 
 export type Era = '2025' | '2026';
 
@@ -19,9 +19,10 @@ const INITIALIZE = {
 
 /** A frame a client sends; `id` is set per call. */
 export function callFrame(era: Era, id: number): string {
-  const params = era === '2026'
-    ? { name: 'echo', arguments: { text: 'hi' }, _meta: MODERN_META }
-    : { name: 'echo', arguments: { text: 'hi' } };
+  const params =
+    era === '2026'
+      ? { name: 'echo', arguments: { text: 'hi' }, _meta: MODERN_META }
+      : { name: 'echo', arguments: { text: 'hi' } };
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
 }
 
@@ -45,7 +46,11 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServer(command: string, args: string[], transport: 'stdio' | 'http'): Promise<ServerProcess> {
+export async function startServer(
+  command: string,
+  args: string[],
+  transport: 'stdio' | 'http',
+): Promise<ServerProcess> {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
@@ -120,14 +125,20 @@ export class StdioClient {
   }
 }
 
-interface Answer { status: number; headers: IncomingMessage['headers']; body: string }
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 function post(agent: Agent | false, port: number, headers: Record<string, string>, body: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
       res.on('error', reject);
     });

@@ -3,12 +3,19 @@
 // the orchestration (alternation, medians, reporting) lives in run.ts. Nothing here asserts a target.
 
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, type IncomingMessage } from 'node:http';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
-  HttpClient, StdioClient, initializeFrame, openListen, openSession, startServer, type Era, type ServerProcess,
+  type Era,
+  HttpClient,
+  initializeFrame,
+  openListen,
+  openSession,
+  type ServerProcess,
+  StdioClient,
+  startServer,
 } from './clients.ts';
 
 export type Transport = 'stdio' | 'http';
@@ -27,11 +34,19 @@ export interface Contender {
   installs?: string[];
 }
 
-export function start(contender: Contender, transport: Transport, extraNodeArgs: string[] = []): Promise<ServerProcess> {
+export function start(
+  contender: Contender,
+  transport: Transport,
+  extraNodeArgs: string[] = [],
+): Promise<ServerProcess> {
   return startServer(contender.node, [...contender.nodeArgs, ...extraNodeArgs, contender.script, transport], transport);
 }
 
-export interface Throughput { callsPerSecond: number; p50Us: number; p99Us: number }
+export interface Throughput {
+  callsPerSecond: number;
+  p50Us: number;
+  p99Us: number;
+}
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
@@ -39,7 +54,12 @@ function percentile(sorted: number[], fraction: number): number {
 
 /** Round trips of the echo tool by `concurrency` callers for `measureMs`, after `warmMs` of the same. */
 export async function throughput(
-  contender: Contender, transport: Transport, era: Era, concurrency: number, warmMs: number, measureMs: number,
+  contender: Contender,
+  transport: Transport,
+  era: Era,
+  concurrency: number,
+  warmMs: number,
+  measureMs: number,
 ): Promise<Throughput> {
   const server = await start(contender, transport);
   try {
@@ -53,7 +73,8 @@ export async function throughput(
         if (record) latencies.push(performance.now() - began);
       }
     };
-    const callers = (until: number, record: boolean) => Promise.all(Array.from({ length: concurrency }, () => drive(until, record)));
+    const callers = (until: number, record: boolean) =>
+      Promise.all(Array.from({ length: concurrency }, () => drive(until, record)));
     await callers(performance.now() + warmMs, false);
     const began = performance.now();
     await callers(began + measureMs, true);
@@ -103,7 +124,12 @@ async function settledRss(server: ServerProcess): Promise<number> {
   return rssBytes(server.child.pid!);
 }
 
-export interface Memory { rssBaseBytes: number; rssAtSampleBytes: number; bytesPerItem: number; items: number }
+export interface Memory {
+  rssBaseBytes: number;
+  rssAtSampleBytes: number;
+  bytesPerItem: number;
+  items: number;
+}
 
 /**
  * RSS after `sample` items, and bytes per item over `total` more of them: idle 2025 HTTP sessions (initialized, no
@@ -111,7 +137,12 @@ export interface Memory { rssBaseBytes: number; rssAtSampleBytes: number; bytesP
  * sample on), so that the one-off growth of V8's young generation and of the allocator's arenas while the server
  * warms up is not charged to the items.
  */
-export async function memory(contender: Contender, kind: 'sessions' | 'listens', sample: number, total: number): Promise<Memory> {
+export async function memory(
+  contender: Contender,
+  kind: 'sessions' | 'listens',
+  sample: number,
+  total: number,
+): Promise<Memory> {
   const server = await start(contender, 'http', ['--expose-gc']);
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const streams: IncomingMessage[] = [];
@@ -123,9 +154,11 @@ export async function memory(contender: Contender, kind: 'sessions' | 'listens',
   };
   const openUpTo = async (count: number): Promise<void> => {
     const lanes = kind === 'sessions' ? 8 : 32;
-    await Promise.all(Array.from({ length: lanes }, async () => {
-      while (opened < count) await openOne();
-    }));
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        while (opened < count) await openOne();
+      }),
+    );
   };
   try {
     await openUpTo(1);
@@ -144,8 +177,9 @@ export async function memory(contender: Contender, kind: 'sessions' | 'listens',
 
 /** Milliseconds to import the contender's entry modules in a fresh process (node startup excluded). */
 export async function importTime(contender: Contender, cwd: string): Promise<number> {
-  const program = `const t = performance.now(); ${contender.imports.map((m) => `await import(${JSON.stringify(m)});`).join(' ')}`
-    + ' process.stdout.write(String(performance.now() - t));';
+  const program =
+    `const t = performance.now(); ${contender.imports.map((m) => `await import(${JSON.stringify(m)});`).join(' ')}` +
+    ' process.stdout.write(String(performance.now() - t));';
   return Number(await output(contender.node, [...contender.nodeArgs, '--input-type=module', '-e', program], cwd));
 }
 
@@ -154,14 +188,28 @@ export function output(command: string, args: string[], cwd: string): Promise<st
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     child.once('error', reject);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
-    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk;
+    });
+    child.once('exit', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`${command} ${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
-export interface Weight { tarballBytes: number; tarballFiles: number; installedBytes: number; installedFiles: number; packages: number }
+export interface Weight {
+  tarballBytes: number;
+  tarballFiles: number;
+  installedBytes: number;
+  installedFiles: number;
+  packages: number;
+}
 
-interface PackSummary { size: number; entryCount: number; unpackedSize: number }
+interface PackSummary {
+  size: number;
+  entryCount: number;
+  unpackedSize: number;
+}
 
 /** The packed tarball of `dir` (npm pack --dry-run, offline). */
 export async function packed(dir: string, cwd: string): Promise<PackSummary> {

@@ -8,12 +8,32 @@ import type { ValidationCost } from './validation.ts';
 export interface Results {
   machine: { node: string; devNode: string; cores: number; smoke: boolean };
   contenders: { key: string; label: string; eras: Era[] }[];
-  throughput: { transport: Transport; era: Era; concurrency: number; contender: string; callsPerSecond: number; p50Us: number; p99Us: number }[];
+  throughput: {
+    transport: Transport;
+    era: Era;
+    concurrency: number;
+    contender: string;
+    callsPerSecond: number;
+    p50Us: number;
+    p99Us: number;
+  }[];
   coldStart: { transport: Transport; contender: string; ms: number }[];
-  memory: { kind: 'sessions' | 'listens'; contender: string; rssBaseBytes: number; rssAtSampleBytes: number; bytesPerItem: number; items: number }[];
+  memory: {
+    kind: 'sessions' | 'listens';
+    contender: string;
+    rssBaseBytes: number;
+    rssAtSampleBytes: number;
+    bytesPerItem: number;
+    items: number;
+  }[];
   weight: {
-    contender: string; importMs: number; tarballBytes: number; tarballFiles: number;
-    installedBytes: number; installedFiles: number; packages: number;
+    contender: string;
+    importMs: number;
+    tarballBytes: number;
+    tarballFiles: number;
+    installedBytes: number;
+    installedFiles: number;
+    packages: number;
   }[];
   /** Absent from the results of runs before it was measured (--render of an older results.json). */
   validation?: ValidationCost[];
@@ -21,7 +41,13 @@ export interface Results {
 }
 
 /** The targets of bench/README.md, Targets. */
-export const TARGETS = { floorRatio: 0.75, sdkV2Ratio: 3.5, coldStartRatio: 1.2, sessionBytes: 4096, validationRatio: 10 };
+export const TARGETS = {
+  floorRatio: 0.75,
+  sdkV2Ratio: 3.5,
+  coldStartRatio: 1.2,
+  sessionBytes: 4096,
+  validationRatio: 10,
+};
 
 const ERA_NAME: Record<Era, string> = { '2025': '2025-11-25', '2026': '2026-07-28' };
 
@@ -42,21 +68,27 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   const lines: string[] = [];
   const { machine } = results;
   lines.push('# Benchmark results', '');
-  lines.push(`Machine Node ${machine.node}, dev Node ${machine.devNode}, ${machine.cores} cores; run took ${results.seconds.toFixed(0)} s`
-    + `${machine.smoke ? ' (**smoke run: sizes too small to mean anything**)' : ''}. Medians of repetitions, contenders alternated.`, '');
+  lines.push(
+    `Machine Node ${machine.node}, dev Node ${machine.devNode}, ${machine.cores} cores; run took ${results.seconds.toFixed(0)} s` +
+      `${machine.smoke ? ' (**smoke run: sizes too small to mean anything**)' : ''}. Medians of repetitions, contenders alternated.`,
+    '',
+  );
 
   lines.push('## Echo tool round trips', '');
   lines.push('| transport | era | callers | server | calls/s | × floor | × SDK v2 | p50 µs | p99 µs |');
   lines.push('|---|---|---|---|---|---|---|---|---|');
   const scenarioKey = (r: Results['throughput'][number]) => `${r.transport}/${r.era}/${r.concurrency}`;
   const byScenario = new Map<string, Results['throughput']>();
-  for (const row of results.throughput) byScenario.set(scenarioKey(row), [...(byScenario.get(scenarioKey(row)) ?? []), row]);
+  for (const row of results.throughput)
+    byScenario.set(scenarioKey(row), [...(byScenario.get(scenarioKey(row)) ?? []), row]);
   for (const rows of byScenario.values()) {
     const floor = rows.find((r) => r.contender === 'floor')?.callsPerSecond;
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
     for (const row of rows) {
-      lines.push(`| ${row.transport} | ${ERA_NAME[row.era]} | ${row.concurrency} | ${label.get(row.contender)} | ${Math.round(row.callsPerSecond)}`
-        + ` | ${ratio(row.callsPerSecond, floor)} | ${ratio(row.callsPerSecond, sdk)} | ${Math.round(row.p50Us)} | ${Math.round(row.p99Us)} |`);
+      lines.push(
+        `| ${row.transport} | ${ERA_NAME[row.era]} | ${row.concurrency} | ${label.get(row.contender)} | ${Math.round(row.callsPerSecond)}` +
+          ` | ${ratio(row.callsPerSecond, floor)} | ${ratio(row.callsPerSecond, sdk)} | ${Math.round(row.p50Us)} | ${Math.round(row.p99Us)} |`,
+      );
     }
   }
   lines.push('', 'SDK v1 implements the 2025 era only, so it has no 2026-07-28 rows.', '');
@@ -67,39 +99,60 @@ export function renderMarkdown(results: Results, cores: string[]): string {
     const rows = results.coldStart.filter((r) => r.transport === transport);
     const floor = rows.find((r) => r.contender === 'floor')?.ms;
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.ms;
-    for (const row of rows) lines.push(`| ${transport} | ${label.get(row.contender)} | ${row.ms.toFixed(1)} | ${ratio(row.ms, floor)} | ${ratio(row.ms, sdk)} |`);
+    for (const row of rows)
+      lines.push(
+        `| ${transport} | ${label.get(row.contender)} | ${row.ms.toFixed(1)} | ${ratio(row.ms, floor)} | ${ratio(row.ms, sdk)} |`,
+      );
   }
   lines.push('');
 
   lines.push('## Memory (HTTP; RSS after a forced GC)', '');
-  lines.push('| what | server | RSS with one | RSS with the sample | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
+  lines.push(
+    '| what | server | RSS with one | RSS with the sample | bytes each (over n more) | × SDK v2 |',
+    '|---|---|---|---|---|---|',
+  );
   for (const kind of ['sessions', 'listens'] as const) {
     const rows = results.memory.filter((r) => r.kind === kind);
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;
     const what = kind === 'sessions' ? 'idle 2025 session' : 'open 2026 listen stream';
     for (const row of rows) {
-      lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssBaseBytes)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
-        + ` | ${ratio(row.bytesPerItem, sdk)} |`);
+      lines.push(
+        `| ${what} | ${label.get(row.contender)} | ${kib(row.rssBaseBytes)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})` +
+          ` | ${ratio(row.bytesPerItem, sdk)} |`,
+      );
     }
   }
   lines.push('');
 
   lines.push('## Package weight', '');
-  lines.push('| server | import ms | tarball | tarball files | installed | installed files | packages |', '|---|---|---|---|---|---|---|');
+  lines.push(
+    '| server | import ms | tarball | tarball files | installed | installed files | packages |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const row of results.weight) {
-    lines.push(`| ${label.get(row.contender)} | ${row.importMs.toFixed(1)} | ${kib(row.tarballBytes)} | ${row.tarballFiles}`
-      + ` | ${kib(row.installedBytes)} | ${row.installedFiles} | ${row.packages} |`);
+    lines.push(
+      `| ${label.get(row.contender)} | ${row.importMs.toFixed(1)} | ${kib(row.tarballBytes)} | ${row.tarballFiles}` +
+        ` | ${kib(row.installedBytes)} | ${row.installedFiles} | ${row.packages} |`,
+    );
   }
   lines.push('');
 
   if (results.validation !== undefined) {
     lines.push('## Argument validation at the size limit (mcp-core .ts, in process)', '');
-    lines.push(`Each body fills the 4 MiB default line and body limit; the budget is ≤ ${TARGETS.validationRatio}× \`JSON.parse\` of the same body.`, '');
-    lines.push('| keyword | body | JSON.parse ms | validation ms | × JSON.parse | budget |', '|---|---|---|---|---|---|');
+    lines.push(
+      `Each body fills the 4 MiB default line and body limit; the budget is ≤ ${TARGETS.validationRatio}× \`JSON.parse\` of the same body.`,
+      '',
+    );
+    lines.push(
+      '| keyword | body | JSON.parse ms | validation ms | × JSON.parse | budget |',
+      '|---|---|---|---|---|---|',
+    );
     for (const row of results.validation) {
       const times = row.validateMs / row.parseMs;
-      lines.push(`| ${row.name} | ${kib(row.bytes)} | ${row.parseMs.toFixed(1)} | ${row.validateMs.toFixed(1)} | ${times.toFixed(2)}×`
-        + ` | ${mark(times <= TARGETS.validationRatio)} |`);
+      lines.push(
+        `| ${row.name} | ${kib(row.bytes)} | ${row.parseMs.toFixed(1)} | ${row.validateMs.toFixed(1)} | ${times.toFixed(2)}×` +
+          ` | ${mark(times <= TARGETS.validationRatio)} |`,
+      );
     }
     lines.push('');
   }
@@ -116,22 +169,34 @@ export function renderMarkdown(results: Results, cores: string[]): string {
       const vsSdk = row.callsPerSecond / sdk;
       // 3.5× SDK v2 assumes SDK v2 near 0.2× the floor; where it runs faster, the ratio would lie above the floor.
       const reachable = (sdk / floor) * TARGETS.sdkV2Ratio <= 1;
-      const sdkStatus = vsSdk >= TARGETS.sdkV2Ratio ? 'met'
-        : reachable ? '**missed**' : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
-      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.floorRatio}× floor`
-        + ` | ${vsFloor.toFixed(2)}× floor | ${mark(vsFloor >= TARGETS.floorRatio)} |`);
-      lines.push(`| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2`
-        + ` | ${vsSdk.toFixed(2)}× SDK v2 | ${sdkStatus} |`);
+      const sdkStatus =
+        vsSdk >= TARGETS.sdkV2Ratio
+          ? 'met'
+          : reachable
+            ? '**missed**'
+            : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
+      lines.push(
+        `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.floorRatio}× floor` +
+          ` | ${vsFloor.toFixed(2)}× floor | ${mark(vsFloor >= TARGETS.floorRatio)} |`,
+      );
+      lines.push(
+        `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2` +
+          ` | ${vsSdk.toFixed(2)}× SDK v2 | ${sdkStatus} |`,
+      );
     }
     for (const transport of ['stdio', 'http'] as const) {
       const row = results.coldStart.find((r) => r.transport === transport && r.contender === core);
       const floor = results.coldStart.find((r) => r.transport === transport && r.contender === 'floor');
       if (row === undefined || floor === undefined) continue;
-      lines.push(`| ${label.get(core)} cold start ${transport}: ≤ ${TARGETS.coldStartRatio}× floor | ${(row.ms / floor.ms).toFixed(2)}× | ${mark(row.ms / floor.ms <= TARGETS.coldStartRatio)} |`);
+      lines.push(
+        `| ${label.get(core)} cold start ${transport}: ≤ ${TARGETS.coldStartRatio}× floor | ${(row.ms / floor.ms).toFixed(2)}× | ${mark(row.ms / floor.ms <= TARGETS.coldStartRatio)} |`,
+      );
     }
     const session = results.memory.find((r) => r.kind === 'sessions' && r.contender === core);
     if (session !== undefined) {
-      lines.push(`| ${label.get(core)} idle 2025 session: ≤ ${TARGETS.sessionBytes} B | ${Math.round(session.bytesPerItem)} B | ${mark(session.bytesPerItem <= TARGETS.sessionBytes)} |`);
+      lines.push(
+        `| ${label.get(core)} idle 2025 session: ≤ ${TARGETS.sessionBytes} B | ${Math.round(session.bytesPerItem)} B | ${mark(session.bytesPerItem <= TARGETS.sessionBytes)} |`,
+      );
     }
   }
   lines.push('');

@@ -8,14 +8,23 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { machineNode } from '../test/machine-node.ts';
 import type { Era } from './clients.ts';
 import {
-  coldStart, importTime, installedClosure, memory, output, packed, throughput,
-  type Contender, type Memory, type Throughput, type Transport,
+  type Contender,
+  coldStart,
+  importTime,
+  installedClosure,
+  type Memory,
+  memory,
+  output,
+  packed,
+  type Throughput,
+  type Transport,
+  throughput,
 } from './measure.ts';
-import { renderMarkdown, type Results } from './report.ts';
+import { type Results, renderMarkdown } from './report.ts';
 import { validationCosts } from './validation.ts';
-import { machineNode } from '../test/machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVERS = join(ROOT, 'bench', 'servers');
@@ -32,19 +41,39 @@ const { values: flags } = parseArgs({
 // --render FILE: the Markdown of an earlier run's results.json again (after a change to the report), nothing measured.
 if (flags.render !== undefined) {
   const earlier = JSON.parse(readFileSync(flags.render, 'utf8')) as Results;
-  const markdown = renderMarkdown(earlier, earlier.contenders.map((c) => c.key).filter((key) => key.startsWith('core')));
+  const markdown = renderMarkdown(
+    earlier,
+    earlier.contenders.map((c) => c.key).filter((key) => key.startsWith('core')),
+  );
   writeFileSync(join(flags.out, 'results.md'), markdown);
   process.stdout.write(markdown);
   process.exit(0);
 }
 
 const SIZES = flags.smoke
-  ? { reps: 1, warmMs: 30, measureMs: 120, coldReps: 1, importReps: 1, sample: 20, total: 40, bodyBytes: 64 * 1024, validationReps: 1 }
+  ? {
+      reps: 1,
+      warmMs: 30,
+      measureMs: 120,
+      coldReps: 1,
+      importReps: 1,
+      sample: 20,
+      total: 40,
+      bodyBytes: 64 * 1024,
+      validationReps: 1,
+    }
   : {
-    reps: Number(flags.reps ?? 3), warmMs: 1_500, measureMs: 1_500, coldReps: 5, importReps: 7, sample: 1_000, total: 10_000,
-    // The default stdio line and HTTP body limit (4 MiB), less the frame around the arguments.
-    bodyBytes: 4 * 1024 * 1024 - 256, validationReps: 5,
-  };
+      reps: Number(flags.reps ?? 3),
+      warmMs: 1_500,
+      measureMs: 1_500,
+      coldReps: 5,
+      importReps: 7,
+      sample: 1_000,
+      total: 10_000,
+      // The default stdio line and HTTP body limit (4 MiB), less the frame around the arguments.
+      bodyBytes: 4 * 1024 * 1024 - 256,
+      validationReps: 5,
+    };
 
 const MACHINE_NODE = machineNode();
 const DEV_NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -52,33 +81,61 @@ const dist = (file: string) => new URL(`../dist/${file}`, import.meta.url).href;
 const source = (file: string) => new URL(`../${file}`, import.meta.url).href;
 
 const FLOOR: Contender = {
-  key: 'floor', label: 'raw floor', node: MACHINE_NODE, nodeArgs: [], script: join(SERVERS, 'floor.mjs'),
-  eras: ['2025', '2026'], imports: ['node:http', 'node:readline'],
+  key: 'floor',
+  label: 'raw floor',
+  node: MACHINE_NODE,
+  nodeArgs: [],
+  script: join(SERVERS, 'floor.mjs'),
+  eras: ['2025', '2026'],
+  imports: ['node:http', 'node:readline'],
 };
 const CONTENDERS: Contender[] = [
   FLOOR,
   {
-    key: 'core-dist', label: 'mcp-core (dist, machine Node)', node: MACHINE_NODE, nodeArgs: [],
-    script: join(SERVERS, 'mcp-core.mjs'), eras: ['2025', '2026'],
+    key: 'core-dist',
+    label: 'mcp-core (dist, machine Node)',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'mcp-core.mjs'),
+    eras: ['2025', '2026'],
     imports: [dist('core.js'), dist('stdio.js'), dist('http.js')],
   },
   {
-    key: 'core-ts', label: 'mcp-core (.ts, dev Node)', node: DEV_NODE,
-    nodeArgs: ['--experimental-strip-types', '--no-warnings'], script: join(SERVERS, 'mcp-core.mjs'), eras: ['2025', '2026'],
+    key: 'core-ts',
+    label: 'mcp-core (.ts, dev Node)',
+    node: DEV_NODE,
+    nodeArgs: ['--experimental-strip-types', '--no-warnings'],
+    script: join(SERVERS, 'mcp-core.mjs'),
+    eras: ['2025', '2026'],
     imports: [source('core.ts'), source('stdio.ts'), source('http.ts')],
   },
   {
-    key: 'sdk-v2', label: 'SDK v2 (@modelcontextprotocol/server)', node: MACHINE_NODE, nodeArgs: [],
-    script: join(SERVERS, 'sdk-v2.mjs'), eras: ['2025', '2026'],
-    imports: ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio', '@modelcontextprotocol/node', 'zod'],
+    key: 'sdk-v2',
+    label: 'SDK v2 (@modelcontextprotocol/server)',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'sdk-v2.mjs'),
+    eras: ['2025', '2026'],
+    imports: [
+      '@modelcontextprotocol/server',
+      '@modelcontextprotocol/server/stdio',
+      '@modelcontextprotocol/node',
+      'zod',
+    ],
     installs: ['@modelcontextprotocol/server', '@modelcontextprotocol/node'],
   },
   {
-    key: 'sdk-v1', label: 'SDK v1 (@modelcontextprotocol/sdk)', node: MACHINE_NODE, nodeArgs: [],
-    script: join(SERVERS, 'sdk-v1.mjs'), eras: ['2025'],
+    key: 'sdk-v1',
+    label: 'SDK v1 (@modelcontextprotocol/sdk)',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'sdk-v1.mjs'),
+    eras: ['2025'],
     imports: [
-      '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js',
-      '@modelcontextprotocol/sdk/server/streamableHttp.js', 'zod',
+      '@modelcontextprotocol/sdk/server/mcp.js',
+      '@modelcontextprotocol/sdk/server/stdio.js',
+      '@modelcontextprotocol/sdk/server/streamableHttp.js',
+      'zod',
     ],
     installs: ['@modelcontextprotocol/sdk'],
   },
@@ -103,9 +160,19 @@ function log(line: string): void {
 
 const began = performance.now();
 const results: Results = {
-  machine: { node: (await output(MACHINE_NODE, ['--version'], ROOT)).trim(), devNode: process.version, cores: 0, smoke: flags.smoke },
+  machine: {
+    node: (await output(MACHINE_NODE, ['--version'], ROOT)).trim(),
+    devNode: process.version,
+    cores: 0,
+    smoke: flags.smoke,
+  },
   contenders: CONTENDERS.map(({ key, label, eras }) => ({ key, label, eras })),
-  throughput: [], coldStart: [], memory: [], weight: [], validation: [], seconds: 0,
+  throughput: [],
+  coldStart: [],
+  memory: [],
+  weight: [],
+  validation: [],
+  seconds: 0,
 };
 results.machine.cores = (await import('node:os')).availableParallelism();
 
@@ -121,19 +188,29 @@ for (const scenario of SCENARIOS) {
   const eligible = CONTENDERS.filter((c) => c.eras.includes(scenario.era));
   for (let rep = 0; rep < SIZES.reps; rep++) {
     for (const contender of rotation(eligible, rep)) {
-      const figure = await throughput(contender, scenario.transport, scenario.era, scenario.concurrency, SIZES.warmMs, SIZES.measureMs);
+      const figure = await throughput(
+        contender,
+        scenario.transport,
+        scenario.era,
+        scenario.concurrency,
+        SIZES.warmMs,
+        SIZES.measureMs,
+      );
       runs.set(contender.key, [...(runs.get(contender.key) ?? []), figure]);
     }
   }
   for (const [key, figures] of runs) {
     results.throughput.push({
-      ...scenario, contender: key,
+      ...scenario,
+      contender: key,
       callsPerSecond: median(figures.map((f) => f.callsPerSecond)),
       p50Us: median(figures.map((f) => f.p50Us)),
       p99Us: median(figures.map((f) => f.p99Us)),
     });
   }
-  log(`throughput ${scenario.transport} ${scenario.era} x${scenario.concurrency}: ${[...runs.keys()].map((k) => `${k} ${Math.round(median(runs.get(k)!.map((f) => f.callsPerSecond)))}/s`).join(', ')}`);
+  log(
+    `throughput ${scenario.transport} ${scenario.era} x${scenario.concurrency}: ${[...runs.keys()].map((k) => `${k} ${Math.round(median(runs.get(k)!.map((f) => f.callsPerSecond)))}/s`).join(', ')}`,
+  );
 }
 
 for (const transport of ['stdio', 'http'] as const) {
@@ -160,14 +237,22 @@ const corePack = await packed(ROOT, ROOT);
 for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
   const times: number[] = [];
   for (let rep = 0; rep < SIZES.importReps; rep++) times.push(await importTime(contender, ROOT));
-  const tarball = contender.installs === undefined ? corePack : await packed(join(ROOT, 'node_modules', contender.installs[0]!), ROOT);
-  const installed = contender.installs === undefined
-    ? { bytes: corePack.unpackedSize, files: corePack.entryCount, packages: 1 }
-    : installedClosure(contender.installs, ROOT);
+  const tarball =
+    contender.installs === undefined
+      ? corePack
+      : await packed(join(ROOT, 'node_modules', contender.installs[0]!), ROOT);
+  const installed =
+    contender.installs === undefined
+      ? { bytes: corePack.unpackedSize, files: corePack.entryCount, packages: 1 }
+      : installedClosure(contender.installs, ROOT);
   results.weight.push({
-    contender: contender.key, importMs: median(times),
-    tarballBytes: tarball.size, tarballFiles: tarball.entryCount,
-    installedBytes: installed.bytes, installedFiles: installed.files, packages: installed.packages,
+    contender: contender.key,
+    importMs: median(times),
+    tarballBytes: tarball.size,
+    tarballFiles: tarball.entryCount,
+    installedBytes: installed.bytes,
+    installedFiles: installed.files,
+    packages: installed.packages,
   });
 }
 log('weight done');
@@ -176,7 +261,10 @@ results.validation = validationCosts(SIZES.bodyBytes, SIZES.validationReps);
 log('validation done');
 
 results.seconds = (performance.now() - began) / 1000;
-const markdown = renderMarkdown(results, CORES.map((c) => c.key));
+const markdown = renderMarkdown(
+  results,
+  CORES.map((c) => c.key),
+);
 writeFileSync(join(flags.out, 'results.md'), markdown);
 writeFileSync(join(flags.out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(markdown);

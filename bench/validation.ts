@@ -14,7 +14,12 @@ interface ValidationCase {
   issues: number;
 }
 
-export interface ValidationCost { name: string; bytes: number; parseMs: number; validateMs: number }
+export interface ValidationCost {
+  name: string;
+  bytes: number;
+  parseMs: number;
+  validateMs: number;
+}
 
 /** An array of `item(i)` for i = 0, 1, … holding about `bytes` of JSON. */
 function fill(bytes: number, item: (i: number) => unknown): unknown[] {
@@ -36,15 +41,22 @@ function chain(depth: number): unknown {
 }
 
 const ENUM = Array.from({ length: 10 }, (_, i) => ({ kind: `k${i}`, sizes: [i, i + 1], meta: { on: i % 2 === 0 } }));
-const SHAPES = Array.from({ length: 10 }, (_, i) => ({ type: 'object', required: [`f${i}`], properties: { [`f${i}`]: { type: 'integer' } } }));
+const SHAPES = Array.from({ length: 10 }, (_, i) => ({
+  type: 'object',
+  required: [`f${i}`],
+  properties: { [`f${i}`]: { type: 'integer' } },
+}));
 /** A recursive node the two alternatives of a oneOf both follow, told apart only by `required` (checked last). */
 const ONE_OF_NODE = {
   oneOf: ['a', 'b'].map((key) => ({
-    type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: [key],
+    type: 'object',
+    properties: { kids: { type: 'array', items: { $ref: '#/$defs/node' } } },
+    required: [key],
   })),
 };
 const TREE_NODE = {
-  type: 'object', required: ['name'],
+  type: 'object',
+  required: ['name'],
   properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
 };
 
@@ -69,7 +81,12 @@ export const VALIDATION_CASES: ValidationCase[] = [
   {
     name: 'enum of 10 objects (keys reordered)',
     schema: itemsSchema({ enum: ENUM }),
-    build: (bytes) => ({ items: fill(bytes, (i) => { const { meta, sizes, kind } = ENUM[i % ENUM.length]!; return { meta, sizes, kind }; }) }),
+    build: (bytes) => ({
+      items: fill(bytes, (i) => {
+        const { meta, sizes, kind } = ENUM[i % ENUM.length]!;
+        return { meta, sizes, kind };
+      }),
+    }),
     issues: 0,
   },
   {
@@ -87,8 +104,10 @@ export const VALIDATION_CASES: ValidationCase[] = [
   {
     name: 'patternProperties + additionalProperties (one object)',
     schema: {
-      type: 'object', properties: { id: { type: 'integer' } },
-      patternProperties: { '^x-': { type: 'string' } }, additionalProperties: { type: 'integer' },
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      patternProperties: { '^x-': { type: 'string' } },
+      additionalProperties: { type: 'integer' },
     },
     build: (bytes) => {
       const body: Record<string, unknown> = { id: 0 };
@@ -112,14 +131,21 @@ export const VALIDATION_CASES: ValidationCase[] = [
     schema: { $ref: '#/$defs/node', $defs: { node: TREE_NODE } },
     build: (bytes) => {
       const leaf = (i: number) => ({ name: `n${i}` });
-      const tree = (i: number) => ({ name: 't', children: [0, 1, 2].map((j) => ({ name: 'u', children: [leaf(i), { name: 'v', children: [leaf(j)] }] })) });
+      const tree = (i: number) => ({
+        name: 't',
+        children: [0, 1, 2].map((j) => ({ name: 'u', children: [leaf(i), { name: 'v', children: [leaf(j)] }] })),
+      });
       return { name: 'root', children: fill(bytes, tree) };
     },
     issues: 0,
   },
   {
     name: 'oneOf of two recursive shapes (chains 200 deep)',
-    schema: { type: 'object', properties: { items: { type: 'array', items: { $ref: '#/$defs/node' } } }, $defs: { node: ONE_OF_NODE } },
+    schema: {
+      type: 'object',
+      properties: { items: { type: 'array', items: { $ref: '#/$defs/node' } } },
+      $defs: { node: ONE_OF_NODE },
+    },
     build: (bytes) => ({ items: fill(bytes, () => chain(200)) }),
     issues: 0,
   },

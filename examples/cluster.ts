@@ -5,8 +5,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createServer, elicitInput, inputRequired, type ChangeBus, type ChangeEvent } from '../core.ts';
-import { serveHttp, type SessionRecord, type SharedSessionStore } from '../http.ts';
+import { type ChangeBus, type ChangeEvent, createServer, elicitInput, inputRequired } from '../core.ts';
+import { type SessionRecord, type SharedSessionStore, serveHttp } from '../http.ts';
 
 // IPC messages. Worker → primary: a change to broadcast, or a store operation. Primary → worker: a change, or the
 // store's answer to the operation with the same `ref`.
@@ -14,7 +14,9 @@ type StoreOp = { kind: 'store'; ref: number; op: 'save' | 'load' | 'remove'; id:
 type ToPrimary = { kind: 'change'; event: ChangeEvent } | StoreOp;
 type ToWorker = { kind: 'change'; event: ChangeEvent } | { kind: 'stored'; ref: number; record?: SessionRecord };
 
-const { values } = parseArgs({ options: { workers: { type: 'string', default: '2' }, port: { type: 'string', default: '3000' } } });
+const { values } = parseArgs({
+  options: { workers: { type: 'string', default: '2' }, port: { type: 'string', default: '3000' } },
+});
 const workers = Number(values.workers);
 const port = Number(values.port);
 
@@ -43,7 +45,11 @@ if (cluster.isPrimary) {
     if (message.kind !== 'store') return;
     if (message.op === 'save') records.set(message.id, message.record!);
     if (message.op === 'remove') records.delete(message.id);
-    const reply: ToWorker = { kind: 'stored', ref: message.ref, record: message.op === 'load' ? records.get(message.id) : undefined };
+    const reply: ToWorker = {
+      kind: 'stored',
+      ref: message.ref,
+      record: message.op === 'load' ? records.get(message.id) : undefined,
+    };
     if (worker.isConnected()) worker.send(reply);
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -98,7 +104,10 @@ if (cluster.isPrimary) {
           this.#pending.delete(ref);
           reject(error);
         };
-        const timer = setTimeout(() => fail(new Error(`session store: no answer to ${op} within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+        const timer = setTimeout(
+          () => fail(new Error(`session store: no answer to ${op} within ${this.#timeoutMs} ms`)),
+          this.#timeoutMs,
+        );
         timer.unref();
         this.#pending.set(ref, (answer) => {
           clearTimeout(timer);
@@ -106,7 +115,13 @@ if (cluster.isPrimary) {
           resolve(answer);
         });
         if (!process.connected) fail(new Error('session store: the primary is gone'));
-        else process.send!({ kind: 'store', ref, op, id, record } satisfies StoreOp, undefined, {}, (error) => error && fail(error));
+        else
+          process.send!(
+            { kind: 'store', ref, op, id, record } satisfies StoreOp,
+            undefined,
+            {},
+            (error) => error && fail(error),
+          );
       });
     }
 
@@ -121,39 +136,59 @@ if (cluster.isPrimary) {
     }
   }
 
-  const server = createServer({ name: 'cluster-example', version: '1.0.0' }, {
-    changeBus: new ClusterChangeBus(),
-    requestState: { secret: process.env.MCP_STATE_SECRET },
-  });
+  const server = createServer(
+    { name: 'cluster-example', version: '1.0.0' },
+    {
+      changeBus: new ClusterChangeBus(),
+      requestState: { secret: process.env.MCP_STATE_SECRET },
+    },
+  );
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
   let counter = 0; // per worker: what this worker's touches counted
 
-  server.tool('echo', {
-    description: 'Echoes its text',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  }, ({ text: value }: { text: string }) => text(value));
-  server.tool('whoami', { description: 'The pid of the worker serving this call', inputSchema: { type: 'object' } },
-    () => text(String(process.pid)));
-  server.tool('touch', {
-    description: 'Bumps the counter and announces it: resource updated (the uri, default mem://counter), tools list changed',
-    inputSchema: { type: 'object', properties: { uri: { type: 'string' } } },
-  }, ({ uri = 'mem://counter' }: { uri?: string }) => {
-    counter++;
-    server.notifyResourceUpdated(uri); // through the bus: the clients of every worker hear it
-    server.notifyListChanged('tools');
-    return text(`${uri} touched by ${process.pid}`);
-  });
-  server.resource('mem://counter', { name: 'counter', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: `${counter} (worker ${process.pid})` }] }));
+  server.tool(
+    'echo',
+    {
+      description: 'Echoes its text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    ({ text: value }: { text: string }) => text(value),
+  );
+  server.tool(
+    'whoami',
+    { description: 'The pid of the worker serving this call', inputSchema: { type: 'object' } },
+    () => text(String(process.pid)),
+  );
+  server.tool(
+    'touch',
+    {
+      description:
+        'Bumps the counter and announces it: resource updated (the uri, default mem://counter), tools list changed',
+      inputSchema: { type: 'object', properties: { uri: { type: 'string' } } },
+    },
+    ({ uri = 'mem://counter' }: { uri?: string }) => {
+      counter++;
+      server.notifyResourceUpdated(uri); // through the bus: the clients of every worker hear it
+      server.notifyListChanged('tools');
+      return text(`${uri} touched by ${process.pid}`);
+    },
+  );
+  server.resource('mem://counter', { name: 'counter', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri, mimeType: 'text/plain', text: `${counter} (worker ${process.pid})` }],
+  }));
   // Asks once; the answer may come back to another worker, which opens the state this one sealed.
-  server.tool('confirm', { description: 'Asks the user to confirm, then answers', inputSchema: { type: 'object' } }, (_args, ctx) => {
-    if (ctx.requestState === undefined) {
-      const question = elicitInput({ message: 'Go on?', requestedSchema: { type: 'object', properties: {} } });
-      return inputRequired({ confirm: question }, { askedBy: process.pid });
-    }
-    const { askedBy } = ctx.requestState as { askedBy: number };
-    return text(`asked by ${askedBy}, answered by ${process.pid}`);
-  });
+  server.tool(
+    'confirm',
+    { description: 'Asks the user to confirm, then answers', inputSchema: { type: 'object' } },
+    (_args, ctx) => {
+      if (ctx.requestState === undefined) {
+        const question = elicitInput({ message: 'Go on?', requestedSchema: { type: 'object', properties: {} } });
+        return inputRequired({ confirm: question }, { askedBy: process.pid });
+      }
+      const { askedBy } = ctx.requestState as { askedBy: number };
+      return text(`asked by ${askedBy}, answered by ${process.pid}`);
+    },
+  );
 
   const http = await serveHttp(server, { port, sharedSessions: new PrimarySessionStore() });
   let closing = false;

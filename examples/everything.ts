@@ -2,9 +2,9 @@
 // resources `test://…`, prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`).
 // `npm -s start -- --stdio` serves it over stdio; it writes nothing but protocol frames to stdout.
 
-import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createServer, type Context, type Server } from '../core.ts';
+import { pathToFileURL } from 'node:url';
+import { type Context, createServer, type Server } from '../core.ts';
 import { serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
@@ -19,7 +19,10 @@ function text(value: string) {
 }
 
 /** Sends a server→client request; a client without the capability gets an error result instead. */
-async function ask(call: () => Promise<Record<string, unknown>>, describe: (result: Record<string, unknown>) => string) {
+async function ask(
+  call: () => Promise<Record<string, unknown>>,
+  describe: (result: Record<string, unknown>) => string,
+) {
   try {
     return text(describe(await call()));
   } catch (error) {
@@ -28,45 +31,73 @@ async function ask(call: () => Promise<Record<string, unknown>>, describe: (resu
 }
 
 function elicitationSummary(prefix: string) {
-  return (result: Record<string, unknown>) => `${prefix}: action=${String(result.action)}, content=${JSON.stringify(result.content ?? {})}`;
+  return (result: Record<string, unknown>) =>
+    `${prefix}: action=${String(result.action)}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
 function registerTools(server: Server): void {
-  server.tool('test_simple_text', { description: 'Returns a simple text response', inputSchema: NO_ARGUMENTS },
-    () => text('This is a simple text response for testing.'));
-  server.tool('test_image_content', { description: 'Returns an image', inputSchema: NO_ARGUMENTS },
-    () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }));
-  server.tool('test_audio_content', { description: 'Returns audio', inputSchema: NO_ARGUMENTS },
-    () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }));
-  server.tool('test_embedded_resource', { description: 'Returns an embedded resource', inputSchema: NO_ARGUMENTS },
+  server.tool('test_simple_text', { description: 'Returns a simple text response', inputSchema: NO_ARGUMENTS }, () =>
+    text('This is a simple text response for testing.'),
+  );
+  server.tool('test_image_content', { description: 'Returns an image', inputSchema: NO_ARGUMENTS }, () => ({
+    content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+  }));
+  server.tool('test_audio_content', { description: 'Returns audio', inputSchema: NO_ARGUMENTS }, () => ({
+    content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }],
+  }));
+  server.tool(
+    'test_embedded_resource',
+    { description: 'Returns an embedded resource', inputSchema: NO_ARGUMENTS },
     () => ({
-      content: [{
-        type: 'resource',
-        resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
-      }],
-    }));
-  server.tool('test_multiple_content_types', { description: 'Returns mixed content', inputSchema: NO_ARGUMENTS },
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
+    }),
+  );
+  server.tool(
+    'test_multiple_content_types',
+    { description: 'Returns mixed content', inputSchema: NO_ARGUMENTS },
     () => ({
       content: [
         { type: 'text', text: 'Multiple content types test:' },
         { type: 'image', data: PNG, mimeType: 'image/png' },
         {
           type: 'resource',
-          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: '{"test":"data","value":123}',
+          },
         },
       ],
-    }));
-  server.tool('test_error_handling', { description: 'Always returns an error result', inputSchema: NO_ARGUMENTS },
-    () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }));
-  server.tool('test_tool_with_progress', { description: 'Reports progress', inputSchema: NO_ARGUMENTS },
+    }),
+  );
+  server.tool(
+    'test_error_handling',
+    { description: 'Always returns an error result', inputSchema: NO_ARGUMENTS },
+    () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }),
+  );
+  server.tool(
+    'test_tool_with_progress',
+    { description: 'Reports progress', inputSchema: NO_ARGUMENTS },
     async (_args, ctx: Context) => {
       for (const step of [0, 50, 100]) {
         if (step > 0) await delay(50, undefined, { signal: ctx.signal });
         ctx.progress(step, 100, `Completed step ${step} of 100`);
       }
       return text('Progress completed');
-    });
-  server.tool('test_tool_with_logging', { description: 'Sends log messages', inputSchema: NO_ARGUMENTS },
+    },
+  );
+  server.tool(
+    'test_tool_with_logging',
+    { description: 'Sends log messages', inputSchema: NO_ARGUMENTS },
     async (_args, ctx: Context) => {
       const messages = ['Tool execution started', 'Tool processing data', 'Tool execution completed'];
       for (const [index, message] of messages.entries()) {
@@ -74,177 +105,261 @@ function registerTools(server: Server): void {
         ctx.log('info', message);
       }
       return text('Tool with logging executed successfully');
-    });
-  server.tool('json_schema_2020_12_tool', {
-    description: 'Lists a JSON Schema 2020-12 input schema unchanged',
-    inputSchema: JSON_SCHEMA_2020_12,
-  }, (args) => text(`Received: ${JSON.stringify(args)}`));
-  // The next four send real server→client requests, which exist in the 2025 era only.
-  server.tool('test_sampling', {
-    era: 'legacy',
-    description: 'Asks the client to sample an LLM',
-    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
-  }, (args: { prompt: string }, ctx: Context) => ask(
-    () => ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 }),
-    (result) => `LLM response: ${String((result.content as { text?: unknown } | undefined)?.text ?? '')}`,
-  ));
-  server.tool('test_elicitation', {
-    era: 'legacy',
-    description: 'Asks the user for input',
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-  }, (args: { message: string }, ctx: Context) => ask(() => ctx.elicit({
-    message: args.message,
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        username: { type: 'string', description: "User's response" },
-        email: { type: 'string', description: "User's email address" },
-      },
-      required: ['username', 'email'],
     },
-  }), elicitationSummary('User response')));
-  server.tool('test_elicitation_sep1034_defaults', { era: 'legacy', description: 'Elicits with defaults', inputSchema: NO_ARGUMENTS },
-    (_args, ctx: Context) => ask(() => ctx.elicit({
-      message: 'Please review your information',
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', default: 'John Doe' },
-          age: { type: 'integer', default: 30 },
-          score: { type: 'number', default: 95.5 },
-          status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
-          verified: { type: 'boolean', default: true },
-        },
-      },
-    }), elicitationSummary('Elicitation completed')));
-  server.tool('test_elicitation_sep1330_enums', { era: 'legacy', description: 'Elicits with enum forms', inputSchema: NO_ARGUMENTS },
-    (_args, ctx: Context) => ask(() => ctx.elicit({
-      message: 'Please choose options',
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: {
-            type: 'string',
-            oneOf: [
-              { const: 'value1', title: 'First Option' },
-              { const: 'value2', title: 'Second Option' },
-              { const: 'value3', title: 'Third Option' },
-            ],
-          },
-          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-          untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-          titledMulti: {
-            type: 'array',
-            items: {
-              anyOf: [
-                { const: 'value1', title: 'First Choice' },
-                { const: 'value2', title: 'Second Choice' },
-                { const: 'value3', title: 'Third Choice' },
-              ],
+  );
+  server.tool(
+    'json_schema_2020_12_tool',
+    {
+      description: 'Lists a JSON Schema 2020-12 input schema unchanged',
+      inputSchema: JSON_SCHEMA_2020_12,
+    },
+    (args) => text(`Received: ${JSON.stringify(args)}`),
+  );
+  // The next four send real server→client requests, which exist in the 2025 era only.
+  server.tool(
+    'test_sampling',
+    {
+      era: 'legacy',
+      description: 'Asks the client to sample an LLM',
+      inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    },
+    (args: { prompt: string }, ctx: Context) =>
+      ask(
+        () =>
+          ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 }),
+        (result) => `LLM response: ${String((result.content as { text?: unknown } | undefined)?.text ?? '')}`,
+      ),
+  );
+  server.tool(
+    'test_elicitation',
+    {
+      era: 'legacy',
+      description: 'Asks the user for input',
+      inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    },
+    (args: { message: string }, ctx: Context) =>
+      ask(
+        () =>
+          ctx.elicit({
+            message: args.message,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                username: { type: 'string', description: "User's response" },
+                email: { type: 'string', description: "User's email address" },
+              },
+              required: ['username', 'email'],
             },
-          },
-        },
-      },
-    }), elicitationSummary('Elicitation completed')));
+          }),
+        elicitationSummary('User response'),
+      ),
+  );
+  server.tool(
+    'test_elicitation_sep1034_defaults',
+    { era: 'legacy', description: 'Elicits with defaults', inputSchema: NO_ARGUMENTS },
+    (_args, ctx: Context) =>
+      ask(
+        () =>
+          ctx.elicit({
+            message: 'Please review your information',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                name: { type: 'string', default: 'John Doe' },
+                age: { type: 'integer', default: 30 },
+                score: { type: 'number', default: 95.5 },
+                status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                verified: { type: 'boolean', default: true },
+              },
+            },
+          }),
+        elicitationSummary('Elicitation completed'),
+      ),
+  );
+  server.tool(
+    'test_elicitation_sep1330_enums',
+    { era: 'legacy', description: 'Elicits with enum forms', inputSchema: NO_ARGUMENTS },
+    (_args, ctx: Context) =>
+      ask(
+        () =>
+          ctx.elicit({
+            message: 'Please choose options',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+                titledSingle: {
+                  type: 'string',
+                  oneOf: [
+                    { const: 'value1', title: 'First Option' },
+                    { const: 'value2', title: 'Second Option' },
+                    { const: 'value3', title: 'Third Option' },
+                  ],
+                },
+                legacyEnum: {
+                  type: 'string',
+                  enum: ['opt1', 'opt2', 'opt3'],
+                  enumNames: ['Option One', 'Option Two', 'Option Three'],
+                },
+                untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+                titledMulti: {
+                  type: 'array',
+                  items: {
+                    anyOf: [
+                      { const: 'value1', title: 'First Choice' },
+                      { const: 'value2', title: 'Second Choice' },
+                      { const: 'value3', title: 'Third Choice' },
+                    ],
+                  },
+                },
+              },
+            },
+          }),
+        elicitationSummary('Elicitation completed'),
+      ),
+  );
 }
 
 function registerDiagnostics(server: Server): void {
-  server.tool('test_sleep', {
-    description: 'Waits for ms milliseconds unless cancelled; reports progress every 100 ms when asked to',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
-  }, async (args: { ms: number }, ctx: Context) => {
-    const started = Date.now();
-    let elapsed = 0;
-    while (elapsed < args.ms) {
-      await delay(Math.min(100, args.ms - elapsed), undefined, { signal: ctx.signal });
-      elapsed = Date.now() - started;
-      ctx.progress(Math.min(elapsed, args.ms), args.ms);
-    }
-    return text(`Slept ${args.ms} ms`);
-  });
-  server.tool('test_throw', {
-    description: 'Throws a plain Error with the given message',
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
-  }, (args: { message?: string }) => {
-    throw new Error(args.message ?? 'test_throw');
-  });
-  server.tool('test_publish', {
-    description: 'Publishes change events',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        event: { type: 'string', enum: ['tools', 'prompts', 'resources', 'resource'] },
-        uri: { type: 'string' },
-        count: { type: 'integer', minimum: 1, maximum: 10000 },
-      },
-      required: ['event'],
+  server.tool(
+    'test_sleep',
+    {
+      description: 'Waits for ms milliseconds unless cancelled; reports progress every 100 ms when asked to',
+      inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0 } }, required: ['ms'] },
     },
-  }, (args: { event: 'tools' | 'prompts' | 'resources' | 'resource'; uri?: string; count?: number }) => {
-    const count = args.count ?? 1;
-    for (let i = 0; i < count; i++) {
-      if (args.event === 'resource') server.notifyResourceUpdated(args.uri ?? 'test://watched-resource');
-      else server.notifyListChanged(args.event);
-    }
-    return text(`Published ${count} ${args.event} event(s)`);
-  });
+    async (args: { ms: number }, ctx: Context) => {
+      const started = Date.now();
+      let elapsed = 0;
+      while (elapsed < args.ms) {
+        await delay(Math.min(100, args.ms - elapsed), undefined, { signal: ctx.signal });
+        elapsed = Date.now() - started;
+        ctx.progress(Math.min(elapsed, args.ms), args.ms);
+      }
+      return text(`Slept ${args.ms} ms`);
+    },
+  );
+  server.tool(
+    'test_throw',
+    {
+      description: 'Throws a plain Error with the given message',
+      inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+    },
+    (args: { message?: string }) => {
+      throw new Error(args.message ?? 'test_throw');
+    },
+  );
+  server.tool(
+    'test_publish',
+    {
+      description: 'Publishes change events',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          event: { type: 'string', enum: ['tools', 'prompts', 'resources', 'resource'] },
+          uri: { type: 'string' },
+          count: { type: 'integer', minimum: 1, maximum: 10000 },
+        },
+        required: ['event'],
+      },
+    },
+    (args: { event: 'tools' | 'prompts' | 'resources' | 'resource'; uri?: string; count?: number }) => {
+      const count = args.count ?? 1;
+      for (let i = 0; i < count; i++) {
+        if (args.event === 'resource') server.notifyResourceUpdated(args.uri ?? 'test://watched-resource');
+        else server.notifyListChanged(args.event);
+      }
+      return text(`Published ${count} ${args.event} event(s)`);
+    },
+  );
 }
 
 function registerResources(server: Server): void {
-  server.resource('test://static-text', { name: 'Static Text Resource', description: 'A static text resource', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }));
-  server.resource('test://static-binary', { name: 'Static Binary Resource', description: 'A static PNG image', mimeType: 'image/png' },
-    (uri) => ({ contents: [{ uri, mimeType: 'image/png', blob: PNG }] }));
-  server.resource('test://watched-resource', { name: 'Watched Resource', description: 'A resource to subscribe to', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }] }));
-  server.resourceTemplate('test://template/{id}/data', {
-    name: 'Template Resource',
-    description: 'Data for an id',
-    mimeType: 'application/json',
-    complete: { id: (value) => ['123', '456', '789'].filter((id) => id.startsWith(value)) },
-  }, (uri, variables) => ({
-    contents: [{
-      uri,
+  server.resource(
+    'test://static-text',
+    { name: 'Static Text Resource', description: 'A static text resource', mimeType: 'text/plain' },
+    (uri) => ({
+      contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+    }),
+  );
+  server.resource(
+    'test://static-binary',
+    { name: 'Static Binary Resource', description: 'A static PNG image', mimeType: 'image/png' },
+    (uri) => ({ contents: [{ uri, mimeType: 'image/png', blob: PNG }] }),
+  );
+  server.resource(
+    'test://watched-resource',
+    { name: 'Watched Resource', description: 'A resource to subscribe to', mimeType: 'text/plain' },
+    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }] }),
+  );
+  server.resourceTemplate(
+    'test://template/{id}/data',
+    {
+      name: 'Template Resource',
+      description: 'Data for an id',
       mimeType: 'application/json',
-      text: JSON.stringify({ id: variables.id, templateTest: true, data: `Data for ID: ${String(variables.id)}` }),
-    }],
-  }));
+      complete: { id: (value) => ['123', '456', '789'].filter((id) => id.startsWith(value)) },
+    },
+    (uri, variables) => ({
+      contents: [
+        {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id: variables.id, templateTest: true, data: `Data for ID: ${String(variables.id)}` }),
+        },
+      ],
+    }),
+  );
 }
 
 function registerPrompts(server: Server): void {
-  server.prompt('test_simple_prompt', { description: 'A simple prompt without arguments' },
-    () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }));
-  server.prompt('test_prompt_with_arguments', {
-    description: 'A prompt with arguments',
-    arguments: [
-      { name: 'arg1', description: 'First test argument', required: true },
-      { name: 'arg2', description: 'Second test argument', required: true },
-    ],
-    complete: {
-      arg1: (value) => ['paris', 'park', 'party', 'hello'].filter((word) => word.startsWith(value)),
-      arg2: (value) => ['world', 'wonder'].filter((word) => word.startsWith(value)),
-    },
-  }, (args) => ({
-    messages: [{
-      role: 'user',
-      content: { type: 'text', text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` },
-    }],
+  server.prompt('test_simple_prompt', { description: 'A simple prompt without arguments' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
   }));
-  server.prompt('test_prompt_with_embedded_resource', {
-    description: 'A prompt with an embedded resource',
-    arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
-  }, (args) => ({
-    messages: [
-      {
-        role: 'user',
-        content: {
-          type: 'resource',
-          resource: { uri: args.resourceUri!, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
-        },
+  server.prompt(
+    'test_prompt_with_arguments',
+    {
+      description: 'A prompt with arguments',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true },
+        { name: 'arg2', description: 'Second test argument', required: true },
+      ],
+      complete: {
+        arg1: (value) => ['paris', 'park', 'party', 'hello'].filter((word) => word.startsWith(value)),
+        arg2: (value) => ['world', 'wonder'].filter((word) => word.startsWith(value)),
       },
-      { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
-    ],
-  }));
+    },
+    (args) => ({
+      messages: [
+        {
+          role: 'user',
+          content: { type: 'text', text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` },
+        },
+      ],
+    }),
+  );
+  server.prompt(
+    'test_prompt_with_embedded_resource',
+    {
+      description: 'A prompt with an embedded resource',
+      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+    },
+    (args) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: {
+              uri: args.resourceUri!,
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
+          },
+        },
+        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+      ],
+    }),
+  );
   server.prompt('test_prompt_with_image', { description: 'A prompt with an image' }, () => ({
     messages: [
       { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
@@ -261,7 +376,8 @@ export function createEverythingServer(): Server {
       // Makes the initialize gate observable: `_meta["fixture/initializeDelayMs"]: N` holds the handshake N ms.
       onInitialize: async (params, ctx) => {
         const delayMs = (params._meta as Record<string, unknown> | undefined)?.['fixture/initializeDelayMs'];
-        if (typeof delayMs === 'number' && delayMs > 0) await delay(Math.min(delayMs, 60_000), undefined, { signal: ctx.signal });
+        if (typeof delayMs === 'number' && delayMs > 0)
+          await delay(Math.min(delayMs, 60_000), undefined, { signal: ctx.signal });
       },
     },
   );

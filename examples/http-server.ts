@@ -4,10 +4,14 @@ import { serveHttp } from '../http.ts';
 
 const server = createServer({ name: 'greeter', version: '1.0.0' });
 
-server.tool('greet', {
-  description: 'Greets someone by name',
-  inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-}, ({ name }: { name: string }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }));
+server.tool(
+  'greet',
+  {
+    description: 'Greets someone by name',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  },
+  ({ name }: { name: string }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }),
+);
 
 const http = await serveHttp(server, { port: Number(process.argv[2] ?? process.env.PORT ?? 3000) });
 console.log(`listening on ${http.url}`); // stdout is free: over HTTP it carries no protocol

@@ -7,22 +7,26 @@ import { serveStdio } from '../stdio.ts';
 
 export function createInputServer(): Server {
   const server = createServer({ name: 'input-required-example', version: '1.0.0' });
-  server.tool('delete_file', {
-    description: 'Deletes a file after the user confirms',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  }, ({ path }: { path: string }, ctx) => {
-    const answer = ctx.inputResponses?.confirm;
-    if (answer === undefined) {
-      return inputRequired({
-        confirm: elicitInput({
-          message: `Delete ${path}?`,
-          requestedSchema: { type: 'object', properties: { sure: { type: 'boolean' } }, required: ['sure'] },
-        }),
-      });
-    }
-    const sure = answer.action === 'accept' && (answer.content as { sure?: unknown } | undefined)?.sure === true;
-    return { content: [{ type: 'text', text: sure ? `Deleted ${path}` : `Kept ${path}` }] };
-  });
+  server.tool(
+    'delete_file',
+    {
+      description: 'Deletes a file after the user confirms',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+    ({ path }: { path: string }, ctx) => {
+      const answer = ctx.inputResponses?.confirm;
+      if (answer === undefined) {
+        return inputRequired({
+          confirm: elicitInput({
+            message: `Delete ${path}?`,
+            requestedSchema: { type: 'object', properties: { sure: { type: 'boolean' } }, required: ['sure'] },
+          }),
+        });
+      }
+      const sure = answer.action === 'accept' && (answer.content as { sure?: unknown } | undefined)?.sure === true;
+      return { content: [{ type: 'text', text: sure ? `Deleted ${path}` : `Kept ${path}` }] };
+    },
+  );
   return server;
 }
 

@@ -8,10 +8,18 @@ import { createHttpHandler } from '../http.ts';
 /** The app: `GET /health` is its own route, everything under `/mcp` goes to the MCP handler. */
 export function createApp(): HttpServer {
   const mcp = createServer({ name: 'mounted', version: '1.0.0' });
-  mcp.tool('add', {
-    description: 'Adds two numbers',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  }, ({ a, b }: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
+  mcp.tool(
+    'add',
+    {
+      description: 'Adds two numbers',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    },
+    ({ a, b }: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
   const handler = createHttpHandler(mcp, { path: '/mcp' });
 
   const app = createHttpServer((req, res) => {

@@ -10,22 +10,31 @@ import { serveStdio } from '../stdio.ts';
 export function createSubscriptionServer(): Server {
   const server = createServer({ name: 'subscriptions-example', version: '1.0.0' });
   let count = 0;
-  server.resource('counter://value', { name: 'counter', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: String(count) }] }));
-  server.tool('tick', { description: 'Increments the counter', inputSchema: { type: 'object', properties: {} } }, () => {
-    count += 1;
-    server.notifyResourceUpdated('counter://value');
-    return { content: [{ type: 'text', text: String(count) }] };
-  });
+  server.resource('counter://value', { name: 'counter', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri, mimeType: 'text/plain', text: String(count) }],
+  }));
+  server.tool(
+    'tick',
+    { description: 'Increments the counter', inputSchema: { type: 'object', properties: {} } },
+    () => {
+      count += 1;
+      server.notifyResourceUpdated('counter://value');
+      return { content: [{ type: 'text', text: String(count) }] };
+    },
+  );
   let notes = 0;
-  server.tool('add_note', { description: 'Adds a note resource', inputSchema: { type: 'object', properties: {} } }, () => {
-    const uri = `note://${++notes}`;
-    const text = `note ${notes}`;
-    // Registering (or removing, updating) after clients connected sends the list change on its own; call
-    // server.notifyListChanged('resources') yourself only for changes the registry cannot see.
-    server.resource(uri, { name: text }, () => ({ contents: [{ uri, text }] }));
-    return { content: [{ type: 'text', text: uri }] };
-  });
+  server.tool(
+    'add_note',
+    { description: 'Adds a note resource', inputSchema: { type: 'object', properties: {} } },
+    () => {
+      const uri = `note://${++notes}`;
+      const text = `note ${notes}`;
+      // Registering (or removing, updating) after clients connected sends the list change on its own; call
+      // server.notifyListChanged('resources') yourself only for changes the registry cannot see.
+      server.resource(uri, { name: text }, () => ({ contents: [{ uri, text }] }));
+      return { content: [{ type: 'text', text: uri }] };
+    },
+  );
   return server;
 }
 

@@ -9,8 +9,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { createEverythingServer } from '../examples/everything.ts';
 import { serveHttp } from '../http.ts';
 
@@ -35,12 +35,20 @@ interface Check {
   details?: unknown;
 }
 
-interface Outcome { exitCode: number | null; output: string; timedOut: boolean }
+interface Outcome {
+  exitCode: number | null;
+  output: string;
+  timedOut: boolean;
+}
 
 const RUNS: Run[] = [
   { name: 'r2025', kind: 'scored', args: ['--requirements', '2025-11-25'] },
   { name: 'r2026', kind: 'scored', args: ['--requirements', '2026-07-28'] },
-  { name: 'http-header-validation', kind: 'pending', args: ['--scenario', 'http-header-validation', '--spec-version', '2026-07-28'] },
+  {
+    name: 'http-header-validation',
+    kind: 'pending',
+    args: ['--scenario', 'http-header-validation', '--spec-version', '2026-07-28'],
+  },
   {
     name: 'http-custom-header-server-validation',
     kind: 'pending',
@@ -63,10 +71,13 @@ function runCli(url: string, run: Run, outDir: string): Promise<Outcome> {
     });
     child = proc;
     let timedOut = false;
-    const guard = setTimeout(() => {
-      timedOut = true;
-      proc.kill('SIGKILL');
-    }, run.kind === 'scored' ? RUN_GUARD_MS.requirements : RUN_GUARD_MS.scenario);
+    const guard = setTimeout(
+      () => {
+        timedOut = true;
+        proc.kill('SIGKILL');
+      },
+      run.kind === 'scored' ? RUN_GUARD_MS.requirements : RUN_GUARD_MS.scenario,
+    );
     const collect = (chunk: Buffer): void => {
       chunks.push(chunk);
       log.write(chunk);
@@ -123,9 +134,12 @@ async function readChecks(dir: string): Promise<{ scenario: string; checks: Chec
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(folder)?.[1] ?? folder;
     try {
       const parsed: unknown = JSON.parse(await readFile(join(dir, entry), 'utf8'));
-      out.push({ scenario, checks: Array.isArray(parsed) ? parsed as Check[] : [] });
+      out.push({ scenario, checks: Array.isArray(parsed) ? (parsed as Check[]) : [] });
     } catch (error) {
-      out.push({ scenario, checks: [{ id: '(unreadable checks.json)', status: 'FAILURE', errorMessage: String(error) }] });
+      out.push({
+        scenario,
+        checks: [{ id: '(unreadable checks.json)', status: 'FAILURE', errorMessage: String(error) }],
+      });
     }
   }
   return out;
@@ -157,8 +171,10 @@ async function main(): Promise<number> {
       const started = Date.now();
       const outcome = await runCli(http.url, run, outDir);
       console.log(summaryOf(outcome.output));
-      console.log(`exit ${outcome.exitCode ?? 'signal'}${outcome.timedOut ? ' (killed by the run guard)' : ''}, ` +
-        `${((Date.now() - started) / 1000).toFixed(1)} s, full log ${outDir}.log\n`);
+      console.log(
+        `exit ${outcome.exitCode ?? 'signal'}${outcome.timedOut ? ' (killed by the run guard)' : ''}, ` +
+          `${((Date.now() - started) / 1000).toFixed(1)} s, full log ${outDir}.log\n`,
+      );
 
       const notScored = notScoredOf(outcome.output);
       const results = await readChecks(outDir);
@@ -168,7 +184,9 @@ async function main(): Promise<number> {
           if (check.status !== 'FAILURE') continue;
           failures += 1;
           const tag = notScored.has(scenario) ? ' (not scored)' : '';
-          console.log(`FAILURE ${run.name} ${scenario}${tag} ${check.id ?? '?'}: ${check.errorMessage ?? check.name ?? ''}`);
+          console.log(
+            `FAILURE ${run.name} ${scenario}${tag} ${check.id ?? '?'}: ${check.errorMessage ?? check.name ?? ''}`,
+          );
           const details = trimmed(check.details);
           if (details !== '') console.log(`    details ${details}`);
         }
@@ -177,7 +195,8 @@ async function main(): Promise<number> {
 
       if (outcome.timedOut) problems.push(`${run.name}: killed after the run guard`);
       if (results.length === 0) problems.push(`${run.name}: no checks.json was written`);
-      if (run.kind === 'scored' && outcome.exitCode !== 0) problems.push(`${run.name}: exit ${outcome.exitCode ?? 'signal'}`);
+      if (run.kind === 'scored' && outcome.exitCode !== 0)
+        problems.push(`${run.name}: exit ${outcome.exitCode ?? 'signal'}`);
       if (run.kind === 'pending' && failures > 0) problems.push(`${run.name}: ${failures} FAILURE check(s)`);
     }
   } finally {
@@ -195,8 +214,11 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => process.exit(code), (error: unknown) => {
-  child?.kill('SIGKILL');
-  console.error(error instanceof Error ? error.stack ?? error.message : String(error));
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    child?.kill('SIGKILL');
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);

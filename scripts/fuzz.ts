@@ -3,7 +3,7 @@
 // the runner of test/fuzz.ts, prints the summaries as JSON and exits 1 when any invariant broke.
 
 import { parseArgs } from 'node:util';
-import { runFuzz, type FuzzSummary } from '../test/fuzz.ts';
+import { type FuzzSummary, runFuzz } from '../test/fuzz.ts';
 import type { Era, Transport } from '../test/fuzz-gen.ts';
 
 const TARGETS: { name: string; transport: Transport; era: Era; legacyVersion?: string }[] = [
@@ -28,8 +28,15 @@ const frames = Number(values.frames);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 const names = values.targets.split(',');
 const targets = TARGETS.filter((target) => names.includes(target.name));
-if (!Number.isSafeInteger(frames) || frames < targets.length || !Number.isSafeInteger(seed) || targets.length !== names.length) {
-  process.stderr.write(`usage: node scripts/fuzz.ts [--frames N] [--seed N] [--targets ${TARGETS.map((t) => t.name).join(',')}]\n`);
+if (
+  !Number.isSafeInteger(frames) ||
+  frames < targets.length ||
+  !Number.isSafeInteger(seed) ||
+  targets.length !== names.length
+) {
+  process.stderr.write(
+    `usage: node scripts/fuzz.ts [--frames N] [--seed N] [--targets ${TARGETS.map((t) => t.name).join(',')}]\n`,
+  );
   process.exit(2);
 }
 
@@ -44,16 +51,28 @@ for (const [index, target] of targets.entries()) {
     legacyVersion: target.legacyVersion,
     heapBoundBytes: Number(values['heap-bound-mb']) * 1024 * 1024,
   });
-  process.stderr.write(`${target.name}: ${summary.frames} frames in ${summary.durationMs} ms, ${summary.violationCount} violation(s)\n`);
+  process.stderr.write(
+    `${target.name}: ${summary.frames} frames in ${summary.durationMs} ms, ${summary.violationCount} violation(s)\n`,
+  );
   runs.push(summary);
 }
 
 const sum = (key: keyof FuzzSummary): number => runs.reduce((total, run) => total + (run[key] as number), 0);
 const totals = {
-  frames: sum('frames'), bytes: sum('bytes'), requests: sum('requests'), answered: sum('answered'), nullAnswers: sum('nullAnswers'),
-  cancelled: sum('cancelled'), duplicatesRefused: sum('duplicatesRefused'), drainCut: sum('drainCut'), reused: sum('reused'),
-  batchAnswers: sum('batchAnswers'), barriers: sum('barriers'), violationCount: sum('violationCount'),
-  maxHeapDeltaBytes: Math.max(...runs.map((run) => run.heapDeltaBytes)), maxHeapPeakBytes: Math.max(...runs.map((run) => run.heapPeakBytes)),
+  frames: sum('frames'),
+  bytes: sum('bytes'),
+  requests: sum('requests'),
+  answered: sum('answered'),
+  nullAnswers: sum('nullAnswers'),
+  cancelled: sum('cancelled'),
+  duplicatesRefused: sum('duplicatesRefused'),
+  drainCut: sum('drainCut'),
+  reused: sum('reused'),
+  batchAnswers: sum('batchAnswers'),
+  barriers: sum('barriers'),
+  violationCount: sum('violationCount'),
+  maxHeapDeltaBytes: Math.max(...runs.map((run) => run.heapDeltaBytes)),
+  maxHeapPeakBytes: Math.max(...runs.map((run) => run.heapPeakBytes)),
   durationMs: sum('durationMs'),
 };
 process.stdout.write(`${JSON.stringify({ seed, ok: totals.violationCount === 0, totals, runs }, null, 2)}\n`);

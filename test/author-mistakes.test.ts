@@ -2,23 +2,41 @@
 // createServer; at registration a relative resource URI, an empty prompt name, a handler that is not a function; or,
 // for a handler returning a malformed result, in the log, while the client gets a plain -32603 without the detail.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { createServer, type GetPromptResult, type ReadResourceResult } from '../core.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 
 test('registration refuses a relative resource URI, an empty prompt name and a non-function handler', () => {
   const server = createServer({ name: 's', version: '1' });
-  assert.throws(() => server.resource('static-text', { name: 'x' }, () => ({ contents: [] })), /resource 'static-text': the URI must be absolute/);
-  assert.throws(() => server.resource('test://x', { name: 'x' }, 42 as never), /resource 'test:\/\/x': the handler must be a function/);
+  assert.throws(
+    () => server.resource('static-text', { name: 'x' }, () => ({ contents: [] })),
+    /resource 'static-text': the URI must be absolute/,
+  );
+  assert.throws(
+    () => server.resource('test://x', { name: 'x' }, 42 as never),
+    /resource 'test:\/\/x': the handler must be a function/,
+  );
   assert.throws(() => server.prompt('', {}, () => ({ messages: [] })), /a prompt needs a non-empty name/);
   assert.throws(() => server.prompt('p', {}, null as never), /prompt 'p': the handler must be a function/);
 });
 
 test('createServer refuses a limit that is not a positive integer, naming the option (NaN would lift the bound, 0 refuse everything)', () => {
-  for (const name of ['maxInFlight', 'maxBatchLength', 'maxBatchAnswerBytes', 'requestTimeoutMs', 'maxSubscriptions', 'maxListens', 'maxBufferedEvents', 'pageSize']) {
+  for (const name of [
+    'maxInFlight',
+    'maxBatchLength',
+    'maxBatchAnswerBytes',
+    'requestTimeoutMs',
+    'maxSubscriptions',
+    'maxListens',
+    'maxBufferedEvents',
+    'pageSize',
+  ]) {
     for (const value of [Number.NaN, 0, -1, 1.5, Infinity]) {
-      assert.throws(() => createServer({ name: 's', version: '1' }, { [name]: value }), { name: 'RangeError', message: `${name} must be a positive integer, got ${value}` });
+      assert.throws(() => createServer({ name: 's', version: '1' }, { [name]: value }), {
+        name: 'RangeError',
+        message: `${name} must be a positive integer, got ${value}`,
+      });
     }
     assert.doesNotThrow(() => createServer({ name: 's', version: '1' }, { [name]: 1 }));
   }
@@ -28,9 +46,17 @@ test('a malformed resource or prompt result is -32603 on the wire and named in t
   const logger = new MemoryLogger();
   const server = createServer({ name: 's', version: '1' }, { logger });
   server.resource('test://no-contents', { name: 'a' }, () => ({ text: 'oops' }) as unknown as ReadResourceResult);
-  server.resource('test://bad-item', { name: 'b' }, (uri) => ({ contents: [{ uri, mime: 'text/plain' }] }) as unknown as ReadResourceResult);
+  server.resource(
+    'test://bad-item',
+    { name: 'b' },
+    (uri) => ({ contents: [{ uri, mime: 'text/plain' }] }) as unknown as ReadResourceResult,
+  );
   server.prompt('no_messages', {}, () => ({ text: 'oops' }) as unknown as GetPromptResult);
-  server.prompt('bad_role', {}, () => ({ messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] }) as unknown as GetPromptResult);
+  server.prompt(
+    'bad_role',
+    {},
+    () => ({ messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] }) as unknown as GetPromptResult,
+  );
   const client = new WireClient(server);
   await client.initialize();
   const internal = { code: -32603, message: 'Internal error' };
@@ -38,11 +64,14 @@ test('a malformed resource or prompt result is -32603 on the wire and named in t
   assert.deepEqual((await client.request('resources/read', { uri: 'test://bad-item' })).error, internal);
   assert.deepEqual((await client.request('prompts/get', { name: 'no_messages' })).error, internal);
   assert.deepEqual((await client.request('prompts/get', { name: 'bad_role' })).error, internal);
-  assert.deepEqual(logger.errors.map((entry) => entry.message), [
-    "resource handler for 'test://no-contents' returned {\"text\":\"oops\"}, not {contents: [...]}",
-    "resource handler for 'test://bad-item' returned contents[0] without a string uri and a string text or blob",
-    "prompt 'no_messages' returned {\"text\":\"oops\"}, not {messages: [...]}",
-    "prompt 'bad_role' returned messages[0] without a user/assistant role and a typed content",
-  ]);
+  assert.deepEqual(
+    logger.errors.map((entry) => entry.message),
+    [
+      'resource handler for \'test://no-contents\' returned {"text":"oops"}, not {contents: [...]}',
+      "resource handler for 'test://bad-item' returned contents[0] without a string uri and a string text or blob",
+      'prompt \'no_messages\' returned {"text":"oops"}, not {messages: [...]}',
+      "prompt 'bad_role' returned messages[0] without a user/assistant role and a typed content",
+    ],
+  );
   assert.deepEqual(await client.end(), []);
 });

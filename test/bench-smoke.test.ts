@@ -14,13 +14,17 @@ import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
 
-test('npm run bench -- --smoke measures every contender on every transport x era and writes the report', { timeout: 240_000 }, async () => {
+test('npm run bench -- --smoke measures every contender on every transport x era and writes the report', {
+  timeout: 240_000,
+}, async () => {
   const out = await mkdtemp(join(tmpdir(), 'mcp-bench-'));
   try {
     const exitCode = await new Promise<number | null>((resolve) => {
       const child = spawn(process.execPath, [RUN, '--smoke', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
       child.once('exit', (code) => {
         if (code !== 0) process.stderr.write(stderr);
         resolve(code);
@@ -33,21 +37,47 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     for (const transport of ['stdio', 'http']) {
       for (const era of ['2025', '2026']) {
         for (const concurrency of [1, 8]) {
-          const rows = results.throughput.filter((r) => r.transport === transport && r.era === era && r.concurrency === concurrency);
+          const rows = results.throughput.filter(
+            (r) => r.transport === transport && r.era === era && r.concurrency === concurrency,
+          );
           const expected = era === '2025' ? keys : keys.filter((k) => k !== 'sdk-v1');
-          assert.deepEqual(rows.map((r) => r.contender).sort(), [...expected].sort(), `${transport} ${era} x${concurrency}`);
+          assert.deepEqual(
+            rows.map((r) => r.contender).sort(),
+            [...expected].sort(),
+            `${transport} ${era} x${concurrency}`,
+          );
           for (const row of rows) assert.ok(row.callsPerSecond > 0 && row.p99Us >= row.p50Us, JSON.stringify(row));
         }
       }
       assert.equal(results.coldStart.filter((r) => r.transport === transport).length, keys.length);
     }
-    assert.deepEqual(results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
-    assert.deepEqual(results.memory.filter((r) => r.kind === 'listens').map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2']);
-    assert.deepEqual(results.weight.map((r) => r.contender), ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
-    assert.deepEqual(results.validation?.map((r) => r.name), VALIDATION_CASES.map((c) => c.name));
-    for (const row of results.validation ?? []) assert.ok(row.bytes > 0 && row.parseMs > 0 && row.validateMs >= 0, JSON.stringify(row));
+    assert.deepEqual(
+      results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender),
+      ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'],
+    );
+    assert.deepEqual(
+      results.memory.filter((r) => r.kind === 'listens').map((r) => r.contender),
+      ['core-dist', 'core-ts', 'sdk-v2'],
+    );
+    assert.deepEqual(
+      results.weight.map((r) => r.contender),
+      ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'],
+    );
+    assert.deepEqual(
+      results.validation?.map((r) => r.name),
+      VALIDATION_CASES.map((c) => c.name),
+    );
+    for (const row of results.validation ?? [])
+      assert.ok(row.bytes > 0 && row.parseMs > 0 && row.validateMs >= 0, JSON.stringify(row));
     const markdown = await readFile(join(out, 'results.md'), 'utf8');
-    for (const heading of ['## Echo tool round trips', '## Cold start', '## Memory', '## Package weight', '## Argument validation', '## Targets (mcp-core)']) {
+    for (const heading of [
+      '## Echo tool round trips',
+      '## Cold start',
+      '## Memory',
+      '## Package weight',
+      '## Argument validation',
+      '## Targets (mcp-core)',
+    ]) {
       assert.ok(markdown.includes(heading), heading);
     }
   } finally {

@@ -1,16 +1,21 @@
 // The official MCP conformance suite (both requirement sets, plus the pending header scenarios) against the demo
 // server over HTTP, through `scripts/conformance.ts`, which exits non-zero on any scored or pending failure.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios', { timeout: 10 * 60_000 }, async () => {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios', {
+  timeout: 10 * 60_000,
+}, async () => {
+  const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -3,26 +3,26 @@
 // resolved by explicit signals from inside handlers; every test ends by checking that the server wrote nothing it
 // was not expected to.
 
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import {
+  type CallToolResult,
+  type Context,
+  createServer,
   MissingCapabilityError,
   OutboundRequestError,
   ProtocolError,
-  ToolError,
-  createServer,
-  type CallToolResult,
-  type Context,
   type ReadResourceResult,
   type RequestId,
   type Server,
   type ServerOptions,
+  ToolError,
 } from '../core.ts';
 import { Dispatcher, type InboundRequest } from '../dispatcher.ts';
+import { createEverythingServer } from '../examples/everything.ts';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc.ts';
 import type { StdioOptions } from '../stdio.ts';
-import { createEverythingServer } from '../examples/everything.ts';
-import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
+import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures
@@ -50,7 +50,9 @@ class Holds {
       id: ctx.requestId,
       ctx,
       outcome: deferred<unknown>(),
-      aborted: new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason), { once: true })),
+      aborted: new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason), { once: true }),
+      ),
     };
     this.all.push(held);
     const waiter = this.#waiting.get(held.id)?.shift();
@@ -121,8 +123,11 @@ const cancel = (requestId: unknown, reason?: string) => ({
 
 const result = (id: RequestId, value: unknown) => ({ jsonrpc: '2.0', id, result: value });
 const toolText = (id: RequestId, value: string) => result(id, { content: [{ type: 'text', text: value }] });
-const failure = (id: RequestId | null, code: number, message: string, data?: unknown) =>
-  ({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
+const failure = (id: RequestId | null, code: number, message: string, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  error: data === undefined ? { code, message } : { code, message, data },
+});
 const progressFrame = (progressToken: string | number, progress: number, total?: number, message?: string) => ({
   jsonrpc: '2.0',
   method: 'notifications/progress',
@@ -133,9 +138,16 @@ const progressFrame = (progressToken: string | number, progress: number, total?:
     ...(message === undefined ? {} : { message }),
   },
 });
-const cancelled = (requestId: number, reason: string) =>
-  ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
-const logFrame = (level: string, data: unknown) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level, data } });
+const cancelled = (requestId: number, reason: string) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/cancelled',
+  params: { requestId, reason },
+});
+const logFrame = (level: string, data: unknown) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level, data },
+});
 const TOOL_FAILED = { content: [{ type: 'text', text: 'Tool execution failed' }], isError: true };
 const INTERNAL = (id: RequestId) => failure(id, -32603, 'Internal error');
 const BAD_ID = failure(null, -32600, 'Invalid Request: id must be a string or an integer');
@@ -203,7 +215,10 @@ describe('frame validation', () => {
     client.send({ jsonrpc: '2.0', method: 1 });
     assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: method must be a non-empty string'));
     client.send({ jsonrpc: '2.0', id: 5 });
-    assert.deepEqual(await client.next(), failure(5, -32600, 'Invalid Request: a message needs a method, a result or an error'));
+    assert.deepEqual(
+      await client.next(),
+      failure(5, -32600, 'Invalid Request: a message needs a method, a result or an error'),
+    );
     client.send('42');
     assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: a message must be a JSON object'));
     client.send('null');
@@ -211,7 +226,6 @@ describe('frame validation', () => {
     assert.deepEqual(await client.request('ping', undefined, 6), result(6, {}));
     assert.deepEqual(await client.end(), []);
   });
-
 
   test('invalid JSON gets -32700 with id null and the connection keeps serving', async () => {
     const { client } = setup();
@@ -229,9 +243,18 @@ describe('frame validation', () => {
 
   test('unknown methods get -32601 naming the method; unknown notifications get nothing', async () => {
     const { client } = setup();
-    assert.deepEqual(await client.request('x/unknown', undefined, 1), failure(1, -32601, 'Method not found', 'x/unknown'));
+    assert.deepEqual(
+      await client.request('x/unknown', undefined, 1),
+      failure(1, -32601, 'Method not found', 'x/unknown'),
+    );
     await client.initialize();
-    for (const [id, method] of [[2, 'x/unknown'], [3, 'constructor'], [4, '__proto__'], [5, 'toString'], [6, 'prompts/list']] as const) {
+    for (const [id, method] of [
+      [2, 'x/unknown'],
+      [3, 'constructor'],
+      [4, '__proto__'],
+      [5, 'toString'],
+      [6, 'prompts/list'],
+    ] as const) {
       assert.deepEqual(await client.request(method, undefined, id), failure(id, -32601, 'Method not found', method));
     }
     client.send({ jsonrpc: '2.0', method: 'x/unknown-notification' });
@@ -391,7 +414,10 @@ describe('the in-flight table', () => {
     client.input.write(ids.map((id) => line(cancel(id))).join(''));
     await settle(client);
     assert.equal(client.stdio.connection.inFlightCount, 0);
-    assert.deepEqual(await client.request('tools/call', { name: 'test_sleep', arguments: { ms: 0 } }, 'sleep-0'), toolText('sleep-0', 'Slept 0 ms'));
+    assert.deepEqual(
+      await client.request('tools/call', { name: 'test_sleep', arguments: { ms: 0 } }, 'sleep-0'),
+      toolText('sleep-0', 'Slept 0 ms'),
+    );
     assert.deepEqual(await client.end(), []);
   });
 
@@ -513,12 +539,22 @@ describe('cancellation', () => {
     const held = await Promise.all(ids.map((id) => holds.started(id)));
     for (const id of ids) client.send(cancel(id));
     await Promise.all(held.map((entry) => entry.aborted));
-    const thrown = [new Error('after abort'), new Error('after abort'), new ProtocolError(4001, 'x'), new ProtocolError(4001, 'x'), 'text', 'text'];
+    const thrown = [
+      new Error('after abort'),
+      new Error('after abort'),
+      new ProtocolError(4001, 'x'),
+      new ProtocolError(4001, 'x'),
+      'text',
+      'text',
+    ];
     held.forEach((entry, index) => entry.outcome.reject(thrown[index]));
     await settle(client);
     assert.equal(client.stdio.connection.inFlightCount, 0);
     assert.deepEqual(await client.end(), []);
-    assert.deepEqual(logger.errors.map((entry) => entry.message), []);
+    assert.deepEqual(
+      logger.errors.map((entry) => entry.message),
+      [],
+    );
   });
 
   test('progress and log messages from a cancelled handler are dropped', async () => {
@@ -578,12 +614,16 @@ describe('cancellation', () => {
   test('cancels before initialize are dropped', async (t) => {
     const cancels = t.mock.method(Dispatcher.prototype, 'cancel');
     const { client, holds } = setup();
-    client.input.write([
-      request(1, 'ping'),
-      cancel(1),
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
-      cancel(2),
-    ].map(line).join(''));
+    client.input.write(
+      [
+        request(1, 'ping'),
+        cancel(1),
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+        cancel(2),
+      ]
+        .map(line)
+        .join(''),
+    );
     assert.deepEqual(await client.next(), result(1, {}));
     await settle(client);
     assert.equal(cancels.mock.callCount(), 0, 'a cancel before initialize must not reach the dispatcher');
@@ -643,7 +683,11 @@ describe('progress', () => {
       progressFrame(0, 10, 10, 'done'),
       toolText(1, 'stepped'),
     ]);
-    assert.deepEqual(await client.end(), [progressFrame(0, 1, 10, 'one'), progressFrame(0, 2), progressFrame(0, 10, 10, 'done')]);
+    assert.deepEqual(await client.end(), [
+      progressFrame(0, 1, 10, 'one'),
+      progressFrame(0, 2),
+      progressFrame(0, 10, 10, 'done'),
+    ]);
   });
 
   test('concurrent requests each report on their own token', async () => {
@@ -667,18 +711,36 @@ describe('progress', () => {
       toolText(2, 'b'),
       toolText(1, 'a'),
     ]);
-    assert.deepEqual(await client.end(), [progressFrame('a', 1), progressFrame('', 1), progressFrame('a', 2, 2), toolText(2, 'b')]);
+    assert.deepEqual(await client.end(), [
+      progressFrame('a', 1),
+      progressFrame('', 1),
+      progressFrame('a', 2, 2),
+      toolText(2, 'b'),
+    ]);
   });
 
   test('progress without a token, or with a token that is not a string or number, is a no-op', async () => {
     const { client } = setup({}, steps);
     await client.initialize();
     const start = client.frames.length;
-    const metas = [undefined, {}, { progressToken: null }, { progressToken: true }, { progressToken: {} }, { progressToken: [1] }];
+    const metas = [
+      undefined,
+      {},
+      { progressToken: null },
+      { progressToken: true },
+      { progressToken: {} },
+      { progressToken: [1] },
+    ];
     for (const [index, meta] of metas.entries()) {
-      assert.deepEqual(await client.request('tools/call', { name: 'steps', ...(meta && { _meta: meta }) }, index), toolText(index, 'stepped'));
+      assert.deepEqual(
+        await client.request('tools/call', { name: 'steps', ...(meta && { _meta: meta }) }, index),
+        toolText(index, 'stepped'),
+      );
     }
-    assert.deepEqual(framesAfter(client, start), metas.map((_, index) => toolText(index, 'stepped')));
+    assert.deepEqual(
+      framesAfter(client, start),
+      metas.map((_, index) => toolText(index, 'stepped')),
+    );
     assert.deepEqual(await client.end(), []);
   });
 
@@ -713,7 +775,10 @@ describe('progress', () => {
     ] as const) {
       const { client } = setup({}, steps);
       await client.initialize(version);
-      assert.deepEqual(await client.request('tools/call', { name: 'steps', _meta: { progressToken: 'p' } }, 1), toolText(1, 'stepped'));
+      assert.deepEqual(
+        await client.request('tools/call', { name: 'steps', _meta: { progressToken: 'p' } }, 1),
+        toolText(1, 'stepped'),
+      );
       assert.deepEqual(await client.end(), expected, version);
     }
   });
@@ -724,7 +789,9 @@ describe('server→client requests', () => {
 
   test('elicitation goes out with a fresh id and the answer is correlated by id, type included', async () => {
     const { client, logger } = setup({}, (server) => {
-      server.tool('ask', {}, async (_args, ctx) => text(JSON.stringify(await ctx.elicit({ message: 'Name?', requestedSchema: SCHEMA }))));
+      server.tool('ask', {}, async (_args, ctx) =>
+        text(JSON.stringify(await ctx.elicit({ message: 'Name?', requestedSchema: SCHEMA }))),
+      );
     });
     await client.initialize('2025-06-18', { elicitation: {} });
     client.send(call(1, 'ask'));
@@ -756,8 +823,14 @@ describe('server→client requests', () => {
     });
     await client.initialize('2025-11-25', { sampling: {}, roots: {} });
     client.send(call(1, 'many'));
-    assert.deepEqual(await serverRequest(client, 'sampling/createMessage'), request(0, 'sampling/createMessage', { messages: [], maxTokens: 1 }));
-    assert.deepEqual(await serverRequest(client, 'sampling/createMessage'), request(1, 'sampling/createMessage', { messages: [], maxTokens: 2 }));
+    assert.deepEqual(
+      await serverRequest(client, 'sampling/createMessage'),
+      request(0, 'sampling/createMessage', { messages: [], maxTokens: 1 }),
+    );
+    assert.deepEqual(
+      await serverRequest(client, 'sampling/createMessage'),
+      request(1, 'sampling/createMessage', { messages: [], maxTokens: 2 }),
+    );
     client.send(result(1, { model: 'second' }));
     client.send(result(0, { model: 'first' }));
     assert.deepEqual(await serverRequest(client, 'roots/list'), { jsonrpc: '2.0', id: 2, method: 'roots/list' });
@@ -790,7 +863,7 @@ describe('server→client requests', () => {
     client.send(failure(0, -1, 'User rejected sampling', { reason: 'policy' }));
     assert.deepEqual(await client.response(1), toolText(1, 'refused'));
     assert.ok(caught instanceof OutboundRequestError);
-    assert.ok(!(caught instanceof ProtocolError), 'a client refusal must not pass for the server\'s own wire error');
+    assert.ok(!(caught instanceof ProtocolError), "a client refusal must not pass for the server's own wire error");
     assert.deepEqual([caught.code, caught.message, caught.data], [-1, 'User rejected sampling', { reason: 'policy' }]);
     assert.equal(client.stdio.connection.pendingOutboundCount, 0);
     assert.deepEqual(await client.end(), []);
@@ -901,7 +974,9 @@ describe('server→client requests', () => {
       server.tool('ask', {}, async (_args, ctx) => {
         const pre = new AbortController();
         pre.abort(reason);
-        await ctx.sample({ messages: [], maxTokens: 0 }, { signal: pre.signal }).catch((error: unknown) => caught.push(error));
+        await ctx
+          .sample({ messages: [], maxTokens: 0 }, { signal: pre.signal })
+          .catch((error: unknown) => caught.push(error));
         const controller = new AbortController();
         const pending = ctx.sample({ messages: [], maxTokens: 1 }, { signal: controller.signal });
         void abortNow.promise.then(() => controller.abort(reason));
@@ -912,7 +987,10 @@ describe('server→client requests', () => {
     await client.initialize('2025-11-25', { sampling: {} });
     const start = client.frames.length;
     client.send(call(1, 'ask'));
-    assert.deepEqual(await serverRequest(client, 'sampling/createMessage'), request(0, 'sampling/createMessage', { messages: [], maxTokens: 1 }));
+    assert.deepEqual(
+      await serverRequest(client, 'sampling/createMessage'),
+      request(0, 'sampling/createMessage', { messages: [], maxTokens: 1 }),
+    );
     abortNow.resolve();
     assert.deepEqual(await client.response(1), toolText(1, 'withdrawn'));
     assert.deepEqual(framesAfter(client, start), [
@@ -940,11 +1018,26 @@ describe('server→client requests', () => {
     const start = client.frames.length;
     assert.deepEqual(await client.request('tools/call', { name: 'ask' }, 1), toolText(1, 'answered'));
     assert.deepEqual(framesAfter(client, start), [toolText(1, 'answered')]);
-    assert.deepEqual(errors.map((error) => [error instanceof MissingCapabilityError, (error as MissingCapabilityError).capability, (error as Error).message]), [
-      [true, 'elicitation', "Cannot send 'elicitation/create': the client did not declare the 'elicitation' capability"],
-      [true, 'sampling', "Cannot send 'sampling/createMessage': the client did not declare the 'sampling' capability"],
-      [true, 'roots', "Cannot send 'roots/list': the client did not declare the 'roots' capability"],
-    ]);
+    assert.deepEqual(
+      errors.map((error) => [
+        error instanceof MissingCapabilityError,
+        (error as MissingCapabilityError).capability,
+        (error as Error).message,
+      ]),
+      [
+        [
+          true,
+          'elicitation',
+          "Cannot send 'elicitation/create': the client did not declare the 'elicitation' capability",
+        ],
+        [
+          true,
+          'sampling',
+          "Cannot send 'sampling/createMessage': the client did not declare the 'sampling' capability",
+        ],
+        [true, 'roots', "Cannot send 'roots/list': the client did not declare the 'roots' capability"],
+      ],
+    );
     assert.equal(client.stdio.connection.pendingOutboundCount, 0);
     assert.deepEqual(await client.end(), []);
   });
@@ -973,11 +1066,15 @@ describe('server→client requests', () => {
         return text('pong');
       });
     });
-    const init = await client.request('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'no-initialized', version: '1' },
-    }, 'init');
+    const init = await client.request(
+      'initialize',
+      {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'no-initialized', version: '1' },
+      },
+      'init',
+    );
     assert.equal(init.result.protocolVersion, '2025-11-25');
     client.send(call(1, 'ping-back'));
     assert.deepEqual(await serverRequest(client, 'ping'), { jsonrpc: '2.0', id: 0, method: 'ping' });
@@ -997,7 +1094,9 @@ describe('server→client requests', () => {
     await client.initialize('2025-11-25', { sampling: {} });
     assert.deepEqual(await client.request('tools/call', { name: 'keep' }, 1), toolText(1, 'kept'));
     await assert.rejects(kept!.ping(), { message: "Cannot send 'ping': the request has ended" });
-    await assert.rejects(kept!.sample({ messages: [], maxTokens: 1 }), { message: "Cannot send 'sampling/createMessage': the request has ended" });
+    await assert.rejects(kept!.sample({ messages: [], maxTokens: 1 }), {
+      message: "Cannot send 'sampling/createMessage': the request has ended",
+    });
     await settle(client);
     assert.equal(client.stdio.connection.pendingOutboundCount, 0);
     assert.deepEqual(await client.end(), []);
@@ -1050,10 +1149,19 @@ describe('handler errors', () => {
       });
     });
     await client.initialize();
-    assert.deepEqual(await client.request('resources/read', { uri: 'test://quota' }, 1), failure(1, -32050, 'Quota exceeded', { retryAfter: 3 }));
+    assert.deepEqual(
+      await client.request('resources/read', { uri: 'test://quota' }, 1),
+      failure(1, -32050, 'Quota exceeded', { retryAfter: 3 }),
+    );
     assert.deepEqual(await client.request('resources/read', { uri: 'test://bare' }, 2), failure(2, 4001, 'Nope'));
-    assert.deepEqual(await client.request('resources/read', { uri: 'test://zero' }, 3), failure(3, 4002, 'Zero data', 0));
-    assert.deepEqual(await client.request('prompts/get', { name: 'city' }, 4), failure(4, -32602, 'Invalid params: unknown city', { field: 'city' }));
+    assert.deepEqual(
+      await client.request('resources/read', { uri: 'test://zero' }, 3),
+      failure(3, 4002, 'Zero data', 0),
+    );
+    assert.deepEqual(
+      await client.request('prompts/get', { name: 'city' }, 4),
+      failure(4, -32602, 'Invalid params: unknown city', { field: 'city' }),
+    );
     assert.deepEqual(
       await client.request('tools/call', { name: 'url-needed' }, 5),
       failure(5, -32042, 'URL elicitation required', { elicitations: [] }),
@@ -1073,16 +1181,30 @@ describe('handler errors', () => {
       server.resourceTemplate('test://things/{id}', { name: 'things' }, async () => {
         throw lookalike;
       });
-      server.prompt('secret', { complete: { arg: () => { throw typeError; } } }, async () => {
-        throw SECRET;
-      });
+      server.prompt(
+        'secret',
+        {
+          complete: {
+            arg: () => {
+              throw typeError;
+            },
+          },
+        },
+        async () => {
+          throw SECRET;
+        },
+      );
     });
     await client.initialize();
     assert.deepEqual(await client.request('resources/read', { uri: 'test://secret' }, 1), INTERNAL(1));
     assert.deepEqual(await client.request('resources/read', { uri: 'test://things/7' }, 2), INTERNAL(2));
     assert.deepEqual(await client.request('prompts/get', { name: 'secret' }, 3), INTERNAL(3));
     assert.deepEqual(
-      await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'secret' }, argument: { name: 'arg', value: '' } }, 4),
+      await client.request(
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name: 'secret' }, argument: { name: 'arg', value: '' } },
+        4,
+      ),
       INTERNAL(4),
     );
     assert.deepEqual(await client.end(), []);
@@ -1264,7 +1386,10 @@ describe('concurrency cap', () => {
     await client.initialize();
     client.send(call(1, 'hold'));
     const held = await holds.started(1);
-    assert.deepEqual(await client.request('ping', undefined, 2), failure(2, -32603, 'Internal error: too many requests in flight (limit 1)'));
+    assert.deepEqual(
+      await client.request('ping', undefined, 2),
+      failure(2, -32603, 'Internal error: too many requests in flight (limit 1)'),
+    );
     client.send(cancel(1));
     await held.aborted;
     assert.deepEqual(await client.request('ping', undefined, 3), result(3, {}));
@@ -1344,7 +1469,11 @@ describe('batches', () => {
 
   test('an array before initialize is refused and does not initialize the connection', async () => {
     const { client } = setup();
-    const initialize = request(1, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+    const initialize = request(1, 'initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    });
     client.send([initialize, request(2, 'ping')]);
     assert.deepEqual(await client.next(), ONLY_2025_03_26);
     assert.deepEqual(
@@ -1357,9 +1486,16 @@ describe('batches', () => {
   test('an array containing initialize is refused and no element is processed', async () => {
     const { client, holds } = setup();
     await client.initialize('2025-03-26');
-    const initialize = request(2, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+    const initialize = request(2, 'initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    });
     client.send([call(1, 'hold'), initialize, request(3, 'ping')]);
-    assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: initialize must not be part of a batch'));
+    assert.deepEqual(
+      await client.next(),
+      failure(null, -32600, 'Invalid Request: initialize must not be part of a batch'),
+    );
     await settle(client);
     assert.equal(holds.all.length, 0);
     assert.deepEqual(await client.end(), []);
@@ -1368,7 +1504,11 @@ describe('batches', () => {
   test('a batch of notifications only writes nothing', async () => {
     const { client } = setup();
     await client.initialize('2025-03-26');
-    client.send([cancel(99), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]);
+    client.send([
+      cancel(99),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    ]);
     await settle(client);
     assert.deepEqual(await client.end(), []);
   });
@@ -1417,10 +1557,16 @@ describe('batches', () => {
     const { client, holds } = setup();
     await client.initialize('2025-03-26');
     client.send(Array.from({ length: 101 }, (_, i) => (i === 0 ? call(1, 'hold') : request(i + 1, 'ping'))));
-    assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'));
+    assert.deepEqual(
+      await client.next(),
+      failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'),
+    );
     assert.equal(holds.all.length, 0, 'nothing in the refused batch ran');
     client.send(Array.from({ length: 100 }, (_, i) => request(i + 1, 'ping')));
-    assert.deepEqual(await client.next(), Array.from({ length: 100 }, (_, i) => result(i + 1, {})));
+    assert.deepEqual(
+      await client.next(),
+      Array.from({ length: 100 }, (_, i) => result(i + 1, {})),
+    );
     assert.deepEqual(await client.end(), []);
   });
 
@@ -1428,7 +1574,10 @@ describe('batches', () => {
     const { client } = setup({}, withPrompt);
     await client.initialize('2025-03-26');
     client.send(Array.from({ length: 80_000 }, (_, i) => request(i + 1, 'tools/list')));
-    assert.deepEqual(await client.next(), failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'));
+    assert.deepEqual(
+      await client.next(),
+      failure(null, -32600, 'Invalid Request: a batch may hold at most 100 elements'),
+    );
     assert.deepEqual(await client.end(), []);
   });
 
@@ -1438,11 +1587,27 @@ describe('batches', () => {
       server.tool('big', {}, () => text(big));
     });
     await client.initialize('2025-03-26');
-    client.send([call(1, 'big'), request(2, 'ping'), call(3, 'big'), call(4, 'big'), request(5, 'ping'), { jsonrpc: '2.0', id: 6 }]);
-    const over = (id: RequestId) => failure(id, -32603, 'Internal error: the answers held for batches exceed 1500 bytes');
-    const noMethod = (id: RequestId) => failure(id, -32600, 'Invalid Request: a message needs a method, a result or an error');
+    client.send([
+      call(1, 'big'),
+      request(2, 'ping'),
+      call(3, 'big'),
+      call(4, 'big'),
+      request(5, 'ping'),
+      { jsonrpc: '2.0', id: 6 },
+    ]);
+    const over = (id: RequestId) =>
+      failure(id, -32603, 'Internal error: the answers held for batches exceed 1500 bytes');
+    const noMethod = (id: RequestId) =>
+      failure(id, -32600, 'Invalid Request: a message needs a method, a result or an error');
     // In the order they settle: the synchronous answers first, then the tool calls in the order they were read.
-    assert.deepEqual(await client.next(), [result(2, {}), result(5, {}), noMethod(6), toolText(1, big), over(3), over(4)]);
+    assert.deepEqual(await client.next(), [
+      result(2, {}),
+      result(5, {}),
+      noMethod(6),
+      toolText(1, big),
+      over(3),
+      over(4),
+    ]);
     assert.deepEqual(logger.warnings, [
       "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
       "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
@@ -1450,17 +1615,22 @@ describe('batches', () => {
     // The core's own refusals count too: 11 of 126 bytes each fit in 1500, the twelfth does not.
     client.send(Array.from({ length: 12 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i })));
     assert.deepEqual(await client.next(), [...Array.from({ length: 11 }, (_, i) => noMethod(100 + i)), over(111)]);
-    assert.equal(logger.warnings.at(-1), 'the refusal of id 111 was replaced: the answers held for batches exceed 1500 bytes');
+    assert.equal(
+      logger.warnings.at(-1),
+      'the refusal of id 111 was replaced: the answers held for batches exceed 1500 bytes',
+    );
   });
 
-  test('the answer bytes bound holds across a connection\'s open batches, and is freed as each batch is written', async () => {
+  test("the answer bytes bound holds across a connection's open batches, and is freed as each batch is written", async () => {
     const big = 'x'.repeat(1000);
     const { client, holds } = setup({ maxBatchAnswerBytes: 1500 }, (server) => server.tool('big', {}, () => text(big)));
     await client.initialize('2025-03-26');
     client.send([call(1, 'big'), call(2, 'hold')]); // its big answer is held while 'hold' runs
     const held = await holds.started(2);
     client.send([call(3, 'big')]);
-    assert.deepEqual(await client.next(), [failure(3, -32603, 'Internal error: the answers held for batches exceed 1500 bytes')]);
+    assert.deepEqual(await client.next(), [
+      failure(3, -32603, 'Internal error: the answers held for batches exceed 1500 bytes'),
+    ]);
     held.outcome.resolve(text('held'));
     assert.deepEqual(await client.next(), [toolText(1, big), toolText(2, 'held')]);
     client.send([call(4, 'big')]);
@@ -1474,7 +1644,11 @@ describe('the Dispatcher on its own', () => {
     const sent: (JsonRpcMessage | JsonRpcResponse[])[] = [];
     const unexpected: unknown[] = [];
     const logger = new MemoryLogger();
-    const dispatcher = new Dispatcher({ send: (message) => sent.push(message) }, { maxInFlight: 8, maxBatchLength: 100, maxBatchAnswerBytes: 1024 * 1024, requestTimeoutMs: 60_000 }, logger);
+    const dispatcher = new Dispatcher(
+      { send: (message) => sent.push(message) },
+      { maxInFlight: 8, maxBatchLength: 100, maxBatchAnswerBytes: 1024 * 1024, requestTimeoutMs: 60_000 },
+      logger,
+    );
     dispatcher.attach({
       onRequest,
       onNotification: () => {},
@@ -1497,7 +1671,9 @@ describe('the Dispatcher on its own', () => {
 
   test('a synchronous result is answered before receive returns; a thenable that is not a Promise is awaited', async () => {
     const later = deferred();
-    const thenable = { then: (resolve: (value: unknown) => void) => void later.promise.then(() => resolve('thenable')) };
+    const thenable = {
+      then: (resolve: (value: unknown) => void) => void later.promise.then(() => resolve('thenable')),
+    };
     const { dispatcher, sent } = direct((inbound) => (inbound.id === 1 ? { sync: true } : thenable));
     dispatcher.receive(request(1, 'x'));
     assert.deepEqual(sent, [result(1, { sync: true })]);

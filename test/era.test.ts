@@ -3,24 +3,24 @@
 // conversations at the wire — removed methods as the first frame, probes, pipelined openers, the refusals of each
 // pinned era, notifications and batches around the decision, and client responses on a modern connection.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { createServer, MODERN_VERSIONS, type Context, type ServerOptions } from '../core.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { type Context, createServer, MODERN_VERSIONS, type ServerOptions } from '../core.ts';
 import type { Dispatcher, InboundRequest } from '../dispatcher.ts';
 import { EraRouter, type LegacySide, type Lifecycle } from '../era.ts';
-import { hasClaim, readEnvelope } from '../modern.ts';
-import { ProtocolError, type JsonRpcNotification, type RequestId } from '../jsonrpc.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { deferred, MemoryLogger, WireClient, type Frame } from './harness.ts';
+import { type JsonRpcNotification, ProtocolError, type RequestId } from '../jsonrpc.ts';
+import { hasClaim, readEnvelope } from '../modern.ts';
+import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
   envelope,
   fail,
   LOG_LEVEL,
-  modern,
   MODERN,
+  modern,
   notification,
   ok,
   PROTOCOL_VERSION,
@@ -39,14 +39,17 @@ const EMPTY_SCHEMA = { type: 'object', properties: {} };
 // The refusal texts, copied rather than imported so that drift in the code fails here.
 const LEGACY_REFUSAL = {
   code: -32600,
-  message: 'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request that decided ' +
+  message:
+    'Invalid Request: this connection serves the legacy initialize-handshake protocol (the request that decided ' +
     'its era carried no 2026-07-28 _meta envelope); requests carrying the 2026-07-28 envelope are not accepted on it',
 };
-const HANDSHAKE_REFUSAL_MESSAGE = 'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
+const HANDSHAKE_REFUSAL_MESSAGE =
+  'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
   'per-request _meta envelope (an earlier request on it carried the envelope); the initialize handshake is not accepted on it';
 const MISSING_ENVELOPE = {
   code: -32602,
-  message: "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'",
+  message:
+    "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'",
 };
 const BATCH_WITH_CLAIM = {
   code: -32600,
@@ -57,16 +60,23 @@ const MISSING_CAPABILITIES = {
   code: -32602,
   message: 'Invalid params: params._meta is missing required key(s): io.modelcontextprotocol/clientCapabilities',
 };
-const VERSION_NOT_STRING = { code: -32602, message: "Invalid params: params._meta['io.modelcontextprotocol/protocolVersion'] must be a string" };
+const VERSION_NOT_STRING = {
+  code: -32602,
+  message: "Invalid params: params._meta['io.modelcontextprotocol/protocolVersion'] must be a string",
+};
 const BAD_CLIENT_INFO = {
   code: -32602,
   message: "Invalid params: params._meta['io.modelcontextprotocol/clientInfo'] must be {name: string, version: string}",
 };
 const BAD_LOG_LEVEL = {
   code: -32602,
-  message: "Invalid params: params._meta['io.modelcontextprotocol/logLevel'] must be one of debug, info, notice, warning, error, critical, alert, emergency",
+  message:
+    "Invalid params: params._meta['io.modelcontextprotocol/logLevel'] must be one of debug, info, notice, warning, error, critical, alert, emergency",
 };
-const CAPABILITIES_NOT_OBJECT = { code: -32602, message: "Invalid params: params._meta['io.modelcontextprotocol/clientCapabilities'] must be an object" };
+const CAPABILITIES_NOT_OBJECT = {
+  code: -32602,
+  message: "Invalid params: params._meta['io.modelcontextprotocol/clientCapabilities'] must be an object",
+};
 
 const REMOVED = ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'] as const;
 
@@ -92,7 +102,11 @@ function complete(result: Params, cacheable = false): Params {
 }
 
 function removedMethod(id: RequestId, method: string): Frame {
-  return fail(id, { code: -32601, message: `Method not found: '${method}' is not part of protocol 2026-07-28`, data: method });
+  return fail(id, {
+    code: -32601,
+    message: `Method not found: '${method}' is not part of protocol 2026-07-28`,
+    data: method,
+  });
 }
 
 function unsupportedVersion(id: RequestId, requested: string, message = 'Unsupported protocol version'): Frame {
@@ -141,10 +155,14 @@ function fixture(options: ServerOptions = {}) {
   server.tool('slow', { description: 'Waits for the test to release it' }, async (_args, ctx: Context) => {
     calls.push('slow');
     const aborted = new Promise<never>((_resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => {
-        slow.aborted.resolve(ctx.signal.reason);
-        reject(ctx.signal.reason);
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          slow.aborted.resolve(ctx.signal.reason);
+          reject(ctx.signal.reason);
+        },
+        { once: true },
+      );
     });
     slow.started.resolve();
     await Promise.race([slow.release.promise, aborted]);
@@ -259,7 +277,11 @@ test('readEnvelope accepts every logging level', () => {
 
 test('readEnvelope: a claimed version that is not a string is -32602 naming protocolVersion', () => {
   for (const version of [null, 20260728, {}, [MODERN], true]) {
-    assert.deepEqual(envelopeError(envelope({ [PROTOCOL_VERSION]: version })), VERSION_NOT_STRING, JSON.stringify(version));
+    assert.deepEqual(
+      envelopeError(envelope({ [PROTOCOL_VERSION]: version })),
+      VERSION_NOT_STRING,
+      JSON.stringify(version),
+    );
   }
 });
 
@@ -292,18 +314,38 @@ test('readEnvelope checks the version before the capabilities (spec order: type,
 
 test('readEnvelope: missing clientCapabilities is -32602 naming the missing key', () => {
   assert.deepEqual(envelopeError({ [PROTOCOL_VERSION]: MODERN }), MISSING_CAPABILITIES);
-  assert.deepEqual(envelopeError({ [PROTOCOL_VERSION]: MODERN, [CLIENT_INFO]: INFO, [LOG_LEVEL]: 'info' }), MISSING_CAPABILITIES);
+  assert.deepEqual(
+    envelopeError({ [PROTOCOL_VERSION]: MODERN, [CLIENT_INFO]: INFO, [LOG_LEVEL]: 'info' }),
+    MISSING_CAPABILITIES,
+  );
 });
 
 test('readEnvelope: clientCapabilities that is not an object is -32602 naming it', () => {
   for (const capabilities of [null, [], 'all', 0, true]) {
-    assert.deepEqual(envelopeError(envelope({ [CLIENT_CAPABILITIES]: capabilities })), CAPABILITIES_NOT_OBJECT, JSON.stringify(capabilities));
+    assert.deepEqual(
+      envelopeError(envelope({ [CLIENT_CAPABILITIES]: capabilities })),
+      CAPABILITIES_NOT_OBJECT,
+      JSON.stringify(capabilities),
+    );
   }
 });
 
 test('readEnvelope: a present clientInfo that is not {name, version} strings is -32602 naming it', () => {
-  for (const clientInfo of [null, 'c', [], {}, { name: 'c' }, { version: '1' }, { name: 'c', version: 1 }, { name: 1, version: '1' }]) {
-    assert.deepEqual(envelopeError(envelope({ [CLIENT_INFO]: clientInfo })), BAD_CLIENT_INFO, JSON.stringify(clientInfo));
+  for (const clientInfo of [
+    null,
+    'c',
+    [],
+    {},
+    { name: 'c' },
+    { version: '1' },
+    { name: 'c', version: 1 },
+    { name: 1, version: '1' },
+  ]) {
+    assert.deepEqual(
+      envelopeError(envelope({ [CLIENT_INFO]: clientInfo })),
+      BAD_CLIENT_INFO,
+      JSON.stringify(clientInfo),
+    );
   }
 });
 
@@ -330,7 +372,8 @@ function fakeRouter() {
   const router = new EraRouter(legacy, modernSide, dispatcher, logger);
   const request = (method: string, params: Params = {}, id: RequestId = 1) =>
     router.onRequest({ id, method, params } as unknown as InboundRequest);
-  const notify = (method: string, params?: Params) => router.onNotification(notification(method, params) as JsonRpcNotification);
+  const notify = (method: string, params?: Params) =>
+    router.onNotification(notification(method, params) as JsonRpcNotification);
   return { router, seen, cancels, logger, request, notify };
 }
 
@@ -357,9 +400,15 @@ test('router: notifications held before a legacy opener reach the legacy side in
 test('router: at most 8 notifications are held before the decision; each one beyond is dropped with a warning', () => {
   const { seen, logger, request, notify } = fakeRouter();
   for (let i = 0; i < 11; i++) notify(`notifications/n${i}`);
-  assert.deepEqual(logger.warnings, [8, 9, 10].map((i) => `dropped 'notifications/n${i}': too many notifications before the first request`));
+  assert.deepEqual(
+    logger.warnings,
+    [8, 9, 10].map((i) => `dropped 'notifications/n${i}': too many notifications before the first request`),
+  );
   request('tools/list');
-  assert.deepEqual(seen, [...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `legacy notification notifications/n${i}`), 'legacy request tools/list']);
+  assert.deepEqual(seen, [
+    ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `legacy notification notifications/n${i}`),
+    'legacy request tools/list',
+  ]);
 });
 
 test('router: held notifications never reach the legacy side when a modern request decides', () => {
@@ -376,7 +425,10 @@ test('router: a cancel before the decision acts at once on the dispatcher and is
   notify('notifications/cancelled', { requestId: 1.5 });
   notify('notifications/cancelled', { requestId: null });
   notify('notifications/cancelled');
-  assert.deepEqual(cancels, Array.from({ length: 20 }, (_, i) => i));
+  assert.deepEqual(
+    cancels,
+    Array.from({ length: 20 }, (_, i) => i),
+  );
   assert.deepEqual(logger.warnings, [], 'cancels do not fill the hold');
   request('initialize');
   assert.deepEqual(seen, ['legacy request initialize']);
@@ -386,12 +438,18 @@ test('router: probes and enveloped removed methods leave the router undecided; h
   const { router, seen, request, notify } = fakeRouter();
   notify('notifications/initialized');
   request('server/discover', { _meta: envelope() });
-  assert.throws(() => request('ping', { _meta: envelope() }), (error: unknown) =>
-    error instanceof ProtocolError && error.code === -32601);
+  assert.throws(
+    () => request('ping', { _meta: envelope() }),
+    (error: unknown) => error instanceof ProtocolError && error.code === -32601,
+  );
   assert.equal(router.state, 'undecided');
   assert.deepEqual(seen, ['modern request server/discover']);
   request('initialize');
-  assert.deepEqual(seen, ['modern request server/discover', 'legacy notification notifications/initialized', 'legacy request initialize']);
+  assert.deepEqual(seen, [
+    'modern request server/discover',
+    'legacy notification notifications/initialized',
+    'legacy request initialize',
+  ]);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -464,7 +522,11 @@ test('enveloped logging/setLevel as the first frame does not change the log thre
 const BROKEN_ENVELOPES: { what: string; meta: Params; error: object }[] = [
   { what: 'missing clientCapabilities', meta: { [CLIENT_CAPABILITIES]: undefined }, error: MISSING_CAPABILITIES },
   { what: 'a version that is not a string', meta: { [PROTOCOL_VERSION]: 20260728 }, error: VERSION_NOT_STRING },
-  { what: 'clientCapabilities that is not an object', meta: { [CLIENT_CAPABILITIES]: [] }, error: CAPABILITIES_NOT_OBJECT },
+  {
+    what: 'clientCapabilities that is not an object',
+    meta: { [CLIENT_CAPABILITIES]: [] },
+    error: CAPABILITIES_NOT_OBJECT,
+  },
   { what: 'a malformed clientInfo', meta: { [CLIENT_INFO]: { name: 'c' } }, error: BAD_CLIENT_INFO },
   { what: 'an unknown logLevel', meta: { [LOG_LEVEL]: 'loud' }, error: BAD_LOG_LEVEL },
 ];
@@ -537,7 +599,11 @@ test('a discover probe and initialize pipelined in one chunk: DiscoverResult, th
 test('repeated probes keep the window open: discover, discover, initialize all succeed', async () => {
   const { client } = connect();
   sendChunk(client, modern('server/discover', {}, 0), modern('server/discover', {}, 1), initialize(2));
-  assert.deepEqual(await nextFrames(client, 3), [ok(0, DISCOVER_RESULT), ok(1, DISCOVER_RESULT), ok(2, INITIALIZE_RESULT)]);
+  assert.deepEqual(await nextFrames(client, 3), [
+    ok(0, DISCOVER_RESULT),
+    ok(1, DISCOVER_RESULT),
+    ok(2, INITIALIZE_RESULT),
+  ]);
   assert.equal(client.stdio.connection.era, 'legacy');
   assert.deepEqual(await client.end(), []);
 });
@@ -546,7 +612,10 @@ test('any number of probes keeps the window open', async () => {
   const { client } = connect();
   sendChunk(client, ...Array.from({ length: 20 }, (_, i) => modern('server/discover', {}, `p${i}`)));
   const answers = await nextFrames(client, 20);
-  assert.deepEqual(answers, Array.from({ length: 20 }, (_, i) => ok(`p${i}`, DISCOVER_RESULT)));
+  assert.deepEqual(
+    answers,
+    Array.from({ length: 20 }, (_, i) => ok(`p${i}`, DISCOVER_RESULT)),
+  );
   await assertHandshakeStillAvailable(client, 'init');
   assert.deepEqual(await client.end(), []);
 });
@@ -574,11 +643,13 @@ test('probes refused for a malformed envelope (-32602) do not pin', async () => 
 
 test('failing and succeeding probes pipelined before initialize: each answered in order, then the handshake', async () => {
   const { client } = connect();
-  sendChunk(client,
+  sendChunk(
+    client,
     modern('server/discover', {}, 0, { [PROTOCOL_VERSION]: '1999-01-01' }),
     modern('server/discover', {}, 1, { [CLIENT_CAPABILITIES]: undefined }),
     modern('server/discover', {}, 2),
-    initialize(3));
+    initialize(3),
+  );
   assert.deepEqual(await nextFrames(client, 4), [
     unsupportedVersion(0, '1999-01-01'),
     fail(1, MISSING_CAPABILITIES),
@@ -590,11 +661,21 @@ test('failing and succeeding probes pipelined before initialize: each answered i
 
 test('discover, initialize, initialize (the tunnel client): both initialize ids get the same first result', async () => {
   const { client } = connect();
-  sendChunk(client,
+  sendChunk(
+    client,
     modern('server/discover', {}, 'd'),
     initialize(1),
-    bare('initialize', { protocolVersion: '2024-11-05', capabilities: { sampling: {} }, clientInfo: { name: 'other', version: '2' } }, 0));
-  assert.deepEqual(await nextFrames(client, 3), [ok('d', DISCOVER_RESULT), ok(1, INITIALIZE_RESULT), ok(0, INITIALIZE_RESULT)]);
+    bare(
+      'initialize',
+      { protocolVersion: '2024-11-05', capabilities: { sampling: {} }, clientInfo: { name: 'other', version: '2' } },
+      0,
+    ),
+  );
+  assert.deepEqual(await nextFrames(client, 3), [
+    ok('d', DISCOVER_RESULT),
+    ok(1, INITIALIZE_RESULT),
+    ok(0, INITIALIZE_RESULT),
+  ]);
   assert.equal(client.stdio.connection.era, 'legacy');
   assert.deepEqual(await client.end(), []);
 });
@@ -602,7 +683,11 @@ test('discover, initialize, initialize (the tunnel client): both initialize ids 
 test('an enveloped request after a probe is the one that decides: the connection turns modern', async () => {
   const { client } = connect();
   sendChunk(client, modern('server/discover', {}, 0), modern('tools/list', {}, 1), initialize(2));
-  assert.deepEqual(await nextFrames(client, 3), [ok(0, DISCOVER_RESULT), ok(1, MODERN_TOOLS_LIST), handshakeRefusal(2, '2025-11-25')]);
+  assert.deepEqual(await nextFrames(client, 3), [
+    ok(0, DISCOVER_RESULT),
+    ok(1, MODERN_TOOLS_LIST),
+    handshakeRefusal(2, '2025-11-25'),
+  ]);
   assert.equal(client.stdio.connection.era, 'modern');
   assert.deepEqual(await client.end(), []);
 });
@@ -610,7 +695,11 @@ test('an enveloped request after a probe is the one that decides: the connection
 test('a discover on a modern connection is served and keeps it modern', async () => {
   const { client } = connect();
   sendChunk(client, modern('tools/list', {}, 1), modern('server/discover', {}, 2), initialize(3));
-  assert.deepEqual(await nextFrames(client, 3), [ok(1, MODERN_TOOLS_LIST), ok(2, DISCOVER_RESULT), handshakeRefusal(3, '2025-11-25')]);
+  assert.deepEqual(await nextFrames(client, 3), [
+    ok(1, MODERN_TOOLS_LIST),
+    ok(2, DISCOVER_RESULT),
+    handshakeRefusal(3, '2025-11-25'),
+  ]);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -623,8 +712,13 @@ test('50 leading notifications, then an enveloped request: the request decides m
   sendChunk(client, ...leading, modern('tools/list', {}, 1));
   assert.deepEqual(await client.response(1), ok(1, MODERN_TOOLS_LIST));
   assert.equal(client.stdio.connection.era, 'modern');
-  assert.deepEqual(logger.warnings, Array.from({ length: 42 }, (_, i) =>
-    `dropped 'notifications/test/${i + 8}': too many notifications before the first request`));
+  assert.deepEqual(
+    logger.warnings,
+    Array.from(
+      { length: 42 },
+      (_, i) => `dropped 'notifications/test/${i + 8}': too many notifications before the first request`,
+    ),
+  );
   assert.deepEqual(await client.end(), []);
   assert.deepEqual(client.frames, [ok(1, MODERN_TOOLS_LIST)], 'notifications are never answered');
 });
@@ -640,10 +734,12 @@ test('50 leading notifications, then a bare initialize: the handshake decides le
 
 test('notifications never decide the era, not even one carrying a valid envelope', async () => {
   const { client } = connect();
-  sendChunk(client,
+  sendChunk(
+    client,
     notification('notifications/initialized', { _meta: envelope() }),
     notification('notifications/roots/list_changed'),
-    modern('server/discover', {}, 0));
+    modern('server/discover', {}, 0),
+  );
   assert.deepEqual(await client.response(0), ok(0, DISCOVER_RESULT));
   assert.equal(client.stdio.connection.era, 'undecided');
   await assertHandshakeStillAvailable(client, 1);
@@ -663,7 +759,12 @@ test('a cancel that arrives before any request acts at once (on nothing) and nev
 
 test('a cancel before the handshake never reaches a legacy request that later reuses the id', async () => {
   const { client, slow } = connect();
-  sendChunk(client, notification('notifications/cancelled', { requestId: 5 }), initialize(1), notification('notifications/initialized'));
+  sendChunk(
+    client,
+    notification('notifications/cancelled', { requestId: 5 }),
+    initialize(1),
+    notification('notifications/initialized'),
+  );
   assert.deepEqual(await client.response(1), ok(1, INITIALIZE_RESULT));
   client.send(bare('tools/call', { name: 'slow' }, 5));
   await slow.started.promise;
@@ -674,10 +775,12 @@ test('a cancel before the handshake never reaches a legacy request that later re
 
 test('a client response before any request is discarded: nothing is written and it decides nothing', async () => {
   const { client } = connect();
-  sendChunk(client,
+  sendChunk(
+    client,
     { jsonrpc: '2.0', id: 0, result: {} },
     { jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'Method not found' } },
-    modern('server/discover', {}, 'probe'));
+    modern('server/discover', {}, 'probe'),
+  );
   assert.deepEqual(await client.response('probe'), ok('probe', DISCOVER_RESULT));
   assert.equal(client.stdio.connection.era, 'undecided');
   await assertHandshakeStillAvailable(client, 1);
@@ -689,7 +792,7 @@ test('a client response before any request is logged', async () => {
   const { client, logger } = connect();
   sendChunk(client, { jsonrpc: '2.0', id: 7, result: {} }, modern('server/discover', {}, 'probe'));
   assert.deepEqual(await client.response('probe'), ok('probe', DISCOVER_RESULT));
-  assert.deepEqual(logger.warnings, ["discarded a response (id 7) that arrived before the first request"]);
+  assert.deepEqual(logger.warnings, ['discarded a response (id 7) that arrived before the first request']);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -744,14 +847,19 @@ test('the era is decided when a slow modern opener arrives: initialize behind it
 test('a listen that never completes still pins modern: ack, then initialize is -32022, final result at EOF', async () => {
   const { client } = connect();
   client.send(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'l1'));
-  assert.deepEqual(await client.next(), notification('notifications/subscriptions/acknowledged', {
-    _meta: { [SUBSCRIPTION_ID]: 'l1' },
-    notifications: { toolsListChanged: true },
-  }));
+  assert.deepEqual(
+    await client.next(),
+    notification('notifications/subscriptions/acknowledged', {
+      _meta: { [SUBSCRIPTION_ID]: 'l1' },
+      notifications: { toolsListChanged: true },
+    }),
+  );
   client.send(initialize(2));
   assert.deepEqual(await client.response(2), handshakeRefusal(2, '2025-11-25'));
   assert.equal(client.stdio.connection.era, 'modern');
-  assert.deepEqual(await client.end(), [ok('l1', { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'l1', ...STAMP } })]);
+  assert.deepEqual(await client.end(), [
+    ok('l1', { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'l1', ...STAMP } }),
+  ]);
 });
 
 const FAILED_MODERN_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
@@ -809,7 +917,10 @@ const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
   {
     what: 'a malformed initialize',
     frame: bare('initialize', { protocolVersion: '2025-11-25', capabilities: {} }, 1),
-    answer: fail(1, { code: -32602, message: 'Invalid params: params.clientInfo must be {name: string, version: string}' }),
+    answer: fail(1, {
+      code: -32602,
+      message: 'Invalid params: params.clientInfo must be {name: string, version: string}',
+    }),
   },
   {
     what: 'initialize whose _meta carries only a progressToken (not a claim)',
@@ -821,43 +932,57 @@ const LEGACY_OPENERS: { what: string; frame: Frame; answer: Frame }[] = [
 /** What may come before the opener and decides nothing: the refusal must stay true after each. */
 const PROBES: { what: string; frames: { frame: Frame; answer: Frame }[] }[] = [
   { what: '', frames: [] },
-  { what: 'an enveloped server/discover probe, then ', frames: [{ frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) }] },
+  {
+    what: 'an enveloped server/discover probe, then ',
+    frames: [{ frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) }],
+  },
   {
     what: 'an enveloped initialize refused -32601, then ',
-    frames: [{ frame: modern('initialize', REMOVED_PARAMS.initialize, 'p0'), answer: removedMethod('p0', 'initialize') }],
+    frames: [
+      { frame: modern('initialize', REMOVED_PARAMS.initialize, 'p0'), answer: removedMethod('p0', 'initialize') },
+    ],
   },
   {
     what: 'a probe and every enveloped removed method, then ',
     frames: [
       { frame: modern('server/discover', {}, 'p0'), answer: ok('p0', DISCOVER_RESULT) },
-      ...REMOVED.map((method, i) => ({ frame: modern(method, REMOVED_PARAMS[method], `p${i + 1}`), answer: removedMethod(`p${i + 1}`, method) })),
+      ...REMOVED.map((method, i) => ({
+        frame: modern(method, REMOVED_PARAMS[method], `p${i + 1}`),
+        answer: removedMethod(`p${i + 1}`, method),
+      })),
     ],
   },
 ];
 
-for (const probes of PROBES) for (const { what, frame, answer } of LEGACY_OPENERS) {
-  test(`after ${probes.what}${what} as the opener, enveloped requests get the exact legacy refusal`, async () => {
-    const { client } = connect();
-    for (const probe of probes.frames) {
-      client.send(probe.frame);
-      assert.deepEqual(await client.response(probe.frame.id), probe.answer);
-    }
-    assert.equal(client.stdio.connection.era, 'undecided');
-    client.send(frame);
-    assert.deepEqual(await client.response(1), answer);
-    assert.equal(client.stdio.connection.era, 'legacy');
-    sendChunk(client,
-      modern('tools/list', {}, 2),
-      modern('server/discover', {}, 3),
-      modern('ping', {}, 4),
-      modern('resources/subscribe', { uri: 'test://a' }, 5),
-      modern('tools/list', {}, 6, { [CLIENT_CAPABILITIES]: undefined }));
-    assert.deepEqual(await nextFrames(client, 5), [2, 3, 4, 5, 6].map((id) => fail(id, LEGACY_REFUSAL)));
-    assert.equal(client.stdio.connection.era, 'legacy');
-    assert.equal(client.stdio.connection.subscriptionCount, 0);
-    assert.deepEqual(await client.end(), []);
-  });
-}
+for (const probes of PROBES)
+  for (const { what, frame, answer } of LEGACY_OPENERS) {
+    test(`after ${probes.what}${what} as the opener, enveloped requests get the exact legacy refusal`, async () => {
+      const { client } = connect();
+      for (const probe of probes.frames) {
+        client.send(probe.frame);
+        assert.deepEqual(await client.response(probe.frame.id), probe.answer);
+      }
+      assert.equal(client.stdio.connection.era, 'undecided');
+      client.send(frame);
+      assert.deepEqual(await client.response(1), answer);
+      assert.equal(client.stdio.connection.era, 'legacy');
+      sendChunk(
+        client,
+        modern('tools/list', {}, 2),
+        modern('server/discover', {}, 3),
+        modern('ping', {}, 4),
+        modern('resources/subscribe', { uri: 'test://a' }, 5),
+        modern('tools/list', {}, 6, { [CLIENT_CAPABILITIES]: undefined }),
+      );
+      assert.deepEqual(
+        await nextFrames(client, 5),
+        [2, 3, 4, 5, 6].map((id) => fail(id, LEGACY_REFUSAL)),
+      );
+      assert.equal(client.stdio.connection.era, 'legacy');
+      assert.equal(client.stdio.connection.subscriptionCount, 0);
+      assert.deepEqual(await client.end(), []);
+    });
+  }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Modern-pinned connections: requests without a claim
@@ -866,15 +991,20 @@ test('on a modern connection a request without a claim is -32602 naming both env
   const { client, calls } = connect();
   client.send(modern('tools/list', {}, 1));
   assert.deepEqual(await client.response(1), ok(1, MODERN_TOOLS_LIST));
-  sendChunk(client,
+  sendChunk(
+    client,
     bare('tools/list', undefined, 2),
     bare('tools/list', {}, 3),
     bare('tools/call', { name: 'echo', _meta: { progressToken: 1 } }, 4),
     bare('tools/call', { name: 'echo', _meta: { [CLIENT_CAPABILITIES]: {} } }, 5),
     bare('ping', undefined, 6),
     bare('server/discover', {}, 7),
-    bare('resources/subscribe', { uri: 'test://a' }, 8));
-  assert.deepEqual(await nextFrames(client, 7), [2, 3, 4, 5, 6, 7, 8].map((id) => fail(id, MISSING_ENVELOPE)));
+    bare('resources/subscribe', { uri: 'test://a' }, 8),
+  );
+  assert.deepEqual(
+    await nextFrames(client, 7),
+    [2, 3, 4, 5, 6, 7, 8].map((id) => fail(id, MISSING_ENVELOPE)),
+  );
   assert.deepEqual(calls, [], 'no handler ran');
   assert.equal(client.stdio.connection.subscriptionCount, 0);
   assert.deepEqual(await client.end(), []);
@@ -884,7 +1014,8 @@ test('on a modern connection a bare initialize is -32022 with requested = params
   const { client } = connect();
   client.send(modern('tools/list', {}, 1));
   assert.deepEqual(await client.response(1), ok(1, MODERN_TOOLS_LIST));
-  sendChunk(client,
+  sendChunk(
+    client,
     initialize(2, '2025-11-25'),
     initialize(3, '2024-11-05'),
     initialize(4, ''),
@@ -892,7 +1023,8 @@ test('on a modern connection a bare initialize is -32022 with requested = params
     initialize(6, null),
     bare('initialize', {}, 7),
     bare('initialize', undefined, 8),
-    bare('initialize', { ...REMOVED_PARAMS.initialize, _meta: { progressToken: 3 } }, 9));
+    bare('initialize', { ...REMOVED_PARAMS.initialize, _meta: { progressToken: 3 } }, 9),
+  );
   assert.deepEqual(await nextFrames(client, 8), [
     handshakeRefusal(2, '2025-11-25'),
     handshakeRefusal(3, '2024-11-05'),
@@ -981,7 +1113,10 @@ test('notifications/cancelled without an envelope cancels an in-flight modern te
   assert.equal(client.stdio.connection.inFlightCount, 0, 'the cancel took test_sleep out of the in-flight table');
   assert.equal(client.stdio.connection.era, 'modern');
   assert.deepEqual(await client.end(), []);
-  assert.deepEqual(client.frames.filter((frame) => frame.id === 1 || frame.params?.progressToken === 'sleep'), []);
+  assert.deepEqual(
+    client.frames.filter((frame) => frame.id === 1 || frame.params?.progressToken === 'sleep'),
+    [],
+  );
 });
 
 test('notifications/cancelled on a modern connection aborts the handler at once and writes nothing for it', async () => {
@@ -1003,7 +1138,8 @@ test('other notifications on a modern connection are ignored: no output, no effe
   const { client, slow } = connect();
   client.send(modern('tools/call', { name: 'slow' }, 1));
   await slow.started.promise;
-  sendChunk(client,
+  sendChunk(
+    client,
     notification('notifications/initialized'),
     notification('notifications/progress', { progressToken: 1, progress: 1 }),
     notification('notifications/roots/list_changed'),
@@ -1014,7 +1150,8 @@ test('other notifications on a modern connection are ignored: no output, no effe
     notification('notifications/cancelled', { requestId: 1.5 }),
     notification('notifications/cancelled', { requestId: null }),
     notification('notifications/cancelled', {}),
-    modern('server/discover', {}, 2));
+    modern('server/discover', {}, 2),
+  );
   assert.deepEqual(await client.response(2), ok(2, DISCOVER_RESULT));
   assert.equal(client.stdio.connection.inFlightCount, 1, 'the slow request still runs');
   slow.release.resolve();
@@ -1023,14 +1160,16 @@ test('other notifications on a modern connection are ignored: no output, no effe
   assert.deepEqual(client.frames, [ok(2, DISCOVER_RESULT), ok(1, complete(text('released')))]);
 });
 
-test('a logLevel in a notification\'s _meta never opens logging, on a modern or an undecided connection', async () => {
+test("a logLevel in a notification's _meta never opens logging, on a modern or an undecided connection", async () => {
   const { client } = connect();
   // Undecided: an enveloped notification with a logLevel is held, and decides nothing.
   client.send(notification('notifications/initialized', { _meta: envelope({ [LOG_LEVEL]: 'debug' }) }));
   client.send(modern('tools/call', { name: 'log' }, 1));
   assert.deepEqual(await client.next(), ok(1, complete(text('logged'))));
   // Modern: the same notification again, then a request without logLevel, then one with it.
-  client.send(notification('notifications/message', { _meta: envelope({ [LOG_LEVEL]: 'debug' }), level: 'debug', data: 'x' }));
+  client.send(
+    notification('notifications/message', { _meta: envelope({ [LOG_LEVEL]: 'debug' }), level: 'debug', data: 'x' }),
+  );
   client.send(modern('tools/call', { name: 'log' }, 2));
   assert.deepEqual(await client.next(), ok(2, complete(text('logged'))));
   client.send(modern('tools/call', { name: 'log' }, 3, { [LOG_LEVEL]: 'info' }));
@@ -1045,12 +1184,14 @@ test('a client response frame on a modern connection is discarded silently', asy
   const { client, logger } = connect();
   client.send(modern('tools/list', {}, 1));
   assert.deepEqual(await client.response(1), ok(1, MODERN_TOOLS_LIST));
-  sendChunk(client,
+  sendChunk(
+    client,
     { jsonrpc: '2.0', id: 0, result: {} },
     { jsonrpc: '2.0', id: 1, result: { resultType: 'complete' } },
     { jsonrpc: '2.0', id: 'elicit-1', result: { action: 'accept', content: {} } },
     { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
-    modern('server/discover', {}, 3));
+    modern('server/discover', {}, 3),
+  );
   assert.deepEqual(await client.response(3), ok(3, DISCOVER_RESULT));
   assert.deepEqual(await client.end(), []);
   assert.deepEqual(client.frames, [ok(1, MODERN_TOOLS_LIST), ok(3, DISCOVER_RESULT)]);
@@ -1075,7 +1216,10 @@ test('a 2025-03-26 batch containing an enveloped request is one -32600 and no el
   client.send([bare('tools/call', { name: 'echo' }, 1), bare('ping', undefined, 2)]);
   const answer = await client.next();
   assert.ok(Array.isArray(answer));
-  assert.deepEqual(answer.sort((a: Frame, b: Frame) => a.id - b.id), [ok(1, text('{}')), ok(2, {})]);
+  assert.deepEqual(
+    answer.sort((a: Frame, b: Frame) => a.id - b.id),
+    [ok(1, text('{}')), ok(2, {})],
+  );
   assert.deepEqual(calls, ['echo']);
   assert.deepEqual(await client.end(), []);
 });
@@ -1083,7 +1227,10 @@ test('a 2025-03-26 batch containing an enveloped request is one -32600 and no el
 test('a 2025-03-26 batch with a claim on a notification only is refused the same way', async () => {
   const { client, calls } = connect();
   await client.initialize('2025-03-26');
-  client.send([bare('tools/call', { name: 'echo' }, 1), notification('notifications/progress', { _meta: envelope(), progressToken: 1, progress: 1 })]);
+  client.send([
+    bare('tools/call', { name: 'echo' }, 1),
+    notification('notifications/progress', { _meta: envelope(), progressToken: 1, progress: 1 }),
+  ]);
   assert.deepEqual(await client.next(), fail(null, BATCH_WITH_CLAIM));
   assert.deepEqual(calls, []);
   assert.deepEqual(await client.end(), []);
@@ -1107,7 +1254,8 @@ test('no entry point documents the stale "first successful request locks the era
     ...readdirSync(root).filter((name) => name.endsWith('.ts') || name === 'README.md'),
     ...readdirSync(new URL('examples/', root)).map((name) => `examples/${name}`),
   ];
-  const stale = /first[^.]{0,60}\b(succeed|succeeds|successful)\b|\block(s|ed)? (the )?(connection|era)\b|locked version|opened with the initialize handshake/i;
+  const stale =
+    /first[^.]{0,60}\b(succeed|succeeds|successful)\b|\block(s|ed)? (the )?(connection|era)\b|locked version|opened with the initialize handshake/i;
   for (const file of files) {
     const content = readFileSync(new URL(file, root), 'utf8');
     assert.doesNotMatch(content, stale, file);
@@ -1118,5 +1266,9 @@ test('the README states the era rule the router implements: the first non-probe 
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
   assert.match(readme, /first request that is not a probe decides/);
   assert.match(readme, /whatever its outcome/);
-  assert.doesNotMatch(readme, /The 2026-07-28 era and Streamable HTTP are next/, 'the status line predates the modern era');
+  assert.doesNotMatch(
+    readme,
+    /The 2026-07-28 era and Streamable HTTP are next/,
+    'the status line predates the modern era',
+  );
 });

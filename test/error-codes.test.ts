@@ -3,10 +3,10 @@
 // range -32000..-32019 (MCP 2026-07-28, Basic > Overview > Messages > Error Codes), and code 0 is never used. Outside
 // jsonrpc.ts (and the protocol tables) a code is spelled by its ErrorCode name and a frame is built by errorResponse.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode } from '../core.ts';
 
@@ -57,6 +57,10 @@ test('outside jsonrpc.ts, error codes are ErrorCode names and error frames come 
     const code = codeWithoutComments(file);
     assert.doesNotMatch(code, /-32\d{3}\b/, `${file} writes a raw JSON-RPC error code: use its ErrorCode name`);
     assert.doesNotMatch(code, /\berror:\s*\{\s*code\b/, `${file} writes a literal error object: use errorResponse`);
-    assert.doesNotMatch(code, /jsonrpc:\s*'2\.0'[^;\n]*\berror:/, `${file} writes a literal error frame: use errorResponse`);
+    assert.doesNotMatch(
+      code,
+      /jsonrpc:\s*'2\.0'[^;\n]*\berror:/,
+      `${file} writes a literal error frame: use errorResponse`,
+    );
   }
 });

@@ -2,12 +2,12 @@
 // schemas, content shaping), resources and templates, prompts, completion, change notifications, subscriptions,
 // connection bookkeeping, and one full session against the demo server.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Context, type ServerOptions } from '../core.ts';
+import { test } from 'node:test';
+import { type Context, createServer, type ServerOptions } from '../core.ts';
 import { createEverythingServer, PNG, WAV } from '../examples/everything.ts';
 import { encodeCursor } from '../registry.ts';
-import { deferred, MemoryLogger, untilResponse, WireClient, type Frame } from './harness.ts';
+import { deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -51,15 +51,29 @@ const FULL_TOOL = {
 const EXPECTED_TOOL: Record<(typeof LEGACY)[number], object> = {
   '2024-11-05': { name: 'full', description: FULL_TOOL.description, inputSchema: FULL_TOOL.inputSchema },
   '2025-03-26': {
-    name: 'full', description: FULL_TOOL.description, inputSchema: FULL_TOOL.inputSchema, annotations: FULL_TOOL.annotations,
+    name: 'full',
+    description: FULL_TOOL.description,
+    inputSchema: FULL_TOOL.inputSchema,
+    annotations: FULL_TOOL.annotations,
   },
   '2025-06-18': {
-    name: 'full', title: FULL_TOOL.title, description: FULL_TOOL.description, inputSchema: FULL_TOOL.inputSchema,
-    outputSchema: FULL_TOOL.outputSchema, annotations: FULL_TOOL.annotations, _meta: FULL_TOOL._meta,
+    name: 'full',
+    title: FULL_TOOL.title,
+    description: FULL_TOOL.description,
+    inputSchema: FULL_TOOL.inputSchema,
+    outputSchema: FULL_TOOL.outputSchema,
+    annotations: FULL_TOOL.annotations,
+    _meta: FULL_TOOL._meta,
   },
   '2025-11-25': {
-    name: 'full', title: FULL_TOOL.title, description: FULL_TOOL.description, inputSchema: FULL_TOOL.inputSchema,
-    outputSchema: FULL_TOOL.outputSchema, annotations: FULL_TOOL.annotations, _meta: FULL_TOOL._meta, icons: FULL_TOOL.icons,
+    name: 'full',
+    title: FULL_TOOL.title,
+    description: FULL_TOOL.description,
+    inputSchema: FULL_TOOL.inputSchema,
+    outputSchema: FULL_TOOL.outputSchema,
+    annotations: FULL_TOOL.annotations,
+    _meta: FULL_TOOL._meta,
+    icons: FULL_TOOL.icons,
   },
 };
 
@@ -69,9 +83,12 @@ for (const version of LEGACY) {
     server.tool('full', FULL_TOOL, () => ({ content: [], structuredContent: { n: 1 } }));
     server.tool('bare', {}, () => ({ content: [] }));
     const client = await connected(server, version);
-    assert.deepEqual((await client.request('tools/list', {}, 1)), ok(1, {
-      tools: [EXPECTED_TOOL[version], { name: 'bare', inputSchema: { type: 'object', properties: {} } }],
-    }));
+    assert.deepEqual(
+      await client.request('tools/list', {}, 1),
+      ok(1, {
+        tools: [EXPECTED_TOOL[version], { name: 'bare', inputSchema: { type: 'object', properties: {} } }],
+      }),
+    );
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -114,11 +131,17 @@ test('inputSchema is listed verbatim, unknown keywords included, and the registe
     assert.deepEqual(await other.end(), []);
   }
   // Validation (including if/then/else and $ref into $defs) uses it without changing it.
-  const good = await client.request('tools/call', { name: 'schema', arguments: { contactMethod: 'email', email: 'e', address: { city: 'c' } } });
+  const good = await client.request('tools/call', {
+    name: 'schema',
+    arguments: { contactMethod: 'email', email: 'e', address: { city: 'c' } },
+  });
   assert.equal(good.result.isError, undefined);
   const bad = await client.request('tools/call', { name: 'schema', arguments: { contactMethod: 'phone', email: 'e' } });
   assert.equal(bad.result.isError, true);
-  const badRef = await client.request('tools/call', { name: 'schema', arguments: { contactMethod: 'email', email: 'e', address: { city: 5 } } });
+  const badRef = await client.request('tools/call', {
+    name: 'schema',
+    arguments: { contactMethod: 'email', email: 'e', address: { city: 5 } },
+  });
   assert.equal(badRef.result.isError, true);
   assert.match(badRef.result.content[0].text, /arguments\.address\.city/);
   assert.deepEqual(registered, pristine);
@@ -138,7 +161,8 @@ test('tools are listed in registration order, the same on every call and every c
   for (const name of ['zeta', 'alpha', 'mid', 'Alpha', '0']) server.tool(name, {}, () => ({ content: [] }));
   const a = await connected(server);
   const b = await connected(server, '2024-11-05');
-  const names = async (client: WireClient) => (await client.request('tools/list', {})).result.tools.map((t: { name: string }) => t.name);
+  const names = async (client: WireClient) =>
+    (await client.request('tools/list', {})).result.tools.map((t: { name: string }) => t.name);
   const expected = ['zeta', 'alpha', 'mid', 'Alpha', '0'];
   assert.deepEqual(await names(a), expected);
   assert.deepEqual(await names(a), expected);
@@ -150,7 +174,11 @@ test('tools are listed in registration order, the same on every call and every c
 // ---------------------------------------------------------------------------------------------------------------
 // Pagination
 
-async function walk(client: WireClient, method: string, key: string): Promise<{ pages: string[][]; cursors: string[] }> {
+async function walk(
+  client: WireClient,
+  method: string,
+  key: string,
+): Promise<{ pages: string[][]; cursors: string[] }> {
   const pages: string[][] = [];
   const cursors: string[] = [];
   let cursor: string | undefined;
@@ -176,7 +204,12 @@ test('every list method pages by pageSize and a walk via nextCursor visits each 
     server.resourceTemplate(`mem://${name}/{x}`, { name }, () => undefined);
   }
   const client = await connected(server);
-  for (const [method, key] of [['tools/list', 'tools'], ['prompts/list', 'prompts'], ['resources/list', 'resources'], ['resources/templates/list', 'resourceTemplates']]) {
+  for (const [method, key] of [
+    ['tools/list', 'tools'],
+    ['prompts/list', 'prompts'],
+    ['resources/list', 'resources'],
+    ['resources/templates/list', 'resourceTemplates'],
+  ]) {
     const { pages } = await walk(client, method, key);
     assert.deepEqual(pages, [['t0', 't1'], ['t2', 't3'], ['t4']], method);
   }
@@ -193,7 +226,10 @@ test('a list that fits in one page has no nextCursor, and an exact multiple of p
   server.tool('d', {}, () => ({ content: [] }));
   await client.notification('notifications/tools/list_changed');
   await client.notification('notifications/tools/list_changed');
-  assert.deepEqual((await walk(client, 'tools/list', 'tools')).pages, [['a', 'b'], ['c', 'd']]);
+  assert.deepEqual((await walk(client, 'tools/list', 'tools')).pages, [
+    ['a', 'b'],
+    ['c', 'd'],
+  ]);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -228,14 +264,20 @@ test('invalid cursors are -32602 on every list method', async () => {
   for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
     for (const [index, cursor] of invalid.entries()) {
       const response = await client.request(method, { cursor }, index);
-      assert.deepEqual(response, fail(index, {
-        code: -32602,
-        message: 'Invalid params: params.cursor is not a cursor this server issued',
-      }), `${method} ${JSON.stringify(cursor)}`);
+      assert.deepEqual(
+        response,
+        fail(index, {
+          code: -32602,
+          message: 'Invalid params: params.cursor is not a cursor this server issued',
+        }),
+        `${method} ${JSON.stringify(cursor)}`,
+      );
     }
   }
   // The issued cursor still works after all that.
-  assert.deepEqual((await client.request('tools/list', { cursor: issued }, 'ok')).result, { tools: [{ name: 'c', inputSchema: { type: 'object', properties: {} } }] });
+  assert.deepEqual((await client.request('tools/list', { cursor: issued }, 'ok')).result, {
+    tools: [{ name: 'c', inputSchema: { type: 'object', properties: {} } }],
+  });
   assert.deepEqual(await client.end(), []);
 });
 
@@ -249,17 +291,24 @@ function echoServer() {
     seen.push(args);
     return { content: [text(JSON.stringify(args))] };
   });
-  server.tool('strict', {
-    inputSchema: {
-      type: 'object',
-      properties: {
-        count: { type: 'integer', minimum: 1 },
-        items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+  server.tool(
+    'strict',
+    {
+      inputSchema: {
+        type: 'object',
+        properties: {
+          count: { type: 'integer', minimum: 1 },
+          items: {
+            type: 'array',
+            items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          },
+        },
+        required: ['count'],
+        additionalProperties: false,
       },
-      required: ['count'],
-      additionalProperties: false,
     },
-  }, (args) => ({ content: [text(JSON.stringify(args))] }));
+    (args) => ({ content: [text(JSON.stringify(args))] }),
+  );
   return { server, logger, seen };
 }
 
@@ -274,7 +323,10 @@ test('tools/call without arguments passes {} to the handler', async () => {
 test('tools/call for an unknown tool or without a name is -32602', async () => {
   const { server } = echoServer();
   const client = await connected(server);
-  assert.deepEqual(await client.request('tools/call', { name: 'nope' }, 1), fail(1, { code: -32602, message: "Invalid params: unknown tool 'nope'" }));
+  assert.deepEqual(
+    await client.request('tools/call', { name: 'nope' }, 1),
+    fail(1, { code: -32602, message: "Invalid params: unknown tool 'nope'" }),
+  );
   assert.equal((await client.request('tools/call', {}, 2)).error.code, -32602);
   assert.equal((await client.request('tools/call', { name: 7 }, 3)).error.code, -32602);
   assert.equal((await client.request('tools/call', { name: 'echo', arguments: [1] }, 4)).error.code, -32602);
@@ -324,8 +376,14 @@ function outputServer() {
   const { server, logger } = quietServer();
   const schema = { type: 'object', properties: { n: { type: 'number' }, s: { type: 'string' } }, required: ['n'] };
   server.tool('good', { outputSchema: schema }, () => ({ content: [], structuredContent: { n: 1, s: 'x' } }));
-  server.tool('good_with_text', { outputSchema: schema }, () => ({ content: [text('own text')], structuredContent: { n: 2 } }));
-  server.tool('bad', { outputSchema: schema }, () => ({ content: [text('secret detail')], structuredContent: { n: 'one' } }));
+  server.tool('good_with_text', { outputSchema: schema }, () => ({
+    content: [text('own text')],
+    structuredContent: { n: 2 },
+  }));
+  server.tool('bad', { outputSchema: schema }, () => ({
+    content: [text('secret detail')],
+    structuredContent: { n: 'one' },
+  }));
   server.tool('missing', { outputSchema: schema }, () => ({ content: [text('no structure')] }));
   server.tool('failed', { outputSchema: schema }, () => ({ content: [text('it failed')], isError: true }));
   server.tool('free', {}, () => ({ structuredContent: { any: ['thing'] } }));
@@ -348,7 +406,10 @@ test('structuredContent that fits the outputSchema is returned, and mirrored as 
     structuredContent: { any: ['thing'] },
   });
   // A declared failure is not held to the output schema.
-  assert.deepEqual((await client.request('tools/call', { name: 'failed' })).result, { content: [text('it failed')], isError: true });
+  assert.deepEqual((await client.request('tools/call', { name: 'failed' })).result, {
+    content: [text('it failed')],
+    isError: true,
+  });
   assert.deepEqual(logger.errors, []);
   assert.deepEqual(await client.end(), []);
 });
@@ -370,10 +431,17 @@ for (const version of ['2024-11-05', '2025-03-26']) {
   test(`structuredContent is stripped under ${version}, leaving its text mirror`, async () => {
     const { server } = outputServer();
     const client = await connected(server, version);
-    assert.deepEqual((await client.request('tools/call', { name: 'good' })).result, { content: [text('{"n":1,"s":"x"}')] });
-    assert.deepEqual((await client.request('tools/call', { name: 'good_with_text' })).result, { content: [text('own text')] });
+    assert.deepEqual((await client.request('tools/call', { name: 'good' })).result, {
+      content: [text('{"n":1,"s":"x"}')],
+    });
+    assert.deepEqual((await client.request('tools/call', { name: 'good_with_text' })).result, {
+      content: [text('own text')],
+    });
     // The output is still validated: a misfit is a failure under every version.
-    assert.deepEqual((await client.request('tools/call', { name: 'bad' })).result, { content: [text('Tool execution failed')], isError: true });
+    assert.deepEqual((await client.request('tools/call', { name: 'bad' })).result, {
+      content: [text('Tool execution failed')],
+      isError: true,
+    });
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -418,14 +486,34 @@ test('resources/list and resources/templates/list list the demo fixtures, test:/
   const client = await connected(createEverythingServer());
   assert.deepEqual((await client.request('resources/list', {}, 1)).result, {
     resources: [
-      { uri: 'test://static-text', name: 'Static Text Resource', description: 'A static text resource', mimeType: 'text/plain' },
-      { uri: 'test://static-binary', name: 'Static Binary Resource', description: 'A static PNG image', mimeType: 'image/png' },
-      { uri: 'test://watched-resource', name: 'Watched Resource', description: 'A resource to subscribe to', mimeType: 'text/plain' },
+      {
+        uri: 'test://static-text',
+        name: 'Static Text Resource',
+        description: 'A static text resource',
+        mimeType: 'text/plain',
+      },
+      {
+        uri: 'test://static-binary',
+        name: 'Static Binary Resource',
+        description: 'A static PNG image',
+        mimeType: 'image/png',
+      },
+      {
+        uri: 'test://watched-resource',
+        name: 'Watched Resource',
+        description: 'A resource to subscribe to',
+        mimeType: 'text/plain',
+      },
     ],
   });
   assert.deepEqual((await client.request('resources/templates/list', {}, 2)).result, {
     resourceTemplates: [
-      { uriTemplate: 'test://template/{id}/data', name: 'Template Resource', description: 'Data for an id', mimeType: 'application/json' },
+      {
+        uriTemplate: 'test://template/{id}/data',
+        name: 'Template Resource',
+        description: 'Data for an id',
+        mimeType: 'application/json',
+      },
     ],
   });
   assert.deepEqual(await client.end(), []);
@@ -433,16 +521,33 @@ test('resources/list and resources/templates/list list the demo fixtures, test:/
 
 test('resources/read returns text and base64 blob contents', async () => {
   const client = await connected(createEverythingServer());
-  assert.deepEqual(await client.request('resources/read', { uri: 'test://static-text' }, 1), ok(1, {
-    contents: [{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
-  }));
-  assert.deepEqual(await client.request('resources/read', { uri: 'test://static-binary' }, 2), ok(2, {
-    contents: [{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG }],
-  }));
+  assert.deepEqual(
+    await client.request('resources/read', { uri: 'test://static-text' }, 1),
+    ok(1, {
+      contents: [
+        { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+      ],
+    }),
+  );
+  assert.deepEqual(
+    await client.request('resources/read', { uri: 'test://static-binary' }, 2),
+    ok(2, {
+      contents: [{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG }],
+    }),
+  );
   assert.ok(Buffer.from(PNG, 'base64').subarray(1, 4).toString() === 'PNG');
-  assert.deepEqual(await client.request('resources/read', { uri: 'test://template/123/data' }, 3), ok(3, {
-    contents: [{ uri: 'test://template/123/data', mimeType: 'application/json', text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}' }],
-  }));
+  assert.deepEqual(
+    await client.request('resources/read', { uri: 'test://template/123/data' }, 3),
+    ok(3, {
+      contents: [
+        {
+          uri: 'test://template/123/data',
+          mimeType: 'application/json',
+          text: '{"id":"123","templateTest":true,"data":"Data for ID: 123"}',
+        },
+      ],
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
@@ -453,19 +558,31 @@ test('a template read extracts the variables and hands them to the handler', asy
     calls.push({ uri, variables: { ...variables } });
     return { contents: [{ uri, text: JSON.stringify(variables) }] };
   });
-  server.resourceTemplate('mem://{+rest}', { name: 'catch-all' }, (uri, variables) => (
-    variables.rest === 'missing' ? undefined : { contents: [{ uri, text: String(variables.rest) }] }
-  ));
+  server.resourceTemplate('mem://{+rest}', { name: 'catch-all' }, (uri, variables) =>
+    variables.rest === 'missing' ? undefined : { contents: [{ uri, text: String(variables.rest) }] },
+  );
   const client = await connected(server);
   const read = await client.request('resources/read', { uri: 'mem://users/ann%20b/files/a/b.txt' }, 1);
-  assert.deepEqual(calls, [{ uri: 'mem://users/ann%20b/files/a/b.txt', variables: { user: 'ann b', path: ['a', 'b.txt'] } }]);
-  assert.deepEqual(read, ok(1, { contents: [{ uri: 'mem://users/ann%20b/files/a/b.txt', text: '{"user":"ann b","path":["a","b.txt"]}' }] }));
+  assert.deepEqual(calls, [
+    { uri: 'mem://users/ann%20b/files/a/b.txt', variables: { user: 'ann b', path: ['a', 'b.txt'] } },
+  ]);
+  assert.deepEqual(
+    read,
+    ok(1, { contents: [{ uri: 'mem://users/ann%20b/files/a/b.txt', text: '{"user":"ann b","path":["a","b.txt"]}' }] }),
+  );
   // The first matching template in registration order wins; a later one catches the rest.
-  assert.deepEqual((await client.request('resources/read', { uri: 'mem://other/x' }, 2)).result, { contents: [{ uri: 'mem://other/x', text: 'other/x' }] });
+  assert.deepEqual((await client.request('resources/read', { uri: 'mem://other/x' }, 2)).result, {
+    contents: [{ uri: 'mem://other/x', text: 'other/x' }],
+  });
   // A template handler that finds nothing is "resource not found".
-  assert.deepEqual(await client.request('resources/read', { uri: 'mem://missing' }, 3), fail(3, {
-    code: -32002, message: 'Resource not found', data: { uri: 'mem://missing' },
-  }));
+  assert.deepEqual(
+    await client.request('resources/read', { uri: 'mem://missing' }, 3),
+    fail(3, {
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'mem://missing' },
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
@@ -473,7 +590,10 @@ for (const version of LEGACY) {
   test(`an unknown URI under ${version} is -32002 with data.uri`, async () => {
     const client = await connected(createEverythingServer(), version);
     const uri = 'test://nonexistent-resource-for-conformance-testing';
-    assert.deepEqual(await client.request('resources/read', { uri }, 1), fail(1, { code: -32002, message: 'Resource not found', data: { uri } }));
+    assert.deepEqual(
+      await client.request('resources/read', { uri }, 1),
+      fail(1, { code: -32002, message: 'Resource not found', data: { uri } }),
+    );
     assert.equal((await client.request('resources/read', {}, 2)).error.code, -32602);
     assert.equal((await client.request('resources/read', { uri: 5 }, 3)).error.code, -32602);
     assert.deepEqual(await client.end(), []);
@@ -510,15 +630,30 @@ test('prompts/list lists the demo prompts with their arguments', async () => {
 for (const version of LEGACY) {
   test(`prompts/list under ${version} shapes titles, icons and _meta per version`, async () => {
     const { server } = quietServer();
-    server.prompt('p', {
-      title: 'P', description: 'd', icons: [{ src: 'https://example.com/p.png' }], _meta: { 'example.com/k': 1 },
-      arguments: [{ name: 'a', title: 'A', description: 'ad', required: false }],
-      complete: { a: () => [] },
-    }, () => ({ messages: [] }));
+    server.prompt(
+      'p',
+      {
+        title: 'P',
+        description: 'd',
+        icons: [{ src: 'https://example.com/p.png' }],
+        _meta: { 'example.com/k': 1 },
+        arguments: [{ name: 'a', title: 'A', description: 'ad', required: false }],
+        complete: { a: () => [] },
+      },
+      () => ({ messages: [] }),
+    );
     const client = await connected(server, version);
-    const expected: Record<string, unknown> = { name: 'p', description: 'd', arguments: [{ name: 'a', description: 'ad', required: false }] };
+    const expected: Record<string, unknown> = {
+      name: 'p',
+      description: 'd',
+      arguments: [{ name: 'a', description: 'ad', required: false }],
+    };
     if (version >= '2025-06-18') {
-      Object.assign(expected, { title: 'P', _meta: { 'example.com/k': 1 }, arguments: [{ name: 'a', title: 'A', description: 'ad', required: false }] });
+      Object.assign(expected, {
+        title: 'P',
+        _meta: { 'example.com/k': 1 },
+        arguments: [{ name: 'a', title: 'A', description: 'ad', required: false }],
+      });
     }
     if (version >= '2025-11-25') expected.icons = [{ src: 'https://example.com/p.png' }];
     assert.deepEqual((await client.request('prompts/list', {})).result, { prompts: [expected] });
@@ -528,37 +663,68 @@ for (const version of LEGACY) {
 
 test('prompts/get passes the arguments and returns the messages', async () => {
   const client = await connected(createEverythingServer());
-  assert.deepEqual(await client.request('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'hello', arg2: 'world' } }, 1), ok(1, {
-    messages: [{ role: 'user', content: text("Prompt with arguments: arg1='hello', arg2='world'") }],
-  }));
+  assert.deepEqual(
+    await client.request(
+      'prompts/get',
+      { name: 'test_prompt_with_arguments', arguments: { arg1: 'hello', arg2: 'world' } },
+      1,
+    ),
+    ok(1, {
+      messages: [{ role: 'user', content: text("Prompt with arguments: arg1='hello', arg2='world'") }],
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('prompts/get with a missing required argument is -32602 naming it', async () => {
   const client = await connected(createEverythingServer());
-  assert.deepEqual(await client.request('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'hello' } }, 1), fail(1, {
-    code: -32602, message: "Invalid params: missing required argument 'arg2' for prompt 'test_prompt_with_arguments'",
-  }));
-  assert.deepEqual(await client.request('prompts/get', { name: 'test_prompt_with_embedded_resource' }, 2), fail(2, {
-    code: -32602, message: "Invalid params: missing required argument 'resourceUri' for prompt 'test_prompt_with_embedded_resource'",
-  }));
+  assert.deepEqual(
+    await client.request('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'hello' } }, 1),
+    fail(1, {
+      code: -32602,
+      message: "Invalid params: missing required argument 'arg2' for prompt 'test_prompt_with_arguments'",
+    }),
+  );
+  assert.deepEqual(
+    await client.request('prompts/get', { name: 'test_prompt_with_embedded_resource' }, 2),
+    fail(2, {
+      code: -32602,
+      message:
+        "Invalid params: missing required argument 'resourceUri' for prompt 'test_prompt_with_embedded_resource'",
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('prompts/get with a non-string argument is -32602 naming it', async () => {
   const client = await connected(createEverythingServer());
   for (const [index, value] of [5, null, true, ['x'], { v: 1 }].entries()) {
-    assert.deepEqual(await client.request('prompts/get', { name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: value } }, index), fail(index, {
-      code: -32602, message: 'Invalid params: params.arguments.arg2 must be a string',
-    }), JSON.stringify(value));
+    assert.deepEqual(
+      await client.request(
+        'prompts/get',
+        { name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: value } },
+        index,
+      ),
+      fail(index, {
+        code: -32602,
+        message: 'Invalid params: params.arguments.arg2 must be a string',
+      }),
+      JSON.stringify(value),
+    );
   }
-  assert.equal((await client.request('prompts/get', { name: 'test_simple_prompt', arguments: 'x' }, 'a')).error.code, -32602);
+  assert.equal(
+    (await client.request('prompts/get', { name: 'test_simple_prompt', arguments: 'x' }, 'a')).error.code,
+    -32602,
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('prompts/get for an unknown prompt or without a name is -32602', async () => {
   const client = await connected(createEverythingServer());
-  assert.deepEqual(await client.request('prompts/get', { name: 'nope' }, 1), fail(1, { code: -32602, message: "Invalid params: unknown prompt 'nope'" }));
+  assert.deepEqual(
+    await client.request('prompts/get', { name: 'nope' }, 1),
+    fail(1, { code: -32602, message: "Invalid params: unknown prompt 'nope'" }),
+  );
   assert.equal((await client.request('prompts/get', {}, 2)).error.code, -32602);
   assert.deepEqual(await client.end(), []);
 });
@@ -582,47 +748,82 @@ test('prompts/get hands the handler exactly the given string arguments', async (
 test('completion/complete for prompt arguments passes the value and context.arguments to the completer', async () => {
   const { server } = quietServer();
   const seen: [string, Record<string, string>][] = [];
-  server.prompt('trip', {
-    arguments: [{ name: 'country' }, { name: 'city' }],
-    complete: {
-      city: (value, context) => {
-        seen.push([value, { ...context }]);
-        return ['Paris', 'Parma', 'Lyon'].filter((city) => city.startsWith(value));
+  server.prompt(
+    'trip',
+    {
+      arguments: [{ name: 'country' }, { name: 'city' }],
+      complete: {
+        city: (value, context) => {
+          seen.push([value, { ...context }]);
+          return ['Paris', 'Parma', 'Lyon'].filter((city) => city.startsWith(value));
+        },
       },
     },
-  }, () => ({ messages: [] }));
+    () => ({ messages: [] }),
+  );
   const client = await connected(server);
-  assert.deepEqual(await client.request('completion/complete', {
-    ref: { type: 'ref/prompt', name: 'trip' },
-    argument: { name: 'city', value: 'Par' },
-    context: { arguments: { country: 'FR', ignored: 5 } },
-  }, 1), ok(1, { completion: { values: ['Paris', 'Parma'], total: 2, hasMore: false } }));
-  await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'city', value: '' } }, 2);
-  assert.deepEqual(seen, [['Par', { country: 'FR' }], ['', {}]]);
+  assert.deepEqual(
+    await client.request(
+      'completion/complete',
+      {
+        ref: { type: 'ref/prompt', name: 'trip' },
+        argument: { name: 'city', value: 'Par' },
+        context: { arguments: { country: 'FR', ignored: 5 } },
+      },
+      1,
+    ),
+    ok(1, { completion: { values: ['Paris', 'Parma'], total: 2, hasMore: false } }),
+  );
+  await client.request(
+    'completion/complete',
+    { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'city', value: '' } },
+    2,
+  );
+  assert.deepEqual(seen, [
+    ['Par', { country: 'FR' }],
+    ['', {}],
+  ]);
   // An argument without a completer completes to nothing.
-  assert.deepEqual(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'country', value: 'F' } }, 3),
-    ok(3, { completion: { values: [], total: 0, hasMore: false } }));
+  assert.deepEqual(
+    await client.request(
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'country', value: 'F' } },
+      3,
+    ),
+    ok(3, { completion: { values: [], total: 0, hasMore: false } }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('completion/complete for template variables passes context.arguments too', async () => {
   const { server } = quietServer();
   const seen: [string, Record<string, string>][] = [];
-  server.resourceTemplate('mem://{owner}/{repo}', {
-    name: 'repo',
-    complete: {
-      repo: (value, context) => {
-        seen.push([value, { ...context }]);
-        return [`${context.owner ?? '?'}-core`, `${context.owner ?? '?'}-site`];
+  server.resourceTemplate(
+    'mem://{owner}/{repo}',
+    {
+      name: 'repo',
+      complete: {
+        repo: (value, context) => {
+          seen.push([value, { ...context }]);
+          return [`${context.owner ?? '?'}-core`, `${context.owner ?? '?'}-site`];
+        },
       },
     },
-  }, () => undefined);
+    () => undefined,
+  );
   const client = await connected(server);
-  assert.deepEqual(await client.request('completion/complete', {
-    ref: { type: 'ref/resource', uri: 'mem://{owner}/{repo}' },
-    argument: { name: 'repo', value: 'c' },
-    context: { arguments: { owner: 'acme' } },
-  }, 1), ok(1, { completion: { values: ['acme-core', 'acme-site'], total: 2, hasMore: false } }));
+  assert.deepEqual(
+    await client.request(
+      'completion/complete',
+      {
+        ref: { type: 'ref/resource', uri: 'mem://{owner}/{repo}' },
+        argument: { name: 'repo', value: 'c' },
+        context: { arguments: { owner: 'acme' } },
+      },
+      1,
+    ),
+    ok(1, { completion: { values: ['acme-core', 'acme-site'], total: 2, hasMore: false } }),
+  );
   assert.deepEqual(seen, [['c', { owner: 'acme' }]]);
   assert.deepEqual(await client.end(), []);
 });
@@ -630,11 +831,24 @@ test('completion/complete for template variables passes context.arguments too', 
 test('completion values are capped at 100 with total and hasMore', async () => {
   const { server } = quietServer();
   const many = Array.from({ length: 250 }, (_, i) => `v${i}`);
-  server.prompt('p', { arguments: [{ name: 'many' }, { name: 'hundred' }], complete: { many: () => many, hundred: () => many.slice(0, 100) } }, () => ({ messages: [] }));
+  server.prompt(
+    'p',
+    {
+      arguments: [{ name: 'many' }, { name: 'hundred' }],
+      complete: { many: () => many, hundred: () => many.slice(0, 100) },
+    },
+    () => ({ messages: [] }),
+  );
   const client = await connected(server);
-  const capped = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'many', value: '' } });
+  const capped = await client.request('completion/complete', {
+    ref: { type: 'ref/prompt', name: 'p' },
+    argument: { name: 'many', value: '' },
+  });
   assert.deepEqual(capped.result, { completion: { values: many.slice(0, 100), total: 250, hasMore: true } });
-  const exact = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'hundred', value: '' } });
+  const exact = await client.request('completion/complete', {
+    ref: { type: 'ref/prompt', name: 'p' },
+    argument: { name: 'hundred', value: '' },
+  });
   assert.deepEqual(exact.result, { completion: { values: many.slice(0, 100), total: 100, hasMore: false } });
   assert.deepEqual(await client.end(), []);
 });
@@ -650,23 +864,45 @@ test('completion/complete with a bad ref or argument is -32602', async () => {
     { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 1 } },
   ];
   for (const [index, params] of bad.entries()) {
-    assert.equal((await client.request('completion/complete', params, index)).error?.code, -32602, JSON.stringify(params));
+    assert.equal(
+      (await client.request('completion/complete', params, index)).error?.code,
+      -32602,
+      JSON.stringify(params),
+    );
   }
   // The demo's fixture completions work.
-  assert.deepEqual((await client.request('completion/complete', {
-    ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' },
-  })).result, { completion: { values: ['paris', 'park', 'party'], total: 3, hasMore: false } });
-  assert.deepEqual((await client.request('completion/complete', {
-    ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' },
-  })).result, { completion: { values: ['456'], total: 1, hasMore: false } });
+  assert.deepEqual(
+    (
+      await client.request('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg1', value: 'par' },
+      })
+    ).result,
+    { completion: { values: ['paris', 'park', 'party'], total: 3, hasMore: false } },
+  );
+  assert.deepEqual(
+    (
+      await client.request('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'test://template/{id}/data' },
+        argument: { name: 'id', value: '4' },
+      })
+    ).result,
+    { completion: { values: ['456'], total: 1, hasMore: false } },
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('under 2024-11-05 completion/complete is served although that version has no completions capability', async () => {
   const client = await connected(createEverythingServer(), '2024-11-05');
-  assert.deepEqual((await client.request('completion/complete', {
-    ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg2', value: 'wo' },
-  })).result, { completion: { values: ['world', 'wonder'], total: 2, hasMore: false } });
+  assert.deepEqual(
+    (
+      await client.request('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+        argument: { name: 'arg2', value: 'wo' },
+      })
+    ).result,
+    { completion: { values: ['world', 'wonder'], total: 2, hasMore: false } },
+  );
   assert.deepEqual(await client.end(), []);
 });
 
@@ -701,7 +937,10 @@ test('registering after initialize sends the matching list_changed notification 
   await assertQuiet(b);
   await assertQuiet(uninitialized);
   // The new items are served.
-  assert.deepEqual((await a.request('tools/list', {})).result.tools.map((t: { name: string }) => t.name), ['t', 't2']);
+  assert.deepEqual(
+    (await a.request('tools/list', {})).result.tools.map((t: { name: string }) => t.name),
+    ['t', 't2'],
+  );
   for (const client of [a, b, uninitialized]) assert.deepEqual(await client.end(), []);
 });
 
@@ -711,7 +950,11 @@ test('no list_changed is sent for registrations before initialize', async () => 
   const client = new WireClient(server);
   server.tool('t2', {}, () => ({ content: [] }));
   server.notifyListChanged('tools');
-  const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 1);
+  const init = await client.request(
+    'initialize',
+    { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    1,
+  );
   assert.equal(init.id, 1);
   assert.deepEqual(client.frames, [init]);
   await assertQuiet(client);
@@ -735,7 +978,11 @@ test('no list_changed is sent for a list whose capability was not advertised at 
 // ---------------------------------------------------------------------------------------------------------------
 // Subscriptions
 
-const UPDATED = (uri: string): Frame => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+const UPDATED = (uri: string): Frame => ({
+  jsonrpc: '2.0',
+  method: 'notifications/resources/updated',
+  params: { uri },
+});
 
 test('resources/updated goes only to the connection subscribed to that URI, until it unsubscribes', async () => {
   const server = createEverythingServer();
@@ -764,7 +1011,11 @@ test('resources/updated goes only to the connection subscribed to that URI, unti
   assert.deepEqual(await a.request('resources/unsubscribe', { uri: 'test://never' }, 4), ok(4, {}));
 
   // Through the demo's publish tool, which other connections' requests can trigger.
-  const published = await b.request('tools/call', { name: 'test_publish', arguments: { event: 'resource', uri: 'test://static-text', count: 2 } }, 5);
+  const published = await b.request(
+    'tools/call',
+    { name: 'test_publish', arguments: { event: 'resource', uri: 'test://static-text', count: 2 } },
+    5,
+  );
   assert.deepEqual(published.result, { content: [text('Published 2 resource event(s)')] });
   assert.deepEqual(b.unread(), [UPDATED('test://static-text'), UPDATED('test://static-text')]);
   await b.next();
@@ -790,7 +1041,10 @@ test('maxSubscriptions bounds the subscriptions of one connection', async () => 
   const other = await connected(server);
   assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://a' }, 1), ok(1, {}));
   assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://b' }, 2), ok(2, {}));
-  assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://c' }, 3), fail(3, { code: -32603, message: 'Subscription limit reached' }));
+  assert.deepEqual(
+    await client.request('resources/subscribe', { uri: 'mem://c' }, 3),
+    fail(3, { code: -32603, message: 'Subscription limit reached' }),
+  );
   // Re-subscribing to a held URI is not a new subscription, and another connection has its own budget.
   assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://a' }, 4), ok(4, {}));
   assert.deepEqual(await other.request('resources/subscribe', { uri: 'mem://c' }, 1), ok(1, {}));
@@ -833,9 +1087,21 @@ test('connectionCount counts live connections and goes back down when each ends 
 // A full session against the demo server
 
 const DEMO_TOOLS = [
-  'test_simple_text', 'test_image_content', 'test_audio_content', 'test_embedded_resource', 'test_multiple_content_types',
-  'test_error_handling', 'test_tool_with_progress', 'test_tool_with_logging', 'json_schema_2020_12_tool', 'test_sampling',
-  'test_elicitation', 'test_elicitation_sep1034_defaults', 'test_elicitation_sep1330_enums', 'test_sleep', 'test_throw',
+  'test_simple_text',
+  'test_image_content',
+  'test_audio_content',
+  'test_embedded_resource',
+  'test_multiple_content_types',
+  'test_error_handling',
+  'test_tool_with_progress',
+  'test_tool_with_logging',
+  'json_schema_2020_12_tool',
+  'test_sampling',
+  'test_elicitation',
+  'test_elicitation_sep1034_defaults',
+  'test_elicitation_sep1330_enums',
+  'test_sleep',
+  'test_throw',
   'test_publish',
 ];
 
@@ -865,14 +1131,21 @@ async function demoSession(): Promise<void> {
   const client = new WireClient(createEverythingServer());
   const init = await client.initialize('2025-11-25', { sampling: {}, elicitation: {} });
   assert.deepEqual(init.capabilities, {
-    logging: {}, completions: {}, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, tools: { listChanged: true },
+    logging: {},
+    completions: {},
+    prompts: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    tools: { listChanged: true },
   });
   assert.equal(typeof init.instructions, 'string');
   assert.deepEqual(await client.request('ping', undefined, 0), ok(0, {}));
   assert.deepEqual((await client.request('logging/setLevel', { level: 'debug' })).result, {});
 
   const { tools } = (await client.request('tools/list', {})).result;
-  assert.deepEqual(tools.map((tool: { name: string }) => tool.name), DEMO_TOOLS);
+  assert.deepEqual(
+    tools.map((tool: { name: string }) => tool.name),
+    DEMO_TOOLS,
+  );
   for (const tool of tools) {
     assert.equal(typeof tool.description, 'string', tool.name);
     assert.equal(tool.inputSchema.type, 'object', tool.name);
@@ -882,28 +1155,60 @@ async function demoSession(): Promise<void> {
     (await client.request('tools/call', args === undefined ? { name } : { name, arguments: args })).result;
 
   assert.deepEqual(await call('test_simple_text'), { content: [text('This is a simple text response for testing.')] });
-  assert.deepEqual(await call('test_image_content'), { content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] });
-  assert.deepEqual(await call('test_audio_content'), { content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] });
+  assert.deepEqual(await call('test_image_content'), {
+    content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+  });
+  assert.deepEqual(await call('test_audio_content'), {
+    content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }],
+  });
   assert.deepEqual(await call('test_embedded_resource'), {
-    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
+    ],
   });
   assert.deepEqual(await call('test_multiple_content_types'), {
     content: [
       text('Multiple content types test:'),
       { type: 'image', data: PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: '{"test":"data","value":123}',
+        },
+      },
     ],
   });
-  assert.deepEqual(await call('test_error_handling'), { content: [text('This tool intentionally returns an error for testing')], isError: true });
-  assert.deepEqual(await call('json_schema_2020_12_tool', { name: 'n', contactMethod: 'email', email: 'e@example.com' }), {
-    content: [text('Received: {"name":"n","contactMethod":"email","email":"e@example.com"}')],
+  assert.deepEqual(await call('test_error_handling'), {
+    content: [text('This tool intentionally returns an error for testing')],
+    isError: true,
   });
+  assert.deepEqual(
+    await call('json_schema_2020_12_tool', { name: 'n', contactMethod: 'email', email: 'e@example.com' }),
+    {
+      content: [text('Received: {"name":"n","contactMethod":"email","email":"e@example.com"}')],
+    },
+  );
 
   // Progress: 0, 50, 100 of 100 on the request's token, before the result.
-  client.send({ jsonrpc: '2.0', id: 'progress', method: 'tools/call', params: { name: 'test_tool_with_progress', _meta: { progressToken: 0 } } });
+  client.send({
+    jsonrpc: '2.0',
+    id: 'progress',
+    method: 'tools/call',
+    params: { name: 'test_tool_with_progress', _meta: { progressToken: 0 } },
+  });
   assert.deepEqual(await untilResponse(client, 'progress'), [
     ...[0, 50, 100].map((progress) => ({
-      jsonrpc: '2.0', method: 'notifications/progress',
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
       params: { progressToken: 0, progress, total: 100, message: `Completed step ${progress} of 100` },
     })),
     ok('progress', { content: [text('Progress completed')] }),
@@ -913,32 +1218,65 @@ async function demoSession(): Promise<void> {
   client.send({ jsonrpc: '2.0', id: 'logging', method: 'tools/call', params: { name: 'test_tool_with_logging' } });
   assert.deepEqual(await untilResponse(client, 'logging'), [
     ...['Tool execution started', 'Tool processing data', 'Tool execution completed'].map((data) => ({
-      jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data },
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data },
     })),
     ok('logging', { content: [text('Tool with logging executed successfully')] }),
   ]);
 
   // Sampling: the server asks, the test answers.
-  client.send({ jsonrpc: '2.0', id: 'sampling', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'Capital of France?' } } });
+  client.send({
+    jsonrpc: '2.0',
+    id: 'sampling',
+    method: 'tools/call',
+    params: { name: 'test_sampling', arguments: { prompt: 'Capital of France?' } },
+  });
   const sample = await client.next();
   assert.deepEqual(sample, {
-    jsonrpc: '2.0', id: sample.id, method: 'sampling/createMessage',
+    jsonrpc: '2.0',
+    id: sample.id,
+    method: 'sampling/createMessage',
     params: { messages: [{ role: 'user', content: text('Capital of France?') }], maxTokens: 100 },
   });
-  client.send({ jsonrpc: '2.0', id: sample.id, result: { role: 'assistant', content: text('Paris'), model: 'test-model', stopReason: 'endTurn' } });
+  client.send({
+    jsonrpc: '2.0',
+    id: sample.id,
+    result: { role: 'assistant', content: text('Paris'), model: 'test-model', stopReason: 'endTurn' },
+  });
   assert.deepEqual(await client.next(), ok('sampling', { content: [text('LLM response: Paris')] }));
 
   // Elicitation, three ways.
   const elicitations: [string, object | undefined, string, object, string][] = [
-    ['test_elicitation', { message: 'Who are you?' }, 'Who are you?', { action: 'accept', content: { username: 'ann', email: 'ann@example.com' } },
-      'User response: action=accept, content={"username":"ann","email":"ann@example.com"}'],
-    ['test_elicitation_sep1034_defaults', undefined, 'Please review your information', { action: 'decline' },
-      'Elicitation completed: action=decline, content={}'],
-    ['test_elicitation_sep1330_enums', undefined, 'Please choose options', { action: 'accept', content: { untitledSingle: 'option1' } },
-      'Elicitation completed: action=accept, content={"untitledSingle":"option1"}'],
+    [
+      'test_elicitation',
+      { message: 'Who are you?' },
+      'Who are you?',
+      { action: 'accept', content: { username: 'ann', email: 'ann@example.com' } },
+      'User response: action=accept, content={"username":"ann","email":"ann@example.com"}',
+    ],
+    [
+      'test_elicitation_sep1034_defaults',
+      undefined,
+      'Please review your information',
+      { action: 'decline' },
+      'Elicitation completed: action=decline, content={}',
+    ],
+    [
+      'test_elicitation_sep1330_enums',
+      undefined,
+      'Please choose options',
+      { action: 'accept', content: { untitledSingle: 'option1' } },
+      'Elicitation completed: action=accept, content={"untitledSingle":"option1"}',
+    ],
   ];
   for (const [name, args, message, answer, expected] of elicitations) {
-    client.send({ jsonrpc: '2.0', id: name, method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } });
+    client.send({
+      jsonrpc: '2.0',
+      id: name,
+      method: 'tools/call',
+      params: args === undefined ? { name } : { name, arguments: args },
+    });
     const ask = await client.next();
     assert.equal(ask.method, 'elicitation/create', name);
     assert.equal(ask.params.message, message, name);
@@ -948,14 +1286,26 @@ async function demoSession(): Promise<void> {
   }
 
   // Change events through test_publish arrive before its result.
-  client.send({ jsonrpc: '2.0', id: 'publish', method: 'tools/call', params: { name: 'test_publish', arguments: { event: 'prompts', count: 2 } } });
+  client.send({
+    jsonrpc: '2.0',
+    id: 'publish',
+    method: 'tools/call',
+    params: { name: 'test_publish', arguments: { event: 'prompts', count: 2 } },
+  });
   assert.deepEqual(await untilResponse(client, 'publish'), [
-    LIST_CHANGED('prompts'), LIST_CHANGED('prompts'), ok('publish', { content: [text('Published 2 prompts event(s)')] }),
+    LIST_CHANGED('prompts'),
+    LIST_CHANGED('prompts'),
+    ok('publish', { content: [text('Published 2 prompts event(s)')] }),
   ]);
 
   // Cancel a sleep once it is demonstrably running; no response for it ever arrives.
   {
-    client.send({ jsonrpc: '2.0', id: 'sleep', method: 'tools/call', params: { name: 'test_sleep', arguments: { ms: 600_000 }, _meta: { progressToken: 'zz' } } });
+    client.send({
+      jsonrpc: '2.0',
+      id: 'sleep',
+      method: 'tools/call',
+      params: { name: 'test_sleep', arguments: { ms: 600_000 }, _meta: { progressToken: 'zz' } },
+    });
     const first = await client.next();
     assert.equal(first.method, 'notifications/progress');
     assert.equal(first.params.progressToken, 'zz');
@@ -970,7 +1320,10 @@ async function demoSession(): Promise<void> {
   }
 
   // A plain Error thrown by a tool: generic text on the wire, the detail on stderr only (checked by the caller).
-  assert.deepEqual(await call('test_throw', { message: 'secret-detail-42' }), { content: [text('Tool execution failed')], isError: true });
+  assert.deepEqual(await call('test_throw', { message: 'secret-detail-42' }), {
+    content: [text('Tool execution failed')],
+    isError: true,
+  });
   assert.ok(!client.frames.some((frame) => JSON.stringify(frame).includes('secret-detail-42')));
 
   // Every resource, and the template.
@@ -984,11 +1337,22 @@ async function demoSession(): Promise<void> {
   }
   const { resourceTemplates } = (await client.request('resources/templates/list', {})).result;
   assert.equal(resourceTemplates.length, 1);
-  assert.deepEqual(JSON.parse((await client.request('resources/read', { uri: 'test://template/42/data' })).result.contents[0].text), {
-    id: '42', templateTest: true, data: 'Data for ID: 42',
-  });
-  assert.deepEqual(await client.request('resources/subscribe', { uri: 'test://watched-resource' }, 'sub'), ok('sub', {}));
-  assert.deepEqual(await client.request('resources/unsubscribe', { uri: 'test://watched-resource' }, 'unsub'), ok('unsub', {}));
+  assert.deepEqual(
+    JSON.parse((await client.request('resources/read', { uri: 'test://template/42/data' })).result.contents[0].text),
+    {
+      id: '42',
+      templateTest: true,
+      data: 'Data for ID: 42',
+    },
+  );
+  assert.deepEqual(
+    await client.request('resources/subscribe', { uri: 'test://watched-resource' }, 'sub'),
+    ok('sub', {}),
+  );
+  assert.deepEqual(
+    await client.request('resources/unsubscribe', { uri: 'test://watched-resource' }, 'unsub'),
+    ok('unsub', {}),
+  );
 
   // Every prompt.
   const { prompts } = (await client.request('prompts/list', {})).result;
@@ -1000,7 +1364,17 @@ async function demoSession(): Promise<void> {
     test_simple_prompt: [{ role: 'user', content: text('This is a simple prompt for testing.') }],
     test_prompt_with_arguments: [{ role: 'user', content: text("Prompt with arguments: arg1='hello', arg2='world'") }],
     test_prompt_with_embedded_resource: [
-      { role: 'user', content: { type: 'resource', resource: { uri: 'test://static-text', mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: {
+            uri: 'test://static-text',
+            mimeType: 'text/plain',
+            text: 'Embedded resource content for testing.',
+          },
+        },
+      },
       { role: 'user', content: text('Please process the embedded resource above.') },
     ],
     test_prompt_with_image: [
@@ -1010,8 +1384,15 @@ async function demoSession(): Promise<void> {
   };
   assert.deepEqual(prompts.map((prompt: { name: string }) => prompt.name).sort(), Object.keys(expectedMessages).sort());
   for (const prompt of prompts) {
-    const params = promptArgs[prompt.name] === undefined ? { name: prompt.name } : { name: prompt.name, arguments: promptArgs[prompt.name] };
-    assert.deepEqual((await client.request('prompts/get', params)).result, { messages: expectedMessages[prompt.name] }, prompt.name);
+    const params =
+      promptArgs[prompt.name] === undefined
+        ? { name: prompt.name }
+        : { name: prompt.name, arguments: promptArgs[prompt.name] };
+    assert.deepEqual(
+      (await client.request('prompts/get', params)).result,
+      { messages: expectedMessages[prompt.name] },
+      prompt.name,
+    );
   }
 
   // End of input: the server drains, closes its output, and nothing was left unread.
@@ -1022,14 +1403,28 @@ async function demoSession(): Promise<void> {
 }
 
 test('demo sampling and elicitation tools fail in-band, without a request frame, when the client lacks the capability', async () => {
-  for (const [version, capabilities] of [['2025-11-25', {}], ['2025-03-26', { elicitation: {} }]] as const) {
+  for (const [version, capabilities] of [
+    ['2025-11-25', {}],
+    ['2025-03-26', { elicitation: {} }],
+  ] as const) {
     const client = await connected(createEverythingServer(), version, capabilities);
-    for (const [name, args] of [['test_sampling', { prompt: 'x' }], ['test_elicitation', { message: 'x' }], ['test_elicitation_sep1034_defaults', {}]] as const) {
+    for (const [name, args] of [
+      ['test_sampling', { prompt: 'x' }],
+      ['test_elicitation', { message: 'x' }],
+      ['test_elicitation_sep1034_defaults', {}],
+    ] as const) {
       const result = (await client.request('tools/call', { name, arguments: args })).result;
       assert.equal(result.isError, true, `${version} ${name}`);
-      assert.match(result.content[0].text, /^Request failed: Cannot send '(sampling\/createMessage|elicitation\/create)'/);
+      assert.match(
+        result.content[0].text,
+        /^Request failed: Cannot send '(sampling\/createMessage|elicitation\/create)'/,
+      );
     }
-    assert.ok(!client.frames.some((frame) => frame.method === 'sampling/createMessage' || frame.method === 'elicitation/create'));
+    assert.ok(
+      !client.frames.some(
+        (frame) => frame.method === 'sampling/createMessage' || frame.method === 'elicitation/create',
+      ),
+    );
     assert.deepEqual(await client.end(), []);
   }
 });
@@ -1037,7 +1432,12 @@ test('demo sampling and elicitation tools fail in-band, without a request frame,
 test('a tool that awaits a client answer sees a failure, not a hang, when the client ends its input', async () => {
   const server = createEverythingServer();
   const client = await connected(server, '2025-11-25', { sampling: {} });
-  client.send({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'x' } } });
+  client.send({
+    jsonrpc: '2.0',
+    id: 's',
+    method: 'tools/call',
+    params: { name: 'test_sampling', arguments: { prompt: 'x' } },
+  });
   const ask = await client.next();
   assert.equal(ask.method, 'sampling/createMessage');
   const rest = await client.end();
@@ -1047,7 +1447,7 @@ test('a tool that awaits a client answer sees a failure, not a hang, when the cl
   assert.match(rest[0].result.content[0].text, /^Request failed: /);
 });
 
-test('handlers see the negotiated version and the client\'s declared capabilities', async () => {
+test("handlers see the negotiated version and the client's declared capabilities", async () => {
   const { server } = quietServer();
   const seen = deferred<[string, unknown, unknown]>();
   server.tool('ctx', {}, (_args, ctx: Context) => {
@@ -1056,17 +1456,26 @@ test('handlers see the negotiated version and the client\'s declared capabilitie
   });
   const client = await connected(server, '2025-03-26', { roots: { listChanged: true } });
   await client.request('tools/call', { name: 'ctx' });
-  assert.deepEqual(await seen.promise, ['2025-03-26', { roots: { listChanged: true } }, { name: 'test-client', version: '1.0.0' }]);
+  assert.deepEqual(await seen.promise, [
+    '2025-03-26',
+    { roots: { listChanged: true } },
+    { name: 'test-client', version: '1.0.0' },
+  ]);
   assert.deepEqual(await client.end(), []);
 });
 
 test('a cancelled tool call is neither answered nor logged as a tool failure', async () => {
   const { server, logger } = quietServer();
   const started = deferred();
-  server.tool('hang', {}, (_args, ctx) => new Promise((_resolve, reject) => {
-    ctx.signal.addEventListener('abort', () => reject(new Error('aborted by the client')));
-    started.resolve();
-  }));
+  server.tool(
+    'hang',
+    {},
+    (_args, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted by the client')));
+        started.resolve();
+      }),
+  );
   const client = await connected(server);
   client.send({ jsonrpc: '2.0', id: 'h', method: 'tools/call', params: { name: 'hang' } });
   await started.promise;
@@ -1078,12 +1487,21 @@ test('a cancelled tool call is neither answered nor logged as a tool failure', a
 
 test('a tool that returns something other than a CallToolResult is a generic isError result, logged', async () => {
   const { server, logger } = quietServer();
-  for (const [name, value] of [['undef', undefined], ['str', 'just text'], ['arr', [1]], ['nul', null]] as const) {
+  for (const [name, value] of [
+    ['undef', undefined],
+    ['str', 'just text'],
+    ['arr', [1]],
+    ['nul', null],
+  ] as const) {
     server.tool(name, {}, () => value as never);
   }
   const client = await connected(server);
   for (const name of ['undef', 'str', 'arr', 'nul']) {
-    assert.deepEqual((await client.request('tools/call', { name })).result, { content: [text('Tool execution failed')], isError: true }, name);
+    assert.deepEqual(
+      (await client.request('tools/call', { name })).result,
+      { content: [text('Tool execution failed')], isError: true },
+      name,
+    );
   }
   assert.equal(logger.errors.length, 4);
   assert.match(logger.errors[1]!.message, /'str' returned "just text", not a CallToolResult/);
@@ -1100,13 +1518,17 @@ for (const version of LEGACY) {
     ];
     server.prompt('p', { description: 'd' }, () => ({ description: 'shown', messages }));
     const client = await connected(server, version);
-    const expected = version >= '2025-06-18' ? messages : version >= '2025-03-26' ? messages.slice(0, 2) : messages.slice(0, 1);
-    assert.deepEqual((await client.request('prompts/get', { name: 'p' })).result, { description: 'shown', messages: expected });
+    const expected =
+      version >= '2025-06-18' ? messages : version >= '2025-03-26' ? messages.slice(0, 2) : messages.slice(0, 1);
+    assert.deepEqual((await client.request('prompts/get', { name: 'p' })).result, {
+      description: 'shown',
+      messages: expected,
+    });
     assert.deepEqual(await client.end(), []);
   });
 }
 
-test('handlers can list the client\'s roots and ping it; roots need the declared capability', async () => {
+test("handlers can list the client's roots and ping it; roots need the declared capability", async () => {
   const { server } = quietServer();
   server.tool('roots', {}, async (_args, ctx) => {
     const { roots } = await ctx.listRoots();
@@ -1126,6 +1548,9 @@ test('handlers can list the client\'s roots and ping it; roots need the declared
   assert.deepEqual(await withRoots.end(), []);
 
   const without = await connected(server, '2025-11-25', {});
-  assert.deepEqual(await without.request('tools/call', { name: 'roots' }, 1), ok(1, { content: [text('Tool execution failed')], isError: true }));
+  assert.deepEqual(
+    await without.request('tools/call', { name: 'roots' }, 1),
+    ok(1, { content: [text('Tool execution failed')], isError: true }),
+  );
   assert.deepEqual(await without.end(), []);
 });

@@ -4,7 +4,7 @@
 // duplicates or cancels. Pure: no I/O, no clock; the same seed and profile always give the same items.
 
 import { Buffer } from 'node:buffer';
-import { CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, MODERN, PROTOCOL_VERSION, envelope, type Id } from './wire.ts';
+import { CLIENT_CAPABILITIES, CLIENT_INFO, envelope, type Id, LOG_LEVEL, MODERN, PROTOCOL_VERSION } from './wire.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Randomness
@@ -204,7 +204,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** A header value as a client must send it: plain printable ASCII without commas, else the base64 sentinel. */
 function headerValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.includes(',') && !value.startsWith('=?base64?');
+  const plain =
+    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.includes(',') && !value.startsWith('=?base64?');
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
@@ -221,7 +222,8 @@ function envelopeCode(meta: Record<string, unknown>): number | undefined {
   if (version !== MODERN) return -32022;
   if (!Object.hasOwn(meta, CLIENT_CAPABILITIES) || !isPlainObject(meta[CLIENT_CAPABILITIES])) return -32602;
   const info = meta[CLIENT_INFO];
-  if (info !== undefined && !(isPlainObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) return -32602;
+  if (info !== undefined && !(isPlainObject(info) && typeof info.name === 'string' && typeof info.version === 'string'))
+    return -32602;
   const level = meta[LOG_LEVEL];
   if (level !== undefined && !LEVELS.includes(level as string)) return -32602;
   return undefined;
@@ -280,7 +282,6 @@ export class FrameGenerator {
   get #version(): string {
     return this.#legacy ? this.profile.legacyVersion : MODERN;
   }
-
 
   /** A fresh id, of a random shape: numbers, numeric strings (distinct from the numbers), unicode, large integers. */
   #freshId(): Id {
@@ -342,8 +343,14 @@ export class FrameGenerator {
         for (let i = 0; i < prelude; i++) yield this.#preInitialize();
       }
       const id = this.#freshId();
-      const params = { protocolVersion: this.profile.legacyVersion, capabilities: {}, clientInfo: { name: 'fuzz', version: '1.0.0' } };
-      const item = this.#frame('initialize', { jsonrpc: '2.0', id, method: 'initialize', params }, [{ id, outcome: 'result' }]);
+      const params = {
+        protocolVersion: this.profile.legacyVersion,
+        capabilities: {},
+        clientInfo: { name: 'fuzz', version: '1.0.0' },
+      };
+      const item = this.#frame('initialize', { jsonrpc: '2.0', id, method: 'initialize', params }, [
+        { id, outcome: 'result' },
+      ]);
       item.initialize = true;
       this.#recent.push(id);
       yield item;
@@ -366,22 +373,54 @@ export class FrameGenerator {
       case 1:
         return this.#frame('pre-init', { jsonrpc: '2.0', id, method: 'tools/list' }, [{ id, outcome: -32600 }]);
       case 2:
-        return this.#frame('pre-init', { jsonrpc: '2.0', id, method: `nope/${this.#rng.word()}` }, [{ id, outcome: -32601 }]);
+        return this.#frame('pre-init', { jsonrpc: '2.0', id, method: `nope/${this.#rng.word()}` }, [
+          { id, outcome: -32601 },
+        ]);
       case 3:
-        return this.#frame('pre-init', { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: 5 } }, [{ id, outcome: -32602 }]);
+        return this.#frame('pre-init', { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: 5 } }, [
+          { id, outcome: -32602 },
+        ]);
       default:
-        return this.#frame('pre-init', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, []);
+        return this.#frame(
+          'pre-init',
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } },
+          [],
+        );
     }
   }
 
   #next(): FuzzItem | undefined {
     const rng = this.#rng;
     const category = rng.weighted<string>([
-      [30, 'valid'], [6, 'bad-params'], [3, 'unknown-method'], [6, 'bad-id'], [4, 'bad-method'], [3, 'bad-jsonrpc'],
-      [4, 'bad-params-type'], [2, 'no-method'], [2, 'non-object'], [4, 'notification'], [2, 'bad-notification'],
-      [3, 'client-response'], [4, 'garbage'], [2, 'invalid-utf8'], [2, 'empty-line'], [2, 'huge-number'],
-      [1, 'deep-nesting'], [3, 'deep-anywhere'], [0.6, 'giant'], [4, 'era-mismatch'], [4, 'envelope'], [3, 'batch'], [5, 'slow'],
-      [3, 'duplicate'], [3, 'cancel'], [4, 'release'], [2, 'reuse'], [1, 'listen'], [0.2, 'special-id'],
+      [30, 'valid'],
+      [6, 'bad-params'],
+      [3, 'unknown-method'],
+      [6, 'bad-id'],
+      [4, 'bad-method'],
+      [3, 'bad-jsonrpc'],
+      [4, 'bad-params-type'],
+      [2, 'no-method'],
+      [2, 'non-object'],
+      [4, 'notification'],
+      [2, 'bad-notification'],
+      [3, 'client-response'],
+      [4, 'garbage'],
+      [2, 'invalid-utf8'],
+      [2, 'empty-line'],
+      [2, 'huge-number'],
+      [1, 'deep-nesting'],
+      [3, 'deep-anywhere'],
+      [0.6, 'giant'],
+      [4, 'era-mismatch'],
+      [4, 'envelope'],
+      [3, 'batch'],
+      [5, 'slow'],
+      [3, 'duplicate'],
+      [3, 'cancel'],
+      [4, 'release'],
+      [2, 'reuse'],
+      [1, 'listen'],
+      [0.2, 'special-id'],
     ]);
     return this.#build(category);
   }
@@ -416,7 +455,9 @@ export class FrameGenerator {
         return this.#frame('no-method', frame, [{ id, outcome: -32600 }]);
       }
       case 'non-object':
-        return this.#frame('non-object', rng.pick<unknown>([1, 'text', true, null, 0, {}, -1.5]), [{ id: null, outcome: -32600 }]);
+        return this.#frame('non-object', rng.pick<unknown>([1, 'text', true, null, 0, {}, -1.5]), [
+          { id: null, outcome: -32600 },
+        ]);
       case 'notification':
         return this.#notification();
       case 'bad-notification':
@@ -464,7 +505,12 @@ export class FrameGenerator {
   // Building frames
 
   /** A frame item from a value (serialized, Raw parts spliced) or exact bytes. */
-  #frame(label: string, value: unknown, answers: Answer[], options: { bytes?: string | Buffer; batch?: boolean } = {}): FrameItem {
+  #frame(
+    label: string,
+    value: unknown,
+    answers: Answer[],
+    options: { bytes?: string | Buffer; batch?: boolean } = {},
+  ): FrameItem {
     const data = options.bytes ?? serialize(value);
     const item: FrameItem = {
       type: 'frame',
@@ -507,7 +553,12 @@ export class FrameGenerator {
       const method = headerValue(value.method);
       if (method.length <= MAX_HEADER_VALUE) headers['mcp-method'] = method;
     }
-    const source = value.method === 'resources/read' ? 'uri' : value.method === 'tools/call' || value.method === 'prompts/get' ? 'name' : undefined;
+    const source =
+      value.method === 'resources/read'
+        ? 'uri'
+        : value.method === 'tools/call' || value.method === 'prompts/get'
+          ? 'name'
+          : undefined;
     const name = source === undefined ? undefined : params?.[source];
     if (typeof name === 'string') {
       const encoded = headerValue(name);
@@ -527,9 +578,10 @@ export class FrameGenerator {
     } else {
       params._meta = envelope({ ...this.#envelopeExtras(), ...meta });
     }
-    const frame = call.params === undefined && this.#legacy && Object.keys(meta).length === 0
-      ? { jsonrpc: '2.0', id, method: call.method }
-      : { jsonrpc: '2.0', id, method: call.method, params };
+    const frame =
+      call.params === undefined && this.#legacy && Object.keys(meta).length === 0
+        ? { jsonrpc: '2.0', id, method: call.method }
+        : { jsonrpc: '2.0', id, method: call.method, params };
     return this.#frame(label, frame, [{ id, outcome: this.#modernHttpOutcome(frame, call.outcome) }]);
   }
 
@@ -558,7 +610,12 @@ export class FrameGenerator {
     if (envelopeCode(meta) !== undefined) return outcome;
     const headers = this.#routingHeaders(frame);
     if (headers['mcp-method'] === undefined) return -32020;
-    const source = frame.method === 'resources/read' ? 'uri' : frame.method === 'tools/call' || frame.method === 'prompts/get' ? 'name' : undefined;
+    const source =
+      frame.method === 'resources/read'
+        ? 'uri'
+        : frame.method === 'tools/call' || frame.method === 'prompts/get'
+          ? 'name'
+          : undefined;
     if (source !== undefined && typeof params![source] === 'string' && headers['mcp-name'] === undefined) return -32020;
     return outcome;
   }
@@ -571,17 +628,38 @@ export class FrameGenerator {
   #validCall(): Call {
     const rng = this.#rng;
     const legacy = this.#legacy;
-    const choices: string[] = ['tools/list', 'echo', 'add', 'mirror', 'fail', 'resources/list', 'resources/templates/list',
-      'read-static', 'read-item', 'prompts/list', 'prompts/get', 'complete-prompt', 'complete-resource'];
+    const choices: string[] = [
+      'tools/list',
+      'echo',
+      'add',
+      'mirror',
+      'fail',
+      'resources/list',
+      'resources/templates/list',
+      'read-static',
+      'read-item',
+      'prompts/list',
+      'prompts/get',
+      'complete-prompt',
+      'complete-resource',
+    ];
     if (legacy) choices.push('ping', 'logging/setLevel', 'subscribe', 'unsubscribe', 'initialize');
     else choices.push('server/discover');
     switch (rng.pick(choices)) {
       case 'echo':
         return { method: 'tools/call', params: { name: 'echo', arguments: { text: rng.word(40) } }, outcome: 'result' };
       case 'add':
-        return { method: 'tools/call', params: { name: 'add', arguments: { a: rng.int(1e6) - 5e5, b: rng.float() * 1e6 } }, outcome: 'result' };
+        return {
+          method: 'tools/call',
+          params: { name: 'add', arguments: { a: rng.int(1e6) - 5e5, b: rng.float() * 1e6 } },
+          outcome: 'result',
+        };
       case 'mirror':
-        return { method: 'tools/call', params: { name: 'mirror', arguments: { value: rng.word(), list: [1, 'two', null, { x: rng.int(9) }] } }, outcome: 'result' };
+        return {
+          method: 'tools/call',
+          params: { name: 'mirror', arguments: { value: rng.word(), list: [1, 'two', null, { x: rng.int(9) }] } },
+          outcome: 'result',
+        };
       case 'fail':
         return { method: 'tools/call', params: { name: 'fail', arguments: {} }, outcome: 'result' };
       case 'read-static':
@@ -599,7 +677,10 @@ export class FrameGenerator {
       case 'complete-resource':
         return {
           method: 'completion/complete',
-          params: { ref: { type: 'ref/resource', uri: 'fuzz://item/{n}' }, argument: { name: 'n', value: String(rng.int(10)) } },
+          params: {
+            ref: { type: 'ref/resource', uri: 'fuzz://item/{n}' },
+            argument: { name: 'n', value: String(rng.int(10)) },
+          },
           outcome: 'result',
         };
       case 'logging/setLevel':
@@ -610,12 +691,26 @@ export class FrameGenerator {
         return { method: 'resources/unsubscribe', params: { uri: `fuzz://item/${rng.int(5)}` }, outcome: 'result' };
       case 'initialize':
         // A repeat answers the first result again, whatever it carries.
-        return { method: 'initialize', params: { protocolVersion: rng.word(), capabilities: {}, clientInfo: { name: 'x', version: '2' } }, outcome: 'result' };
+        return {
+          method: 'initialize',
+          params: { protocolVersion: rng.word(), capabilities: {}, clientInfo: { name: 'x', version: '2' } },
+          outcome: 'result',
+        };
       case 'ping':
         return { method: 'ping', params: rng.chance(0.5) ? undefined : {}, outcome: 'result' };
       default: {
-        const method = rng.pick(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'server/discover']);
-        return { method: legacy && method === 'server/discover' ? 'tools/list' : method, params: {}, outcome: 'result' };
+        const method = rng.pick([
+          'tools/list',
+          'resources/list',
+          'resources/templates/list',
+          'prompts/list',
+          'server/discover',
+        ]);
+        return {
+          method: legacy && method === 'server/discover' ? 'tools/list' : method,
+          params: {},
+          outcome: 'result',
+        };
       }
     }
   }
@@ -629,7 +724,11 @@ export class FrameGenerator {
       { method: 'tools/call', params: { name: `nope-${rng.word()}` }, outcome: -32602 },
       { method: 'tools/call', params: { name: 'echo', arguments: [rng.word()] }, outcome: -32602 },
       { method: 'tools/call', params: { name: 'echo', arguments: 'text' }, outcome: -32602 },
-      { method: 'tools/call', params: { name: 'echo', arguments: { text: rng.int(10) } }, outcome: this.#argumentProblem },
+      {
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: rng.int(10) } },
+        outcome: this.#argumentProblem,
+      },
       { method: 'tools/call', params: { name: 'echo', arguments: {} }, outcome: this.#argumentProblem },
       { method: 'tools/call', params: { name: 'slow', arguments: { gate: 'soon' } }, outcome: this.#argumentProblem },
       { method: 'resources/read', params: {}, outcome: -32602 },
@@ -640,7 +739,11 @@ export class FrameGenerator {
       { method: 'prompts/get', params: { name: 'greet', arguments: { name: rng.int(9) } }, outcome: -32602 },
       { method: 'prompts/get', params: { name: 'greet', arguments: [] }, outcome: -32602 },
       { method: 'completion/complete', params: {}, outcome: -32602 },
-      { method: 'completion/complete', params: { ref: { type: 'ref/x' }, argument: { name: 'a', value: 'b' } }, outcome: -32602 },
+      {
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/x' }, argument: { name: 'a', value: 'b' } },
+        outcome: -32602,
+      },
       { method: 'tools/list', params: { cursor: rng.word() }, outcome: -32602 },
       { method: 'prompts/list', params: { cursor: rng.int(99) }, outcome: -32602 },
     ];
@@ -649,7 +752,11 @@ export class FrameGenerator {
       cases.push({ method: 'resources/subscribe', params: {}, outcome: -32602 });
     } else {
       cases.push({ method: 'subscriptions/listen', params: { notifications: rng.int(9) }, outcome: -32602 });
-      cases.push({ method: 'subscriptions/listen', params: { notifications: { toolsListChanged: 'yes' } }, outcome: -32602 });
+      cases.push({
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: 'yes' } },
+        outcome: -32602,
+      });
     }
     return rng.pick(cases);
   }
@@ -658,8 +765,18 @@ export class FrameGenerator {
     const rng = this.#rng;
     const id = this.#freshId();
     this.#recent.push(id);
-    const method = rng.pick([`nope/${rng.word()}`, rng.word(), 'tasks/list', 'tools/List', ' tools/list', 'rpc.discover', '__proto__',
-      'constructor', 'hasOwnProperty', 'toString']);
+    const method = rng.pick([
+      `nope/${rng.word()}`,
+      rng.word(),
+      'tasks/list',
+      'tools/List',
+      ' tools/list',
+      'rpc.discover',
+      '__proto__',
+      'constructor',
+      'hasOwnProperty',
+      'toString',
+    ]);
     return this.#request('unknown-method', id, { method, params: {}, outcome: -32601 });
   }
 
@@ -667,8 +784,23 @@ export class FrameGenerator {
   #badId(): FrameItem {
     const rng = this.#rng;
     const method = rng.pick(['ping', 'tools/list', 'tools/call']);
-    const id = rng.pick<unknown>([{}, { id: 1 }, [], [1], true, false, null, 1.5, -0.25, 1e308, -1e308, raw('9007199254740993'),
-      raw('1e400'), raw('-1e400'), raw('2e-320')]);
+    const id = rng.pick<unknown>([
+      {},
+      { id: 1 },
+      [],
+      [1],
+      true,
+      false,
+      null,
+      1.5,
+      -0.25,
+      1e308,
+      -1e308,
+      raw('9007199254740993'),
+      raw('1e400'),
+      raw('-1e400'),
+      raw('2e-320'),
+    ]);
     return this.#frame('bad-id', { jsonrpc: '2.0', id, method, params: {} }, [{ id: null, outcome: -32600 }]);
   }
 
@@ -692,25 +824,43 @@ export class FrameGenerator {
     const id = this.#freshId();
     this.#recent.push(id);
     const params = this.#rng.pick<unknown>([[], [1, 2], 'params', 5, true, null]);
-    return this.#frame('bad-params-type', { jsonrpc: '2.0', id, method: this.#rng.pick(['tools/list', 'ping', 'tools/call']), params }, [
-      { id, outcome: -32600 },
-    ]);
+    return this.#frame(
+      'bad-params-type',
+      { jsonrpc: '2.0', id, method: this.#rng.pick(['tools/list', 'ping', 'tools/call']), params },
+      [{ id, outcome: -32600 }],
+    );
   }
 
   /** Notifications never get an answer (cancels of ids nothing uses, unknown ones, a repeated initialized). */
   #notification(): FrameItem {
     const rng = this.#rng;
-    const method = rng.pick(['notifications/cancelled', 'notifications/cancelled', 'notifications/initialized',
-      'notifications/progress', 'notifications/roots/list_changed', `notifications/${rng.word()}`, 'tools/list']);
+    const method = rng.pick([
+      'notifications/cancelled',
+      'notifications/cancelled',
+      'notifications/initialized',
+      'notifications/progress',
+      'notifications/roots/list_changed',
+      `notifications/${rng.word()}`,
+      'tools/list',
+    ]);
     let params: Record<string, unknown> | undefined;
     if (method === 'notifications/cancelled') {
-      params = rng.pick<Record<string, unknown>>([{ requestId: this.#ghostId(), reason: rng.word() }, { requestId: { x: 1 } }, {}, { requestId: null }]);
+      params = rng.pick<Record<string, unknown>>([
+        { requestId: this.#ghostId(), reason: rng.word() },
+        { requestId: { x: 1 } },
+        {},
+        { requestId: null },
+      ]);
     } else if (method === 'notifications/progress') {
       params = { progressToken: rng.word(), progress: rng.int(10) };
     } else if (rng.chance(0.5)) {
       params = {};
     }
-    return this.#frame('notification', params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, []);
+    return this.#frame(
+      'notification',
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+      [],
+    );
   }
 
   /** A notification-shaped frame that is invalid: answered with id null. */
@@ -734,18 +884,26 @@ export class FrameGenerator {
       case 0:
         return this.#frame('client-response', { jsonrpc: '2.0', id: this.#ghostId(), result: {} }, refused);
       case 1:
-        return this.#frame('client-response', { jsonrpc: '2.0', id: this.#ghostId(), error: { code: -1, message: rng.word() } }, refused);
+        return this.#frame(
+          'client-response',
+          { jsonrpc: '2.0', id: this.#ghostId(), error: { code: -1, message: rng.word() } },
+          refused,
+        );
       case 2:
         return this.#frame('client-response', { jsonrpc: '2.0', id: null, error: { code: 1, message: 'x' } }, refused);
       case 3: {
         const id = this.#freshId();
         this.#recent.push(id);
-        return this.#frame('client-response', { jsonrpc: '2.0', id, error: rng.pick<unknown>(['bad', { code: 1.5, message: 'x' }, { code: 1 }]) }, [
-          { id, outcome: -32600 },
-        ]);
+        return this.#frame(
+          'client-response',
+          { jsonrpc: '2.0', id, error: rng.pick<unknown>(['bad', { code: 1.5, message: 'x' }, { code: 1 }]) },
+          [{ id, outcome: -32600 }],
+        );
       }
       default:
-        return this.#frame('client-response', { jsonrpc: '2.0', id: rng.pick<unknown>([{}, true, 1.5]), result: 1 }, [{ id: null, outcome: -32600 }]);
+        return this.#frame('client-response', { jsonrpc: '2.0', id: rng.pick<unknown>([{}, true, 1.5]), result: 1 }, [
+          { id: null, outcome: -32600 },
+        ]);
     }
   }
 
@@ -758,7 +916,14 @@ export class FrameGenerator {
       `{'jsonrpc':'2.0','id':${id},'method':'ping'}`,
       `{"jsonrpc":"2.0","id":${id},"method":"ping"}}`,
       `{"jsonrpc":"2.0","id":${id},"method":"ping",}`,
-      'NaN', 'undefined', '[1,2', '"unterminated', 'tru', '{"a":1} {"b":2}', '\u001b[31mred\u001b[0m', 'Content-Length: 52',
+      'NaN',
+      'undefined',
+      '[1,2',
+      '"unterminated',
+      'tru',
+      '{"a":1} {"b":2}',
+      '\u001b[31mred\u001b[0m',
+      'Content-Length: 52',
       `\uFEFF{"jsonrpc":"2.0","id":${id},"method":"ping"}`,
       `#${rng.word(60)}`,
       `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"x":"\u0001"}}`,
@@ -772,14 +937,22 @@ export class FrameGenerator {
     // A continuation byte (0x80-0xbf) where a character must start is never UTF-8, whatever follows it.
     const bad = Buffer.from([0x80 + rng.int(0x40), ...Array.from({ length: rng.int(16) }, () => 0x80 + rng.int(0x80))]);
     if (rng.chance(0.5)) {
-      const frame = this.#request('invalid-utf8', this.#ghostId(), { method: 'tools/call', params: { name: 'echo', arguments: { text: '@@BYTES@@' } }, outcome: 'result' });
+      const frame = this.#request('invalid-utf8', this.#ghostId(), {
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: '@@BYTES@@' } },
+        outcome: 'result',
+      });
       const [before, after] = (frame.data as string).split('@@BYTES@@') as [string, string];
       frame.data = Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]);
       frame.answers = [{ id: null, outcome: -32700 }];
       frame.requests = 0;
       return frame;
     }
-    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), bad, Buffer.from(rng.chance(0.5) ? '{"jsonrpc":"2.0"}' : '')]);
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      bad,
+      Buffer.from(rng.chance(0.5) ? '{"jsonrpc":"2.0"}' : ''),
+    ]);
     return this.#frame('invalid-utf8', undefined, [{ id: null, outcome: -32700 }], { bytes });
   }
 
@@ -794,11 +967,24 @@ export class FrameGenerator {
     const rng = this.#rng;
     const id = this.#freshId();
     this.#recent.push(id);
-    const a = rng.pick([1e308, -1e308, raw('-0'), raw('9007199254740993'), raw('1e400'), raw('5e-324'), Number.MAX_SAFE_INTEGER, raw('123456789012345678901234567890')]);
+    const a = rng.pick([
+      1e308,
+      -1e308,
+      raw('-0'),
+      raw('9007199254740993'),
+      raw('1e400'),
+      raw('5e-324'),
+      Number.MAX_SAFE_INTEGER,
+      raw('123456789012345678901234567890'),
+    ]);
     const b = rng.pick([1e308, raw('-0'), 0.1, -1]);
     // Infinity (from 1e400) is not a JSON number the schema accepts everywhere: any precise answer will do.
     const odd = a instanceof Raw && /e4/.test(a.text);
-    return this.#request('huge-number', id, { method: 'tools/call', params: { name: 'add', arguments: { a, b } }, outcome: odd ? 'any' : 'result' });
+    return this.#request('huge-number', id, {
+      method: 'tools/call',
+      params: { name: 'add', arguments: { a, b } },
+      outcome: odd ? 'any' : 'result',
+    });
   }
 
   #deepNesting(): FrameItem {
@@ -807,25 +993,41 @@ export class FrameGenerator {
     switch (rng.int(6)) {
       case 0: {
         // A top-level nest is an array: a batch of one invalid element, or a refused batch.
-        if (this.#batchAccepted()) return this.#frame('deep-batch', undefined, [{ id: null, outcome: -32600 }], { bytes: nestedArrays(depth), batch: true });
+        if (this.#batchAccepted())
+          return this.#frame('deep-batch', undefined, [{ id: null, outcome: -32600 }], {
+            bytes: nestedArrays(depth),
+            batch: true,
+          });
         return this.#frame('deep-batch', undefined, [{ id: null, outcome: -32600 }], { bytes: nestedArrays(depth) });
       }
       case 1:
-        return this.#frame('deep-id', { jsonrpc: '2.0', id: raw(nestedArrays(depth)), method: 'ping' }, [{ id: null, outcome: -32600 }]);
+        return this.#frame('deep-id', { jsonrpc: '2.0', id: raw(nestedArrays(depth)), method: 'ping' }, [
+          { id: null, outcome: -32600 },
+        ]);
       case 2: {
         const id = this.#freshId();
         this.#recent.push(id);
-        return this.#frame('deep-method', { jsonrpc: '2.0', id, method: raw(nestedObjects(depth)) }, [{ id, outcome: -32600 }]);
+        return this.#frame('deep-method', { jsonrpc: '2.0', id, method: raw(nestedObjects(depth)) }, [
+          { id, outcome: -32600 },
+        ]);
       }
       case 3: {
         const id = this.#freshId();
         this.#recent.push(id);
-        return this.#request('deep-argument', id, { method: 'tools/call', params: { name: 'echo', arguments: { text: 'deep', nest: raw(nestedArrays(depth)) } }, outcome: 'result' });
+        return this.#request('deep-argument', id, {
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'deep', nest: raw(nestedArrays(depth)) } },
+          outcome: 'result',
+        });
       }
       case 4: {
         const id = this.#freshId();
         this.#recent.push(id);
-        return this.#request('deep-name', id, { method: 'tools/call', params: { name: raw(nestedObjects(depth)) }, outcome: -32602 });
+        return this.#request('deep-name', id, {
+          method: 'tools/call',
+          params: { name: raw(nestedObjects(depth)) },
+          outcome: -32602,
+        });
       }
       default: {
         const id = this.#freshId();
@@ -834,7 +1036,9 @@ export class FrameGenerator {
         // -32603. Before 2025-06-18 there is no structuredContent, so the answer is a plain result.
         const structured = this.profile.era === 'modern' || (this.profile.legacyVersion ?? '') >= '2025-06-18';
         return this.#request('deep-mirror', id, {
-          method: 'tools/call', params: { name: 'mirror', arguments: { nest: raw(nestedArrays(depth)) } }, outcome: structured ? -32603 : 'result',
+          method: 'tools/call',
+          params: { name: 'mirror', arguments: { nest: raw(nestedArrays(depth)) } },
+          outcome: structured ? -32603 : 'result',
         });
       }
     }
@@ -870,7 +1074,9 @@ export class FrameGenerator {
         const call = this.#readingCall();
         const params: Record<string, unknown> = { ...call.params };
         const inArguments = isPlainObject(params.arguments) && rng.chance(0.5);
-        const target = inArguments ? (params.arguments = { ...(params.arguments as Record<string, unknown>) }) as Record<string, unknown> : params;
+        const target = inArguments
+          ? ((params.arguments = { ...(params.arguments as Record<string, unknown>) }) as Record<string, unknown>)
+          : params;
         const keys = Object.keys(target);
         target[keys.length > 0 && rng.chance(0.7) ? rng.pick(keys) : rng.word()] = deep;
         return this.#request('deep-param', id, { method: call.method, params, outcome: 'any' });
@@ -879,7 +1085,9 @@ export class FrameGenerator {
         const id = this.#freshId();
         this.#recent.push(id);
         const call = this.#readingCall();
-        const keys = this.#legacy ? ['progressToken', rng.word()] : [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, 'progressToken', rng.word()];
+        const keys = this.#legacy
+          ? ['progressToken', rng.word()]
+          : [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, 'progressToken', rng.word()];
         return this.#request('deep-meta', id, { ...call, outcome: 'any' }, { [rng.pick(keys)]: deep });
       }
       case 2: {
@@ -912,19 +1120,32 @@ export class FrameGenerator {
     const rng = this.#rng;
     const max = this.profile.maxFrameBytes;
     // Well clear of the cap on either side, so the expectation never hangs on a byte.
-    const size = rng.chance(0.5) ? rng.range(64 * 1024, Math.floor(max * 0.8)) : rng.range(Math.ceil(max * 1.2), Math.max(Math.ceil(max * 1.2), 1024 * 1024));
-    const text = rng.word(16).repeat(Math.ceil(size / 16)).slice(0, size);
+    const size = rng.chance(0.5)
+      ? rng.range(64 * 1024, Math.floor(max * 0.8))
+      : rng.range(Math.ceil(max * 1.2), Math.max(Math.ceil(max * 1.2), 1024 * 1024));
+    const text = rng
+      .word(16)
+      .repeat(Math.ceil(size / 16))
+      .slice(0, size);
     const id = this.#freshId();
     switch (rng.int(3)) {
       case 0:
         this.#recent.push(id);
-        return this.#request('giant', id, { method: 'tools/call', params: { name: 'echo', arguments: { text } }, outcome: 'result' });
+        return this.#request('giant', id, {
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text } },
+          outcome: 'result',
+        });
       case 1:
         this.#recent.push(id);
         return this.#request('giant', id, { method: `nope/${text}`, params: {}, outcome: -32601 });
       default: {
         const giantId = `${id}-${text}`;
-        return this.#request('giant', giantId, { method: this.#legacy ? 'ping' : 'server/discover', params: {}, outcome: 'result' });
+        return this.#request('giant', giantId, {
+          method: this.#legacy ? 'ping' : 'server/discover',
+          params: {},
+          outcome: 'result',
+        });
       }
     }
   }
@@ -949,7 +1170,9 @@ export class FrameGenerator {
       case 1: {
         // _meta that is not an object carries no envelope.
         const meta = rng.pick<unknown>(['x', 5, null, [], [PROTOCOL_VERSION]]);
-        return this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } }, [{ id, outcome: -32602 }]);
+        return this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } }, [
+          { id, outcome: -32602 },
+        ]);
       }
       case 2: {
         // A method the modern era removed, under a valid envelope.
@@ -963,11 +1186,15 @@ export class FrameGenerator {
           ? { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } }
           : { protocolVersion: 5 };
         if (this.#http) {
-          const item = this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'initialize', params }, [{ id, outcome: valid ? 'result' : -32602 }]);
+          const item = this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'initialize', params }, [
+            { id, outcome: valid ? 'result' : -32602 },
+          ]);
           item.createsSession = valid;
           return item;
         }
-        return this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'initialize', params }, [{ id, outcome: -32022 }]);
+        return this.#frame('era-mismatch', { jsonrpc: '2.0', id, method: 'initialize', params }, [
+          { id, outcome: -32022 },
+        ]);
       }
     }
   }
@@ -991,7 +1218,13 @@ export class FrameGenerator {
         meta[PROTOCOL_VERSION] = rng.pick<unknown>([5, null, {}, ['2026-07-28']]);
         break;
       case 1:
-        meta[PROTOCOL_VERSION] = rng.pick(['2025-11-25', '2099-01-01', 'latest', this.profile.legacyVersion, '2026-07-28x']);
+        meta[PROTOCOL_VERSION] = rng.pick([
+          '2025-11-25',
+          '2099-01-01',
+          'latest',
+          this.profile.legacyVersion,
+          '2026-07-28x',
+        ]);
         break;
       case 2:
         delete meta[CLIENT_CAPABILITIES];
@@ -1012,10 +1245,18 @@ export class FrameGenerator {
         meta[PROTOCOL_VERSION] = rng.pick(['', ' 2026-07-28']);
         break;
     }
-    const method = rng.pick(['tools/list', 'tools/call', 'server/discover', 'ping', 'initialize', `nope/${rng.word()}`]);
+    const method = rng.pick([
+      'tools/list',
+      'tools/call',
+      'server/discover',
+      'ping',
+      'initialize',
+      `nope/${rng.word()}`,
+    ]);
     const params = method === 'tools/call' ? { name: 'echo', arguments: { text: 'x' }, _meta: meta } : { _meta: meta };
     const frame = { jsonrpc: '2.0', id, method, params };
-    if (this.#legacy) return this.#frame('envelope', frame, [{ id, outcome: this.#claimOnLegacy(meta[PROTOCOL_VERSION]) }]);
+    if (this.#legacy)
+      return this.#frame('envelope', frame, [{ id, outcome: this.#claimOnLegacy(meta[PROTOCOL_VERSION]) }]);
     const code = envelopeCode(meta);
     let outcome: Outcome;
     if (code !== undefined) outcome = code;
@@ -1039,17 +1280,31 @@ export class FrameGenerator {
     let refusedWhole = !accepted;
     let label = 'batch';
     for (let i = 0; i < size; i++) {
-      const kind = rng.weighted<string>([[5, 'valid'], [2, 'invalid'], [1, 'invalid-null'], [1, 'notification'], [1, 'response'],
-        [0.5, 'claim'], [0.3, 'initialize'], [1, 'duplicate']]);
+      const kind = rng.weighted<string>([
+        [5, 'valid'],
+        [2, 'invalid'],
+        [1, 'invalid-null'],
+        [1, 'notification'],
+        [1, 'response'],
+        [0.5, 'claim'],
+        [0.3, 'initialize'],
+        [1, 'duplicate'],
+      ]);
       switch (kind) {
         case 'valid': {
           const id = this.#freshId();
           this.#recent.push(id);
-          const call = this.#legacy ? this.#validCall() : { method: 'tools/list', params: {}, outcome: 'result' as Outcome };
+          const call = this.#legacy
+            ? this.#validCall()
+            : { method: 'tools/list', params: {}, outcome: 'result' as Outcome };
           if (call.method === 'initialize') {
             elements.push({ jsonrpc: '2.0', id, method: 'ping' });
           } else {
-            elements.push(call.params === undefined ? { jsonrpc: '2.0', id, method: call.method } : { jsonrpc: '2.0', id, method: call.method, params: call.params });
+            elements.push(
+              call.params === undefined
+                ? { jsonrpc: '2.0', id, method: call.method }
+                : { jsonrpc: '2.0', id, method: call.method, params: call.params },
+            );
           }
           answers.push({ id, outcome: call.method === 'initialize' ? 'result' : call.outcome });
           break;
@@ -1081,7 +1336,12 @@ export class FrameGenerator {
         }
         case 'initialize': {
           const id = this.#freshId();
-          elements.push({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'b', version: '1' } } });
+          elements.push({
+            jsonrpc: '2.0',
+            id,
+            method: 'initialize',
+            params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+          });
           refusedWhole = true;
           break;
         }
@@ -1117,7 +1377,12 @@ export class FrameGenerator {
     const gate = ++this.#gates;
     const meta: Record<string, unknown> = {};
     if (this.#rng.chance(0.3)) meta.progressToken = this.#rng.chance(0.5) ? gate : `p-${gate}`;
-    const item = this.#request('slow', id, { method: 'tools/call', params: { name: 'slow', arguments: { gate } }, outcome: 'result' }, meta);
+    const item = this.#request(
+      'slow',
+      id,
+      { method: 'tools/call', params: { name: 'slow', arguments: { gate } }, outcome: 'result' },
+      meta,
+    );
     if (item.answers[0]!.id === null || item.label.endsWith(':oversized')) return item;
     item.hold = { gate, id };
     this.#held.set(gate, id);
@@ -1130,7 +1395,11 @@ export class FrameGenerator {
     if (held.length === 0) return undefined;
     const id = this.#rng.pick(held);
     const modernHttp = this.#http && !this.#legacy;
-    const item = this.#request('duplicate', id, { method: 'tools/list', params: {}, outcome: modernHttp ? 'result' : -32600 });
+    const item = this.#request('duplicate', id, {
+      method: 'tools/list',
+      params: {},
+      outcome: modernHttp ? 'result' : -32600,
+    });
     item.duplicateOf = id;
     return item;
   }
@@ -1175,7 +1444,11 @@ export class FrameGenerator {
   #listen(): FrameItem | undefined {
     if (this.#legacy || this.#listens.length >= this.#maxListens) return undefined;
     const id = this.#freshId();
-    const item = this.#request('listen', id, { method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } }, outcome: 'result' });
+    const item = this.#request('listen', id, {
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true } },
+      outcome: 'result',
+    });
     if (item.label.endsWith(':oversized')) return item;
     item.listen = id;
     this.#listens.push(id);

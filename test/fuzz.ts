@@ -9,11 +9,20 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingM
 import { PassThrough } from 'node:stream';
 import { getHeapSnapshot, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createServer, type Context, type Server } from '../core.ts';
-import { serveHttp, type HttpServer } from '../http.ts';
-import { serveStdio, type StdioServer } from '../stdio.ts';
-import { FrameGenerator, Rng, type CancelItem, type Era, type FrameItem, type Outcome, type Profile, type Transport } from './fuzz-gen.ts';
-import { MemoryLogger, deferred } from './harness.ts';
+import { type Context, createServer, type Server } from '../core.ts';
+import { type HttpServer, serveHttp } from '../http.ts';
+import { type StdioServer, serveStdio } from '../stdio.ts';
+import {
+  type CancelItem,
+  type Era,
+  FrameGenerator,
+  type FrameItem,
+  type Outcome,
+  type Profile,
+  Rng,
+  type Transport,
+} from './fuzz-gen.ts';
+import { deferred, MemoryLogger } from './harness.ts';
 import { envelope, type Id } from './wire.ts';
 
 export interface FuzzOptions {
@@ -118,16 +127,32 @@ function text(value: string) {
 /** The server the fuzzer drives: echo, add, mirror (reflects its arguments), fail, slow (gated), a resource, a template, a prompt. */
 export function createFuzzServer(gates: Gates, logger: MemoryLogger): Server {
   const server = createServer({ name: 'fuzz', version: '1.0.0' }, { logger });
-  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
-    (args: { text: string }) => text(args.text));
-  server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
-    (args: { a: number; b: number }) => text(String(args.a + args.b)));
-  server.tool('mirror', { inputSchema: { type: 'object' } },
-    (args: Record<string, unknown>) => ({ content: [{ type: 'text' as const, text: 'mirror' }], structuredContent: args }));
+  server.tool(
+    'echo',
+    { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    (args: { text: string }) => text(args.text),
+  );
+  server.tool(
+    'add',
+    {
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    },
+    (args: { a: number; b: number }) => text(String(args.a + args.b)),
+  );
+  server.tool('mirror', { inputSchema: { type: 'object' } }, (args: Record<string, unknown>) => ({
+    content: [{ type: 'text' as const, text: 'mirror' }],
+    structuredContent: args,
+  }));
   server.tool('fail', {}, () => {
     throw new Error('fuzz: deliberate failure');
   });
-  server.tool('slow', { inputSchema: { type: 'object', properties: { gate: { type: 'integer' } }, required: ['gate'] } },
+  server.tool(
+    'slow',
+    { inputSchema: { type: 'object', properties: { gate: { type: 'integer' } }, required: ['gate'] } },
     async (args: { gate: number }, ctx: Context) => {
       const gate = gates.get(args.gate);
       gate.started.resolve();
@@ -143,16 +168,25 @@ export function createFuzzServer(gates: Gates, logger: MemoryLogger): Server {
         gate.aborted.resolve();
       }
       return text(`gate ${args.gate}`);
-    });
+    },
+  );
   server.resource('fuzz://static', { name: 'static' }, (uri) => ({ contents: [{ uri, text: 'static' }] }));
-  server.resourceTemplate('fuzz://item/{n}', {
-    name: 'item',
-    complete: { n: (value) => ['1', '2', '3', '10'].filter((n) => n.startsWith(value)) },
-  }, (uri, variables) => ({ contents: [{ uri, text: String(variables.n) }] }));
-  server.prompt('greet', {
-    arguments: [{ name: 'name', required: true }],
-    complete: { name: (value) => ['ada', 'alan', 'grace'].filter((name) => name.startsWith(value)) },
-  }, (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `hi ${args.name}` } }] }));
+  server.resourceTemplate(
+    'fuzz://item/{n}',
+    {
+      name: 'item',
+      complete: { n: (value) => ['1', '2', '3', '10'].filter((n) => n.startsWith(value)) },
+    },
+    (uri, variables) => ({ contents: [{ uri, text: String(variables.n) }] }),
+  );
+  server.prompt(
+    'greet',
+    {
+      arguments: [{ name: 'name', required: true }],
+      complete: { name: (value) => ['ada', 'alan', 'grace'].filter((name) => name.startsWith(value)) },
+    },
+    (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `hi ${args.name}` } }] }),
+  );
   return server;
 }
 
@@ -230,8 +264,18 @@ class Book {
   openListens = 0;
   #waiter: (() => void) | undefined;
   readonly stats = {
-    requests: 0, answered: 0, nullAnswers: 0, cancelled: 0, duplicatesRefused: 0, drainCut: 0, drainCutAnswered: 0,
-    reused: 0, batchAnswers: 0, batchesExpected: 0, notifications: 0, oversizedResets: 0,
+    requests: 0,
+    answered: 0,
+    nullAnswers: 0,
+    cancelled: 0,
+    duplicatesRefused: 0,
+    drainCut: 0,
+    drainCutAnswered: 0,
+    reused: 0,
+    batchAnswers: 0,
+    batchesExpected: 0,
+    notifications: 0,
+    oversizedResets: 0,
   };
 
   violation(text: string): void {
@@ -256,7 +300,12 @@ class Book {
       let list = this.entries.get(key);
       if (list === undefined) this.entries.set(key, (list = []));
       const inFlight = list.some((e) => e.state === 'held' || e.state === 'listen');
-      const expectation: Expectation = { outcome: answer.outcome, state: 'pending', label: item.label, duplicate: inFlight && answer.outcome === -32600 };
+      const expectation: Expectation = {
+        outcome: answer.outcome,
+        state: 'pending',
+        label: item.label,
+        duplicate: inFlight && answer.outcome === -32600,
+      };
       if (ownHeld && idKey(item.hold!.id) === key) {
         ownHeld = false;
         expectation.state = 'held';
@@ -327,10 +376,18 @@ class Book {
       this.#onResponse(value, where);
       return;
     }
-    if (isPlainObject(value) && value.jsonrpc === '2.0' && typeof value.method === 'string' && value.method !== '' &&
-      (value.params === undefined || isPlainObject(value.params)) && !('result' in value) && !('error' in value)) {
+    if (
+      isPlainObject(value) &&
+      value.jsonrpc === '2.0' &&
+      typeof value.method === 'string' &&
+      value.method !== '' &&
+      (value.params === undefined || isPlainObject(value.params)) &&
+      !('result' in value) &&
+      !('error' in value)
+    ) {
       this.stats.notifications++;
-      if ('id' in value) this.violation(`${where}: the server sent a request (${value.method}) though no tool asks the client anything`);
+      if ('id' in value)
+        this.violation(`${where}: the server sent a request (${value.method}) though no tool asks the client anything`);
       if (value.method === 'notifications/subscriptions/acknowledged') {
         const meta = (value.params as { _meta?: Record<string, unknown> })._meta;
         const subscription = meta?.['io.modelcontextprotocol/subscriptionId'];
@@ -351,7 +408,7 @@ class Book {
       const code = isPlainObject(message.error) ? message.error.code : undefined;
       for (const key of [String(code), 'error', 'any']) {
         const count = this.nulls.get(key) ?? 0;
-        if (count > 0 && (key !== 'error' && key !== 'any' || code !== -32603)) {
+        if (count > 0 && ((key !== 'error' && key !== 'any') || code !== -32603)) {
           this.nulls.set(key, count - 1);
           this.pending--;
           this.stats.nullAnswers++;
@@ -364,7 +421,8 @@ class Book {
     }
     if (typeof id === 'string' && id.startsWith(SYNC_PREFIX)) {
       const done = this.sentinels.get(id);
-      if (done === undefined || !('result' in message)) this.violation(`${where}: sentinel ${id} answered ${describe(message)}`);
+      if (done === undefined || !('result' in message))
+        this.violation(`${where}: sentinel ${id} answered ${describe(message)}`);
       this.sentinels.delete(id);
       done?.();
       return;
@@ -374,7 +432,8 @@ class Book {
       this.violation(`${where}: an answer for id ${shortId(id)}, which no request carried: ${describe(message)}`);
       return;
     }
-    const match = list.find((e) => e.state === 'pending' && fits(e.outcome, message)) ?? list.find((e) => e.state === 'cut');
+    const match =
+      list.find((e) => e.state === 'pending' && fits(e.outcome, message)) ?? list.find((e) => e.state === 'cut');
     if (match !== undefined) {
       if (match.state === 'pending') this.pending--;
       else this.stats.drainCutAnswered++;
@@ -383,24 +442,30 @@ class Book {
       if (match.duplicate) {
         this.stats.duplicatesRefused++;
         const text = (message.error as { message?: string } | undefined)?.message ?? '';
-        if (!text.includes('already in flight')) this.violation(`${where}: duplicate id ${shortId(id)} refused with "${text}"`);
+        if (!text.includes('already in flight'))
+          this.violation(`${where}: duplicate id ${shortId(id)} refused with "${text}"`);
       }
       this.#wake();
       return;
     }
     const wrong = list.find((e) => e.state === 'pending');
     if (wrong !== undefined) {
-      this.violation(`${where}: [${wrong.label}] id ${shortId(id)}: expected ${typeof wrong.outcome === 'number' ? `error ${wrong.outcome}` : wrong.outcome}, got ${describe(message)}`);
+      this.violation(
+        `${where}: [${wrong.label}] id ${shortId(id)}: expected ${typeof wrong.outcome === 'number' ? `error ${wrong.outcome}` : wrong.outcome}, got ${describe(message)}`,
+      );
       wrong.state = 'done';
       this.pending--;
       this.#wake();
       return;
     }
     const states = list.map((e) => e.state);
-    const why = states.includes('cancelled') ? 'answered after the client cancelled it'
-      : states.includes('held') ? 'answered before its gate opened'
-      : states.includes('listen') ? 'a listen stream answered while still open'
-      : 'answered more than once';
+    const why = states.includes('cancelled')
+      ? 'answered after the client cancelled it'
+      : states.includes('held')
+        ? 'answered before its gate opened'
+        : states.includes('listen')
+          ? 'a listen stream answered while still open'
+          : 'answered more than once';
     this.violation(`${where}: [${list[list.length - 1]!.label}] id ${shortId(id)} ${why}: ${describe(message)}`);
   }
 
@@ -502,7 +567,11 @@ class StdioDriver implements Driver {
   #syncs = 0;
   bytes = 0;
 
-  constructor(server: Server, book: Book, options: { seed: number; era: Era; maxLineBytes: number; drainWindowMs: number; guardMs: number }) {
+  constructor(
+    server: Server,
+    book: Book,
+    options: { seed: number; era: Era; maxLineBytes: number; drainWindowMs: number; guardMs: number },
+  ) {
     this.#server = server;
     this.#book = book;
     this.#rng = new Rng(options.seed ^ 0x5bd1e995);
@@ -551,7 +620,9 @@ class StdioDriver implements Driver {
     this.bytes += bytes.length;
     let start = 0;
     while (start < bytes.length) {
-      const end = this.#rng.chance(0.5) ? bytes.length : Math.min(bytes.length, start + 1 + this.#rng.int(Math.max(1, bytes.length - start)));
+      const end = this.#rng.chance(0.5)
+        ? bytes.length
+        : Math.min(bytes.length, start + 1 + this.#rng.int(Math.max(1, bytes.length - start)));
       if (!this.input.write(bytes.subarray(start, end))) await once(this.input, 'drain');
       start = end;
     }
@@ -560,9 +631,10 @@ class StdioDriver implements Driver {
   /** A sentinel request answered synchronously: once it is answered, every line before it has been dispatched. */
   async sync(): Promise<void> {
     const id = `${SYNC_PREFIX}${++this.#syncs}`;
-    const frame = this.#era === 'legacy'
-      ? { jsonrpc: '2.0', id, method: 'ping' }
-      : { jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: envelope() } };
+    const frame =
+      this.#era === 'legacy'
+        ? { jsonrpc: '2.0', id, method: 'ping' }
+        : { jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: envelope() } };
     const answered = new Promise<void>((resolve) => this.#book.sentinels.set(id, resolve));
     const bytes = Buffer.from(`${JSON.stringify(frame)}\n`);
     this.#pending.push(bytes);
@@ -588,11 +660,13 @@ class StdioDriver implements Driver {
     await this.#flush();
     this.input.end();
     opened();
-    if (!(await guard(this.stdio.closed, this.#guardMs))) this.#book.violation('stdio: closed never settled after end of input');
+    if (!(await guard(this.stdio.closed, this.#guardMs)))
+      this.#book.violation('stdio: closed never settled after end of input');
     if (!this.output.readableEnded) await guard(once(this.output, 'end'), this.#guardMs);
     if (this.#text !== '') this.#book.violation(`stdout: output ended inside a line: ${shortId(this.#text)}`);
     this.output.removeAllListeners('data');
-    if (this.#server.connectionCount !== 0) this.#book.violation(`stdio: ${this.#server.connectionCount} connection(s) still open after the end`);
+    if (this.#server.connectionCount !== 0)
+      this.#book.violation(`stdio: ${this.#server.connectionCount} connection(s) still open after the end`);
   }
 }
 
@@ -617,7 +691,12 @@ class HttpDriver implements Driver {
   #sessionId: string | undefined;
   bytes = 0;
 
-  constructor(http: HttpServer, server: Server, book: Book, options: { era: Era; version: string; guardMs: number; drainWindowMs: number }) {
+  constructor(
+    http: HttpServer,
+    server: Server,
+    book: Book,
+    options: { era: Era; version: string; guardMs: number; drainWindowMs: number },
+  ) {
     this.http = http;
     this.#server = server;
     this.#book = book;
@@ -629,7 +708,10 @@ class HttpDriver implements Driver {
   }
 
   async send(item: FrameItem): Promise<void> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     if (this.#era === 'legacy') {
       if (this.#sessionId !== undefined) {
         headers['mcp-session-id'] = this.#sessionId;
@@ -661,7 +743,11 @@ class HttpDriver implements Driver {
   }
 
   /** One POST; its answers go to the book as they arrive (SSE events one by one). */
-  #post(label: string, headers: Record<string, string>, body: Buffer): Post & { response: Promise<IncomingHttpHeaders | undefined> } {
+  #post(
+    label: string,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Post & { response: Promise<IncomingHttpHeaders | undefined> } {
     const where = `http ${label}`;
     let aborted = false;
     let answered = false;
@@ -669,42 +755,50 @@ class HttpDriver implements Driver {
     const response = new Promise<IncomingHttpHeaders | undefined>((resolve) => (responded = resolve));
     let request: ReturnType<typeof httpRequest> | undefined;
     const done = new Promise<void>((resolve) => {
-      request = httpRequest({
-        host: this.#url.hostname,
-        port: this.#url.port,
-        path: this.#url.pathname,
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(body.length) },
-        agent: this.#agent,
-      }, (res) => {
-        answered = true;
-        responded(res.headers);
-        const type = res.headers['content-type'] ?? '';
-        if (type.startsWith('text/event-stream')) {
-          this.#readEvents(res, where, resolve);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', () => resolve());
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (text !== '') {
-            let value: unknown;
-            try {
-              value = JSON.parse(text);
-            } catch {
-              this.#book.violation(`${where}: a body that is not JSON (status ${res.statusCode}): ${shortId(text)}`);
-            }
-            if (value !== undefined) this.#book.onMessage(value, where);
-          } else if (res.statusCode !== 202 && res.statusCode !== 200) {
-            this.#book.violation(`${where}: status ${res.statusCode} with an empty body`);
+      request = httpRequest(
+        {
+          host: this.#url.hostname,
+          port: this.#url.port,
+          path: this.#url.pathname,
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(body.length) },
+          agent: this.#agent,
+        },
+        (res) => {
+          answered = true;
+          responded(res.headers);
+          const type = res.headers['content-type'] ?? '';
+          if (type.startsWith('text/event-stream')) {
+            this.#readEvents(res, where, resolve);
+            return;
           }
-          resolve();
-        });
-      });
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', () => resolve());
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (text !== '') {
+              let value: unknown;
+              try {
+                value = JSON.parse(text);
+              } catch {
+                this.#book.violation(`${where}: a body that is not JSON (status ${res.statusCode}): ${shortId(text)}`);
+              }
+              if (value !== undefined) this.#book.onMessage(value, where);
+            } else if (res.statusCode !== 202 && res.statusCode !== 200) {
+              this.#book.violation(`${where}: status ${res.statusCode} with an empty body`);
+            }
+            resolve();
+          });
+        },
+      );
       request.on('error', (error: NodeJS.ErrnoException) => {
-        if (!aborted && !answered && label.endsWith(':oversized') && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        if (
+          !aborted &&
+          !answered &&
+          label.endsWith(':oversized') &&
+          (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+        ) {
           // The server answers 413 before reading the body and closes the connection; the reset may beat the answer.
           this.#book.forgiveNull(-32600);
         } else if (!aborted && !answered) {
@@ -734,7 +828,11 @@ class HttpDriver implements Driver {
       while ((cut = buffer.indexOf('\n\n')) !== -1) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n');
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
         if (data === '') continue; // a priming event or a keep-alive comment
         let value: unknown;
         try {
@@ -772,8 +870,10 @@ class HttpDriver implements Driver {
     const sessions = this.#era === 'legacy' ? 1 : expected.sessions;
     const connections = this.#era === 'legacy' ? 1 : expected.held + expected.listens + expected.sessions;
     const problems: string[] = [];
-    if (this.#server.connectionCount !== connections) problems.push(`server connections ${this.#server.connectionCount}, expected ${connections}`);
-    if (this.http.handler.sessionCount !== sessions) problems.push(`sessions ${this.http.handler.sessionCount}, expected ${sessions}`);
+    if (this.#server.connectionCount !== connections)
+      problems.push(`server connections ${this.#server.connectionCount}, expected ${connections}`);
+    if (this.http.handler.sessionCount !== sessions)
+      problems.push(`sessions ${this.http.handler.sessionCount}, expected ${sessions}`);
     return problems.length === 0 ? undefined : problems.join(', ');
   }
 
@@ -782,12 +882,15 @@ class HttpDriver implements Driver {
     opened();
     if (!(await guard(closing, this.#guardMs))) this.#book.violation('http: the handler never finished closing');
     const open = [...this.#open.values()].map((post) => post.done);
-    if (!(await guard(Promise.all(open), this.#guardMs))) this.#book.violation('http: held POSTs never ended after close');
+    if (!(await guard(Promise.all(open), this.#guardMs)))
+      this.#book.violation('http: held POSTs never ended after close');
     await this.sync();
     if (!(await guard(this.http.close(), this.#guardMs))) this.#book.violation('http: the server never closed');
     this.#agent.destroy();
-    if (this.#server.connectionCount !== 0) this.#book.violation(`http: ${this.#server.connectionCount} connection(s) still open after close`);
-    if (this.http.handler.sessionCount !== 0) this.#book.violation(`http: ${this.http.handler.sessionCount} session(s) left after close`);
+    if (this.#server.connectionCount !== 0)
+      this.#book.violation(`http: ${this.#server.connectionCount} connection(s) still open after close`);
+    if (this.http.handler.sessionCount !== 0)
+      this.#book.violation(`http: ${this.http.handler.sessionCount} session(s) left after close`);
   }
 }
 
@@ -869,9 +972,15 @@ async function drive(options: FuzzOptions, heapBeforeBytes: number): Promise<Fuz
   const gates = new Gates();
   const logger = new MemoryLogger();
   const server = createFuzzServer(gates, logger);
-  const driver: Driver = transport === 'stdio'
-    ? new StdioDriver(server, book, { seed, era, maxLineBytes: maxFrameBytes, drainWindowMs, guardMs })
-    : new HttpDriver(await serveHttp(server, { port: 0, maxBodyBytes: maxFrameBytes }), server, book, { era, version, guardMs, drainWindowMs });
+  const driver: Driver =
+    transport === 'stdio'
+      ? new StdioDriver(server, book, { seed, era, maxLineBytes: maxFrameBytes, drainWindowMs, guardMs })
+      : new HttpDriver(await serveHttp(server, { port: 0, maxBodyBytes: maxFrameBytes }), server, book, {
+          era,
+          version,
+          guardMs,
+          drainWindowMs,
+        });
   const labels: Record<string, number> = {};
   const cancelledGates: number[] = [];
   let frames = 0;
@@ -890,7 +999,8 @@ async function drive(options: FuzzOptions, heapBeforeBytes: number): Promise<Fuz
         await driver.send(item);
         if (transport === 'http' && item.hold !== undefined) {
           // Later frames (duplicates, cancels) must find it in flight: wait until its handler runs.
-          if (!(await guard(gates.get(item.hold.gate).started.promise, guardMs))) book.violation(`http: slow gate ${item.hold.gate} never started`);
+          if (!(await guard(gates.get(item.hold.gate).started.promise, guardMs)))
+            book.violation(`http: slow gate ${item.hold.gate} never started`);
         }
         if (transport === 'http' && item.listen !== undefined) {
           const acked = new Promise<void>((resolve) => book.acks.set(idKey(item.listen!), resolve));

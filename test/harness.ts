@@ -4,7 +4,7 @@
 
 import { PassThrough } from 'node:stream';
 import type { Logger, Server } from '../core.ts';
-import { serveStdio, type StdioOptions, type StdioServer } from '../stdio.ts';
+import { type StdioOptions, type StdioServer, serveStdio } from '../stdio.ts';
 
 export type Frame = any;
 
@@ -91,7 +91,11 @@ export class WireClient {
 
   /** The 2025 handshake: initialize, then notifications/initialized. Resolves with the initialize result. */
   async initialize(protocolVersion = '2025-11-25', capabilities: object = {}): Promise<Frame> {
-    const response = await this.request('initialize', { protocolVersion, capabilities, clientInfo: ENVELOPE_FREE_CLIENT });
+    const response = await this.request('initialize', {
+      protocolVersion,
+      capabilities,
+      clientInfo: ENVELOPE_FREE_CLIENT,
+    });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return response.result;
   }

@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createServer, type Server } from '../core.ts';
 import { createFetchHandler } from '../fetch.ts';
-import { bearerToken, challenge, metadataUrlOf } from '../http-guard.ts';
 import { createHttpHandler, type HttpOptions, type HttpServer, serveHttp } from '../http.ts';
+import { bearerToken, challenge, metadataUrlOf } from '../http-guard.ts';
 import type { AuthInfo } from '../types.ts';
 import { deferred, MemoryLogger } from './harness.ts';
-import { modern, MODERN } from './wire.ts';
+import { MODERN, modern } from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only
 
@@ -28,17 +28,29 @@ const METADATA = {
 const ISSUER = 'https://as.example.com';
 
 const TOKENS: Record<string, AuthInfo> = {
-  alice: { subject: 'alice', clientId: 'client-1', issuer: ISSUER, scopes: ['mcp:tools', 'profile'], extra: { tenant: 't1' } },
+  alice: {
+    subject: 'alice',
+    clientId: 'client-1',
+    issuer: ISSUER,
+    scopes: ['mcp:tools', 'profile'],
+    extra: { tenant: 't1' },
+  },
   'alice-other-client': { subject: 'alice', clientId: 'client-2', issuer: ISSUER, scopes: ['mcp:tools'] },
   bob: { subject: 'bob', clientId: 'client-1', issuer: ISSUER, scopes: ['mcp:tools'] },
   reader: { subject: 'carol', issuer: ISSUER, scopes: ['profile'] },
   expired: { subject: 'dave', issuer: ISSUER, scopes: ['mcp:tools'], expiresAt: 1_000_000 },
 };
 
-function setup(logger = new MemoryLogger()): { server: Server; seen: string[]; logger: MemoryLogger; auth: HttpOptions['auth'] } {
+function setup(logger = new MemoryLogger()): {
+  server: Server;
+  seen: string[];
+  logger: MemoryLogger;
+  auth: HttpOptions['auth'];
+} {
   const server = createServer({ name: 'http-auth-test', version: '1.0.0' }, { logger });
-  server.tool('whoami', { description: 'Echoes ctx.auth', inputSchema: { type: 'object' } },
-    (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }] }));
+  server.tool('whoami', { description: 'Echoes ctx.auth', inputSchema: { type: 'object' } }, (_args, ctx) => ({
+    content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }],
+  }));
   const seen: string[] = [];
   const auth: HttpOptions['auth'] = {
     resourceMetadata: METADATA,
@@ -52,7 +64,9 @@ function setup(logger = new MemoryLogger()): { server: Server; seen: string[]; l
   return { server, seen, logger, auth };
 }
 
-async function serve(logger?: MemoryLogger): Promise<{ http: HttpServer; seen: string[]; logger: MemoryLogger; base: string }> {
+async function serve(
+  logger?: MemoryLogger,
+): Promise<{ http: HttpServer; seen: string[]; logger: MemoryLogger; base: string }> {
   const { server, seen, logger: log, auth } = setup(logger);
   const http = await serveHttp(server, { port: 0, auth });
   return { http, seen, logger: log, base: http.url.replace(/\/mcp$/, '') };
@@ -70,7 +84,12 @@ function headers(token: string | undefined, extra: Record<string, string> = {}):
 const MODERN_CALL = modern('tools/call', { name: 'whoami', arguments: {} }, 7);
 const MODERN_HEADERS = { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'whoami' };
 
-async function post(url: string, token: string | undefined, body: unknown, extra: Record<string, string> = {}): Promise<Response> {
+async function post(
+  url: string,
+  token: string | undefined,
+  body: unknown,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, { method: 'POST', headers: headers(token, extra), body: JSON.stringify(body) });
 }
 
@@ -79,33 +98,44 @@ function unauthorized(message: string): object {
 }
 
 const MISSING_CHALLENGE = `Bearer scope="mcp:tools", resource_metadata="${METADATA_URL}"`;
-const INVALID_CHALLENGE = 'Bearer error="invalid_token", error_description="The access token is invalid or expired", ' +
+const INVALID_CHALLENGE =
+  'Bearer error="invalid_token", error_description="The access token is invalid or expired", ' +
   `scope="mcp:tools", resource_metadata="${METADATA_URL}"`;
 
 /** A 2025 session created with `token`: its id. */
 async function initialize(url: string, token: string): Promise<string> {
   const response = await post(url, token, {
-    jsonrpc: '2.0', id: 0, method: 'initialize',
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
   });
   assert.equal(response.status, 200);
   await response.json();
   const id = response.headers.get('mcp-session-id');
   assert.ok(id !== null);
-  const initialized = await post(url, token, { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+  const initialized = await post(
+    url,
+    token,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+  );
   assert.equal(initialized.status, 202);
   return id;
 }
 
 function legacyCall(url: string, token: string | undefined, session: string, id = 1): Promise<Response> {
-  return post(url, token, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
-    { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+  return post(
+    url,
+    token,
+    { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+    { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+  );
 }
 
 async function authSeen(response: Response): Promise<unknown> {
   assert.equal(response.status, 200);
-  const frame = await response.json() as { result: { content: { text: string }[] } };
+  const frame = (await response.json()) as { result: { content: { text: string }[] } };
   return JSON.parse(frame.result.content[0]!.text);
 }
 
@@ -121,10 +151,14 @@ test('the protected-resource metadata is served at the root and the path-suffixe
     // Other well-known paths are not ours; the Host check still applies to the metadata.
     assert.equal((await fetch(`${base}/.well-known/oauth-protected-resource/other`)).status, 404);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${base}/.well-known/oauth-protected-resource`, { headers: { host: 'evil.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = httpRequest(
+        `${base}/.well-known/oauth-protected-resource`,
+        { headers: { host: 'evil.example' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -150,7 +184,10 @@ test('a request without a bearer token gets 401 naming the metadata, without an 
     }
     // GET and DELETE of the 2025 session path are MCP requests too.
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(http.url, { method, headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' } });
+      const response = await fetch(http.url, {
+        method,
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' },
+      });
       assert.equal(response.status, 401, method);
       assert.equal(response.headers.get('www-authenticate'), MISSING_CHALLENGE);
       await response.body?.cancel();
@@ -197,9 +234,11 @@ test('a token lacking a required scope gets 403 insufficient_scope', T, async ()
   try {
     const response = await post(http.url, 'reader', MODERN_CALL, MODERN_HEADERS);
     assert.equal(response.status, 403);
-    assert.equal(response.headers.get('www-authenticate'),
+    assert.equal(
+      response.headers.get('www-authenticate'),
       'Bearer error="insufficient_scope", error_description="Required scopes: mcp:tools", ' +
-      `scope="mcp:tools", resource_metadata="${METADATA_URL}"`);
+        `scope="mcp:tools", resource_metadata="${METADATA_URL}"`,
+    );
     assert.deepEqual(await response.json(), unauthorized('Forbidden: the bearer token lacks a required scope'));
   } finally {
     await http.close();
@@ -252,7 +291,10 @@ test('a 2025 session answers only the principal that created it: another gets 40
     assert.equal(stream.headers.get('content-type'), 'text/event-stream');
     await stream.body?.cancel();
     assert.deepEqual(await authSeen(await legacyCall(http.url, 'alice', session, 3)), TOKENS.alice);
-    const deleted = await fetch(http.url, { method: 'DELETE', headers: { authorization: 'Bearer alice', 'mcp-session-id': session } });
+    const deleted = await fetch(http.url, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer alice', 'mcp-session-id': session },
+    });
     assert.equal(deleted.status, 200);
     assert.equal((await legacyCall(http.url, 'alice', session, 4)).status, 404);
   } finally {
@@ -268,18 +310,37 @@ test('the fetch adapter enforces the same authorization and exposes ctx.auth', T
     const metadata = await handle(new Request('http://localhost/.well-known/oauth-protected-resource/mcp'));
     assert.equal(metadata.status, 200);
     assert.deepEqual(await metadata.json(), METADATA);
-    const denied = await handle(new Request(url, { method: 'POST', headers: headers(undefined, MODERN_HEADERS), body: JSON.stringify(MODERN_CALL) }));
+    const denied = await handle(
+      new Request(url, {
+        method: 'POST',
+        headers: headers(undefined, MODERN_HEADERS),
+        body: JSON.stringify(MODERN_CALL),
+      }),
+    );
     assert.equal(denied.status, 401);
     assert.equal(denied.headers.get('www-authenticate'), MISSING_CHALLENGE);
     await denied.body?.cancel();
-    const allowed = await handle(new Request(url, { method: 'POST', headers: headers('alice', MODERN_HEADERS), body: JSON.stringify(MODERN_CALL) }));
+    const allowed = await handle(
+      new Request(url, {
+        method: 'POST',
+        headers: headers('alice', MODERN_HEADERS),
+        body: JSON.stringify(MODERN_CALL),
+      }),
+    );
     assert.deepEqual(await authSeen(allowed), TOKENS.alice);
     // Stateless 2025 (the fetch default) as well.
-    const legacy = await handle(new Request(url, {
-      method: 'POST',
-      headers: headers('bob', { 'mcp-protocol-version': '2025-11-25' }),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
-    }));
+    const legacy = await handle(
+      new Request(url, {
+        method: 'POST',
+        headers: headers('bob', { 'mcp-protocol-version': '2025-11-25' }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'whoami', arguments: {} },
+        }),
+      }),
+    );
     assert.deepEqual(await authSeen(legacy), TOKENS.bob);
   } finally {
     handle.close();
@@ -308,16 +369,22 @@ test('a client that leaves while its token is being verified is not served', T, 
   });
   const http = await serveHttp(server, {
     port: 0,
-    auth: { ...auth!, verifyToken: () => {
-      verifying.resolve();
-      return verdict.promise;
-    } },
+    auth: {
+      ...auth!,
+      verifyToken: () => {
+        verifying.resolve();
+        return verdict.promise;
+      },
+    },
   });
   try {
     const closed = deferred<void>();
     http.httpServer.on('request', (_request, response) => response.once('close', () => closed.resolve()));
     const body = JSON.stringify(modern('tools/call', { name: 'count', arguments: {} }, 1));
-    const request = httpRequest(http.url, { method: 'POST', headers: headers('alice', { ...MODERN_HEADERS, 'mcp-name': 'count' }) });
+    const request = httpRequest(http.url, {
+      method: 'POST',
+      headers: headers('alice', { ...MODERN_HEADERS, 'mcp-name': 'count' }),
+    });
     request.on('error', () => {}); // the socket is destroyed on purpose
     request.end(body);
     await verifying.promise;
@@ -339,23 +406,33 @@ test('a configured metadata URL is named and served; without required scopes the
     auth: {
       resourceMetadata: { resource: 'https://mcp.example.com/', authorization_servers: [ISSUER] },
       resourceMetadataUrl: 'https://mcp.example.com/meta/prm.json',
-      verifyToken: (token) => (token === 'odd' ? { scopes: [] } as unknown as AuthInfo : TOKENS[token]),
+      verifyToken: (token) => (token === 'odd' ? ({ scopes: [] } as unknown as AuthInfo) : TOKENS[token]),
     },
   });
   try {
     const base = http.url.replace(/\/mcp$/, '');
-    for (const path of ['/meta/prm.json', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    for (const path of [
+      '/meta/prm.json',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
       assert.equal((await fetch(base + path)).status, 200, path);
     }
     const missing = await post(http.url, undefined, MODERN_CALL, MODERN_HEADERS);
     assert.equal(missing.status, 401);
-    assert.equal(missing.headers.get('www-authenticate'), 'Bearer resource_metadata="https://mcp.example.com/meta/prm.json"');
+    assert.equal(
+      missing.headers.get('www-authenticate'),
+      'Bearer resource_metadata="https://mcp.example.com/meta/prm.json"',
+    );
     await missing.body?.cancel();
     // A verifier answer without a subject is no identity.
     const odd = await post(http.url, 'odd', MODERN_CALL, MODERN_HEADERS);
     assert.equal(odd.status, 401);
-    assert.equal(odd.headers.get('www-authenticate'), 'Bearer error="invalid_token", ' +
-      'error_description="The access token is invalid or expired", resource_metadata="https://mcp.example.com/meta/prm.json"');
+    assert.equal(
+      odd.headers.get('www-authenticate'),
+      'Bearer error="invalid_token", ' +
+        'error_description="The access token is invalid or expired", resource_metadata="https://mcp.example.com/meta/prm.json"',
+    );
     await odd.body?.cancel();
     assert.deepEqual(await authSeen(await post(http.url, 'reader', MODERN_CALL, MODERN_HEADERS)), TOKENS.reader);
   } finally {
@@ -364,10 +441,18 @@ test('a configured metadata URL is named and served; without required scopes the
 });
 
 test('challenge and token helpers: RFC 9728 metadata URLs, quoting, the Bearer scheme only', () => {
-  assert.equal(metadataUrlOf('https://mcp.example.com'), 'https://mcp.example.com/.well-known/oauth-protected-resource');
-  assert.equal(metadataUrlOf('https://mcp.example.com/a/mcp/'), 'https://mcp.example.com/.well-known/oauth-protected-resource/a/mcp');
-  assert.equal(challenge('u', { error: 'invalid_token', description: 'say "hi" \\ bye', scope: ['a', 'b'] }),
-    'Bearer error="invalid_token", error_description="say \\"hi\\" \\\\ bye", scope="a b", resource_metadata="u"');
+  assert.equal(
+    metadataUrlOf('https://mcp.example.com'),
+    'https://mcp.example.com/.well-known/oauth-protected-resource',
+  );
+  assert.equal(
+    metadataUrlOf('https://mcp.example.com/a/mcp/'),
+    'https://mcp.example.com/.well-known/oauth-protected-resource/a/mcp',
+  );
+  assert.equal(
+    challenge('u', { error: 'invalid_token', description: 'say "hi" \\ bye', scope: ['a', 'b'] }),
+    'Bearer error="invalid_token", error_description="say \\"hi\\" \\\\ bye", scope="a b", resource_metadata="u"',
+  );
   assert.equal(bearerToken('Bearer abc.def'), 'abc.def');
   assert.equal(bearerToken('bearer   abc '), 'abc');
   assert.equal(bearerToken(['Bearer abc']), 'abc');

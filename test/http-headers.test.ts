@@ -3,12 +3,12 @@
 // table, strict decoding, the Mcp-Method / Mcp-Name checks for each routed method, Mcp-Param-* checks by type, and
 // the x-mcp-header declaration rules.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { HeaderBag } from '../exchange.ts';
+import { type HeaderParam, headerParamsOf } from '../features.ts';
 import { checkParamHeaders, checkRoutingHeaders, decodeHeaderValue } from '../http-modern.ts';
 import { encodeHeaderValue } from './raw-http.ts';
-import { headerParamsOf, type HeaderParam } from '../features.ts';
 
 const b64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
@@ -25,7 +25,7 @@ const TABLE: Array<[string, string]> = [
   ['=?base64?literal?=', '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='],
 ];
 
-test('the spec\'s encoding table encodes exactly and round-trips', () => {
+test("the spec's encoding table encodes exactly and round-trips", () => {
   for (const [original, wire] of TABLE) {
     assert.equal(encodeHeaderValue(original), wire, `encode ${JSON.stringify(original)}`);
     assert.equal(decodeHeaderValue(wire), original, `decode ${wire}`);
@@ -33,7 +33,19 @@ test('the spec\'s encoding table encodes exactly and round-trips', () => {
 });
 
 test('values that are unsafe as plain text are wrapped and round-trip', () => {
-  const cases = ['', 'a', 'tab\tinside', '\u0000', 'del\u007f', 'caf\u00e9', '😀', ' lead', 'trail ', '=?base64?', '=?base64?x'];
+  const cases = [
+    '',
+    'a',
+    'tab\tinside',
+    '\u0000',
+    'del\u007f',
+    'caf\u00e9',
+    '😀',
+    ' lead',
+    'trail ',
+    '=?base64?',
+    '=?base64?x',
+  ];
   for (const original of cases) {
     const wire = encodeHeaderValue(original);
     assert.match(wire, /^[\x21-\x7e]*$/, `wire form of ${JSON.stringify(original)} is printable ASCII`);
@@ -41,7 +53,11 @@ test('values that are unsafe as plain text are wrapped and round-trip', () => {
   }
   assert.equal(encodeHeaderValue(''), '');
   assert.equal(encodeHeaderValue('a, b'), 'a, b', 'commas and inner spaces are safe as plain text');
-  assert.equal(encodeHeaderValue('=?base64?x'), b64('=?base64?x'), 'a plain form starting like the sentinel is wrapped');
+  assert.equal(
+    encodeHeaderValue('=?base64?x'),
+    b64('=?base64?x'),
+    'a plain form starting like the sentinel is wrapped',
+  );
 });
 
 test('decoding trims surrounding spaces and tabs, outside and around the sentinel', () => {
@@ -76,7 +92,11 @@ test('invalid base64 inside the sentinel decodes to undefined', () => {
 
 test('base64 of invalid UTF-8 decodes to undefined; a BOM is kept', () => {
   assert.equal(decodeHeaderValue(`=?base64?${Buffer.from([0xc3, 0x28]).toString('base64')}?=`), undefined);
-  assert.equal(decodeHeaderValue(`=?base64?${Buffer.from([0xed, 0xa0, 0x80]).toString('base64')}?=`), undefined, 'encoded surrogate');
+  assert.equal(
+    decodeHeaderValue(`=?base64?${Buffer.from([0xed, 0xa0, 0x80]).toString('base64')}?=`),
+    undefined,
+    'encoded surrogate',
+  );
   assert.equal(decodeHeaderValue(`=?base64?${Buffer.from([0xff]).toString('base64')}?=`), undefined);
   assert.equal(decodeHeaderValue(b64('\ufeffx')), '\ufeffx');
 });
@@ -94,28 +114,46 @@ test('routing headers that match the body pass for every routed method', () => {
   for (const [method, params, value] of ROUTED) {
     assert.equal(checkRoutingHeaders({ 'mcp-method': method, 'mcp-name': value }, method, params), undefined, method);
     assert.equal(
-      checkRoutingHeaders({ 'mcp-method': ` ${method} `, 'mcp-name': `\t${encodeHeaderValue(value)} ` }, method, params),
+      checkRoutingHeaders(
+        { 'mcp-method': ` ${method} `, 'mcp-name': `\t${encodeHeaderValue(value)} ` },
+        method,
+        params,
+      ),
       undefined,
       `${method} with surrounding whitespace`,
     );
-    assert.equal(checkRoutingHeaders({ 'mcp-method': [method], 'mcp-name': [value] }, method, params), undefined, `${method} as one-element arrays`);
+    assert.equal(
+      checkRoutingHeaders({ 'mcp-method': [method], 'mcp-name': [value] }, method, params),
+      undefined,
+      `${method} as one-element arrays`,
+    );
   }
 });
 
 test('methods without a name need only Mcp-Method, and a stray Mcp-Name is ignored', () => {
   assert.equal(checkRoutingHeaders({ 'mcp-method': 'tools/list' }, 'tools/list', {}), undefined);
-  assert.equal(checkRoutingHeaders({ 'mcp-method': 'server/discover', 'mcp-name': 'x' }, 'server/discover', {}), undefined);
+  assert.equal(
+    checkRoutingHeaders({ 'mcp-method': 'server/discover', 'mcp-name': 'x' }, 'server/discover', {}),
+    undefined,
+  );
 });
 
 test('a missing Mcp-Method is refused for every method', () => {
   for (const method of ['tools/list', 'server/discover', ...ROUTED.map(([m]) => m)]) {
-    assert.equal(checkRoutingHeaders({ 'mcp-name': 'x' }, method, { name: 'x', uri: 'x' }), 'Header mismatch: Mcp-Method header is required');
+    assert.equal(
+      checkRoutingHeaders({ 'mcp-name': 'x' }, method, { name: 'x', uri: 'x' }),
+      'Header mismatch: Mcp-Method header is required',
+    );
   }
 });
 
 test('a missing Mcp-Name is refused for tools/call, prompts/get and resources/read', () => {
   for (const [method, params] of ROUTED) {
-    assert.equal(checkRoutingHeaders({ 'mcp-method': method }, method, params), 'Header mismatch: Mcp-Name header is required', method);
+    assert.equal(
+      checkRoutingHeaders({ 'mcp-method': method }, method, params),
+      'Header mismatch: Mcp-Name header is required',
+      method,
+    );
   }
 });
 
@@ -146,7 +184,12 @@ test('a Mcp-Name that differs from the body is refused for every routed method, 
 });
 
 test('Mcp-Name compares the decoded value: a sentinel matches, an unwrapped sentinel-looking name is literal', () => {
-  assert.equal(checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': b64('héllo, wörld') }, 'tools/call', { name: 'héllo, wörld' }), undefined);
+  assert.equal(
+    checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': b64('héllo, wörld') }, 'tools/call', {
+      name: 'héllo, wörld',
+    }),
+    undefined,
+  );
   assert.equal(
     checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': b64('other') }, 'tools/call', { name: 'tool' }),
     "Header mismatch: Mcp-Name header value 'other' does not match body value 'tool'",
@@ -156,7 +199,9 @@ test('Mcp-Name compares the decoded value: a sentinel matches, an unwrapped sent
     "Header mismatch: Mcp-Name header value 'dG9vbA==' does not match body value 'tool'",
   );
   assert.equal(
-    checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': '=?base64?dG9vbA?=' }, 'tools/call', { name: 'tool' }),
+    checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': '=?base64?dG9vbA?=' }, 'tools/call', {
+      name: 'tool',
+    }),
     'Header mismatch: Mcp-Name header is not valid base64',
   );
 });
@@ -166,13 +211,18 @@ test('duplicated routing headers are refused; a comma is a duplicate only in Mcp
     checkRoutingHeaders({ 'mcp-method': ['tools/list', 'tools/list'] }, 'tools/list', {}),
     'Header mismatch: Mcp-Method header is duplicated',
   );
-  assert.equal(checkRoutingHeaders({ 'mcp-method': 'tools/list, tools/list' }, 'tools/list', {}), 'Header mismatch: Mcp-Method header is duplicated');
+  assert.equal(
+    checkRoutingHeaders({ 'mcp-method': 'tools/list, tools/list' }, 'tools/list', {}),
+    'Header mismatch: Mcp-Method header is duplicated',
+  );
   assert.equal(
     checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': ['a', 'a'] }, 'tools/call', { name: 'a' }),
     'Header mismatch: Mcp-Name header is duplicated',
   );
   assert.equal(
-    checkRoutingHeaders({ 'mcp-method': 'resources/read', 'mcp-name': 'test://x?a=1,2' }, 'resources/read', { uri: 'test://x?a=1,2' }),
+    checkRoutingHeaders({ 'mcp-method': 'resources/read', 'mcp-name': 'test://x?a=1,2' }, 'resources/read', {
+      uri: 'test://x?a=1,2',
+    }),
     undefined,
     'a URI with a comma is one value',
   );
@@ -195,14 +245,23 @@ test('routing headers with characters not allowed in a header value are refused'
 test('Mcp-Name is not demanded when the body has no string name or uri (params validation refuses it)', () => {
   assert.equal(checkRoutingHeaders({ 'mcp-method': 'tools/call' }, 'tools/call', {}), undefined);
   assert.equal(checkRoutingHeaders({ 'mcp-method': 'resources/read' }, 'resources/read', { uri: 42 }), undefined);
-  assert.equal(checkRoutingHeaders({ 'mcp-method': 'resources/read' }, 'resources/read', { name: 'x' }), undefined, 'resources/read mirrors uri, not name');
+  assert.equal(
+    checkRoutingHeaders({ 'mcp-method': 'resources/read' }, 'resources/read', { name: 'x' }),
+    undefined,
+    'resources/read mirrors uri, not name',
+  );
 });
 
 test('echoed values are capped near 100 characters', () => {
   const long = 'x'.repeat(5000);
-  const message = checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': long }, 'tools/call', { name: 'y'.repeat(5000) });
+  const message = checkRoutingHeaders({ 'mcp-method': 'tools/call', 'mcp-name': long }, 'tools/call', {
+    name: 'y'.repeat(5000),
+  });
   assert.ok(message !== undefined);
-  assert.equal(message, `Header mismatch: Mcp-Name header value '${'x'.repeat(100)}…' does not match body value '${'y'.repeat(100)}…'`);
+  assert.equal(
+    message,
+    `Header mismatch: Mcp-Name header value '${'x'.repeat(100)}…' does not match body value '${'y'.repeat(100)}…'`,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -216,13 +275,20 @@ const PARAMS: HeaderParam[] = [
 
 test('param headers matching their arguments pass', () => {
   const headers: HeaderBag = { 'mcp-param-region': 'us-west1', 'mcp-param-limit': '42', 'mcp-param-dryrun': 'true' };
-  assert.equal(checkParamHeaders(headers, PARAMS, { region: 'us-west1', limit: 42, dryRun: true, query: 'SELECT 1' }), undefined);
   assert.equal(
-    checkParamHeaders({ 'mcp-param-region': ' =?base64?SGVsbG8sIOS4lueVjA==?= ', 'mcp-param-limit': '-7', 'mcp-param-dryrun': 'false' }, PARAMS, {
-      region: 'Hello, 世界',
-      limit: -7,
-      dryRun: false,
-    }),
+    checkParamHeaders(headers, PARAMS, { region: 'us-west1', limit: 42, dryRun: true, query: 'SELECT 1' }),
+    undefined,
+  );
+  assert.equal(
+    checkParamHeaders(
+      { 'mcp-param-region': ' =?base64?SGVsbG8sIOS4lueVjA==?= ', 'mcp-param-limit': '-7', 'mcp-param-dryrun': 'false' },
+      PARAMS,
+      {
+        region: 'Hello, 世界',
+        limit: -7,
+        dryRun: false,
+      },
+    ),
     undefined,
   );
 });
@@ -236,14 +302,33 @@ test('string params compare exactly after decoding; an unwrapped sentinel-lookin
     checkParamHeaders({ 'mcp-param-region': 'dXMtd2VzdDE=' }, PARAMS, { region: 'us-west1' }),
     "Header mismatch: Mcp-Param-Region header value 'dXMtd2VzdDE=' does not match body value 'us-west1'",
   );
-  assert.equal(checkParamHeaders({ 'mcp-param-region': 'dXMtd2VzdDE=' }, PARAMS, { region: 'dXMtd2VzdDE=' }), undefined);
-  assert.equal(checkParamHeaders({ 'mcp-param-region': '' }, PARAMS, { region: '' }), undefined, 'an empty string is a present value');
-  assert.equal(checkParamHeaders({ 'mcp-param-region': 'a, b' }, PARAMS, { region: 'a, b' }), undefined, 'a comma is part of the value');
+  assert.equal(
+    checkParamHeaders({ 'mcp-param-region': 'dXMtd2VzdDE=' }, PARAMS, { region: 'dXMtd2VzdDE=' }),
+    undefined,
+  );
+  assert.equal(
+    checkParamHeaders({ 'mcp-param-region': '' }, PARAMS, { region: '' }),
+    undefined,
+    'an empty string is a present value',
+  );
+  assert.equal(
+    checkParamHeaders({ 'mcp-param-region': 'a, b' }, PARAMS, { region: 'a, b' }),
+    undefined,
+    'a comma is part of the value',
+  );
 });
 
 test('invalid base64 in a param header is refused', () => {
-  for (const bad of ['=?base64?dXMtd2VzdDE?=', '=?base64?!!!!?=', `=?base64?${Buffer.from([0xc3]).toString('base64')}?=`]) {
-    assert.equal(checkParamHeaders({ 'mcp-param-region': bad }, PARAMS, { region: 'us-west1' }), 'Header mismatch: Mcp-Param-Region header is not valid base64', bad);
+  for (const bad of [
+    '=?base64?dXMtd2VzdDE?=',
+    '=?base64?!!!!?=',
+    `=?base64?${Buffer.from([0xc3]).toString('base64')}?=`,
+  ]) {
+    assert.equal(
+      checkParamHeaders({ 'mcp-param-region': bad }, PARAMS, { region: 'us-west1' }),
+      'Header mismatch: Mcp-Param-Region header is not valid base64',
+      bad,
+    );
   }
 });
 
@@ -273,9 +358,15 @@ test('boolean params accept exactly true and false', () => {
 });
 
 test('a param header missing while the body holds the value is refused, for each type', () => {
-  assert.equal(checkParamHeaders({}, PARAMS, { region: 'us-west1' }), 'Header mismatch: Mcp-Param-Region header is required');
+  assert.equal(
+    checkParamHeaders({}, PARAMS, { region: 'us-west1' }),
+    'Header mismatch: Mcp-Param-Region header is required',
+  );
   assert.equal(checkParamHeaders({}, PARAMS, { limit: 0 }), 'Header mismatch: Mcp-Param-Limit header is required');
-  assert.equal(checkParamHeaders({}, PARAMS, { dryRun: false }), 'Header mismatch: Mcp-Param-DryRun header is required');
+  assert.equal(
+    checkParamHeaders({}, PARAMS, { dryRun: false }),
+    'Header mismatch: Mcp-Param-DryRun header is required',
+  );
 });
 
 test('a param header present while the argument is absent or null is refused', () => {
@@ -293,7 +384,12 @@ test('absent and null arguments without headers pass', () => {
 });
 
 test('Mcp-Param headers the tool does not declare are ignored', () => {
-  const headers: HeaderBag = { 'mcp-param-region': 'us-west1', 'mcp-param-query': 'nonsense', 'mcp-param-other': ['a', 'b'], 'mcp-param-x': '=?base64?!?=' };
+  const headers: HeaderBag = {
+    'mcp-param-region': 'us-west1',
+    'mcp-param-query': 'nonsense',
+    'mcp-param-other': ['a', 'b'],
+    'mcp-param-x': '=?base64?!?=',
+  };
   assert.equal(checkParamHeaders(headers, PARAMS, { region: 'us-west1', query: 'SELECT 1' }), undefined);
 });
 
@@ -390,9 +486,15 @@ test('headerParamsOf refuses duplicate names case-insensitively', () => {
     () =>
       headerParamsOf({
         type: 'object',
-        properties: { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'integer', 'x-mcp-header': 'REGION' } },
+        properties: {
+          a: { type: 'string', 'x-mcp-header': 'Region' },
+          b: { type: 'integer', 'x-mcp-header': 'REGION' },
+        },
       }),
-    { name: 'TypeError', message: "x-mcp-header of property 'b': header name 'REGION' is declared twice (case-insensitively)" },
+    {
+      name: 'TypeError',
+      message: "x-mcp-header of property 'b': header name 'REGION' is declared twice (case-insensitively)",
+    },
   );
 });
 

@@ -7,15 +7,15 @@
 // Determinism: every wait is on an explicit signal (a deferred resolved inside a handler, or a response); nothing
 // sleeps and nothing asserts on time.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { raw, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Context, type Server } from '../core.ts';
-import { createHttpHandler, serveHttp, type HttpOptions } from '../http.ts';
+import { type TestContext, test } from 'node:test';
+import { type Context, createServer, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
+import { createHttpHandler, type HttpOptions, serveHttp } from '../http.ts';
+import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
+import { type RawResponse, raw } from './raw-http.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -52,13 +52,20 @@ function headersFor(frame: Frame, extra: Headers = {}): Headers {
 }
 
 function post(url: string, frame: Frame, extra: Headers = {}): Promise<RawResponse> {
-  return raw(url, { headers: headersFor(frame, extra), body: typeof frame === 'string' ? frame : JSON.stringify(frame) });
+  return raw(url, {
+    headers: headersFor(frame, extra),
+    body: typeof frame === 'string' ? frame : JSON.stringify(frame),
+  });
 }
 
 /** The one SSE event's data of a (short, complete) SSE body. */
 function sseData(text: string): Frame[] {
   return text.split('\n\n').flatMap((block) => {
-    const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+    const data = block
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6))
+      .join('\n');
     return data === '' ? [] : [JSON.parse(data)];
   });
 }
@@ -92,15 +99,23 @@ async function mount(t: TestContext, stack: Middleware[], last: Middleware): Pro
     run(0);
   });
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    node.closeAllConnections();
-    node.close(() => resolve());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        node.closeAllConnections();
+        node.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(node.address() as AddressInfo).port}/mcp`;
 }
 
 /** Mounts the MCP handler express-style (it gets `next` as its third argument) behind `stack`. */
-async function mountHandler(t: TestContext, server: Server, stack: Middleware[], options: HttpOptions = {}): Promise<string> {
+async function mountHandler(
+  t: TestContext,
+  server: Server,
+  stack: Middleware[],
+  options: HttpOptions = {},
+): Promise<string> {
   const handler = createHttpHandler(server, { keepAliveMs: 0, ...options });
   t.after(() => handler.close());
   return mount(t, stack, (request, response, next) => handler(request, response, next));
@@ -108,8 +123,11 @@ async function mountHandler(t: TestContext, server: Server, stack: Middleware[],
 
 function quietServer(register: (server: Server) => void = () => {}): Server {
   const server = createServer(INFO, { logger: new MemoryLogger() });
-  server.tool('echo', { inputSchema: { type: 'object', properties: { say: { type: 'string' } } } }, (args: { say?: string }) =>
-    ({ content: [{ type: 'text', text: args.say ?? '' }] }));
+  server.tool(
+    'echo',
+    { inputSchema: { type: 'object', properties: { say: { type: 'string' } } } },
+    (args: { say?: string }) => ({ content: [{ type: 'text', text: args.say ?? '' }] }),
+  );
   register(server);
   return server;
 }
@@ -123,7 +141,10 @@ test('a body parsed by express.json()-style middleware serves modern requests an
   assert.equal(called.status, 200, called.text);
   assert.deepEqual(called.json.result.content, [{ type: 'text', text: 'hi' }]);
 
-  const initialize = await post(url, legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }));
+  const initialize = await post(
+    url,
+    legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }),
+  );
   assert.equal(initialize.status, 200, initialize.text);
   assert.equal(initialize.json.result.protocolVersion, LATEST);
   const sessionId = initialize.headers['mcp-session-id'] as string;
@@ -138,53 +159,83 @@ test('a parsed JSON array is served as a batch (stateless 2025-03-26)', T, async
   const url = await mountHandler(t, quietServer(), [jsonParser], { sessions: false });
   const response = await post(url, [legacy(1, 'ping'), legacy(2, 'ping')], { 'mcp-protocol-version': '2025-03-26' });
   assert.equal(response.status, 200, response.text);
-  assert.deepEqual(response.json, [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: {} }]);
+  assert.deepEqual(response.json, [
+    { jsonrpc: '2.0', id: 1, result: {} },
+    { jsonrpc: '2.0', id: 2, result: {} },
+  ]);
 });
 
-test('the parsed body is what is served, not the request stream (which the middleware already consumed)', T, async (t) => {
-  const rewrite: Middleware = (request, _response, next) => {
-    request.body = legacy('parsed', 'ping'); // the stream said id 'raw'
-    next();
-  };
-  const url = await mountHandler(t, quietServer(), [jsonParser, rewrite], { sessions: false });
-  const response = await post(url, legacy('raw', 'ping'));
-  assert.deepEqual(response.json, { jsonrpc: '2.0', id: 'parsed', result: {} });
-});
+test(
+  'the parsed body is what is served, not the request stream (which the middleware already consumed)',
+  T,
+  async (t) => {
+    const rewrite: Middleware = (request, _response, next) => {
+      request.body = legacy('parsed', 'ping'); // the stream said id 'raw'
+      next();
+    };
+    const url = await mountHandler(t, quietServer(), [jsonParser, rewrite], { sessions: false });
+    const response = await post(url, legacy('raw', 'ping'));
+    assert.deepEqual(response.json, { jsonrpc: '2.0', id: 'parsed', result: {} });
+  },
+);
 
-test('a string or Buffer body is held to maxBodyBytes (413) and parsed by the handler (400 -32700 when not JSON)', T, async (t) => {
-  const frame = modern('tools/call', { name: 'echo', arguments: { say: 'x' } }, 1);
-  const size = Buffer.byteLength(JSON.stringify(frame));
-  for (const [name, parser] of [['text', textParser], ['raw', rawParser]] as const) {
-    const url = await mountHandler(t, quietServer(), [parser], { maxBodyBytes: size });
-    const fits = await post(url, frame);
-    assert.equal(fits.status, 200, `${name}: ${fits.text}`);
-    assert.deepEqual(fits.json.result.content, [{ type: 'text', text: 'x' }], name);
-    const over = modern('tools/call', { name: 'echo', arguments: { say: 'xy' } }, 2);
-    const refused = await post(url, over);
-    assert.equal(refused.status, 413, name);
-    assert.deepEqual(refused.json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } }, name);
-    const garbage = await post(url, '{"jsonrpc":', headersFor(frame));
-    assert.equal(garbage.status, 400, name);
-    assert.equal(garbage.json.error.code, -32700, name);
-  }
-  // Multi-byte text is counted in bytes, not characters.
-  const wide = modern('tools/call', { name: 'echo', arguments: { say: 'é' } }, 3);
-  const url = await mountHandler(t, quietServer(), [textParser], { maxBodyBytes: JSON.stringify(wide).length });
-  assert.equal((await post(url, wide)).status, 413);
-});
+test(
+  'a string or Buffer body is held to maxBodyBytes (413) and parsed by the handler (400 -32700 when not JSON)',
+  T,
+  async (t) => {
+    const frame = modern('tools/call', { name: 'echo', arguments: { say: 'x' } }, 1);
+    const size = Buffer.byteLength(JSON.stringify(frame));
+    for (const [name, parser] of [
+      ['text', textParser],
+      ['raw', rawParser],
+    ] as const) {
+      const url = await mountHandler(t, quietServer(), [parser], { maxBodyBytes: size });
+      const fits = await post(url, frame);
+      assert.equal(fits.status, 200, `${name}: ${fits.text}`);
+      assert.deepEqual(fits.json.result.content, [{ type: 'text', text: 'x' }], name);
+      const over = modern('tools/call', { name: 'echo', arguments: { say: 'xy' } }, 2);
+      const refused = await post(url, over);
+      assert.equal(refused.status, 413, name);
+      assert.deepEqual(
+        refused.json,
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Payload Too Large' } },
+        name,
+      );
+      const garbage = await post(url, '{"jsonrpc":', headersFor(frame));
+      assert.equal(garbage.status, 400, name);
+      assert.equal(garbage.json.error.code, -32700, name);
+    }
+    // Multi-byte text is counted in bytes, not characters.
+    const wide = modern('tools/call', { name: 'echo', arguments: { say: 'é' } }, 3);
+    const url = await mountHandler(t, quietServer(), [textParser], { maxBodyBytes: JSON.stringify(wide).length });
+    assert.equal((await post(url, wide)).status, 413);
+  },
+);
 
-test('a body passed as the third argument (fastify style) wins over request.body; a function there is next()', T, async (t) => {
-  const handler = createHttpHandler(quietServer(), { keepAliveMs: 0, sessions: false });
-  t.after(() => handler.close());
-  let nextCalled = false;
-  const url = await mount(t, [jsonParser], (request, response) => {
-    if (request.headers['x-style'] === 'fastify') handler(request, response, legacy('third', 'ping'));
-    else handler(request, response, () => (nextCalled = true));
-  });
-  assert.deepEqual((await post(url, legacy('stream', 'ping'), { 'x-style': 'fastify' })).json, { jsonrpc: '2.0', id: 'third', result: {} });
-  assert.deepEqual((await post(url, legacy('stream', 'ping'), { 'x-style': 'express' })).json, { jsonrpc: '2.0', id: 'stream', result: {} });
-  assert.equal(nextCalled, false);
-});
+test(
+  'a body passed as the third argument (fastify style) wins over request.body; a function there is next()',
+  T,
+  async (t) => {
+    const handler = createHttpHandler(quietServer(), { keepAliveMs: 0, sessions: false });
+    t.after(() => handler.close());
+    let nextCalled = false;
+    const url = await mount(t, [jsonParser], (request, response) => {
+      if (request.headers['x-style'] === 'fastify') handler(request, response, legacy('third', 'ping'));
+      else handler(request, response, () => (nextCalled = true));
+    });
+    assert.deepEqual((await post(url, legacy('stream', 'ping'), { 'x-style': 'fastify' })).json, {
+      jsonrpc: '2.0',
+      id: 'third',
+      result: {},
+    });
+    assert.deepEqual((await post(url, legacy('stream', 'ping'), { 'x-style': 'express' })).json, {
+      jsonrpc: '2.0',
+      id: 'stream',
+      result: {},
+    });
+    assert.equal(nextCalled, false);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The HTTP request in the handler context
@@ -194,7 +245,15 @@ function whoamiServer() {
   const release = deferred();
   const server = quietServer((s) => {
     const seen = (ctx: Context) => ({
-      content: [{ type: 'text' as const, text: JSON.stringify({ tag: ctx.http?.headers['x-tag'] ?? null, remoteAddress: ctx.http?.remoteAddress ?? null }) }],
+      content: [
+        {
+          type: 'text' as const,
+          text: JSON.stringify({
+            tag: ctx.http?.headers['x-tag'] ?? null,
+            remoteAddress: ctx.http?.remoteAddress ?? null,
+          }),
+        },
+      ],
     });
     s.tool('whoami', {}, (_args, ctx) => seen(ctx));
     s.tool('whoami_later', {}, async (_args, ctx) => {
@@ -210,35 +269,60 @@ function seenBy(response: RawResponse): { tag: string | null; remoteAddress: str
   return JSON.parse(response.json.result.content[0].text);
 }
 
-test('handlers see the HTTP request headers and remote address in ctx.http: modern, stateless 2025, and stdio (none)', T, async (t) => {
-  const { server } = whoamiServer();
-  const http = await serveHttp(server, { port: 0, keepAliveMs: 0, sessions: false });
-  t.after(() => http.close());
-  const modernCall = await post(http.url, modern('tools/call', { name: 'whoami', arguments: {} }, 1), { 'x-tag': 'modern' });
-  assert.deepEqual(seenBy(modernCall), { tag: 'modern', remoteAddress: '127.0.0.1' });
-  const legacyCall = await post(http.url, legacy(2, 'tools/call', { name: 'whoami', arguments: {} }), { 'x-tag': 'stateless' });
-  assert.deepEqual(seenBy(legacyCall), { tag: 'stateless', remoteAddress: '127.0.0.1' });
-  const client = new WireClient(server);
-  await client.initialize();
-  const overStdio = await client.request('tools/call', { name: 'whoami', arguments: {} });
-  assert.deepEqual(JSON.parse(overStdio.result.content[0].text), { tag: null, remoteAddress: null });
-  await client.end();
-});
+test(
+  'handlers see the HTTP request headers and remote address in ctx.http: modern, stateless 2025, and stdio (none)',
+  T,
+  async (t) => {
+    const { server } = whoamiServer();
+    const http = await serveHttp(server, { port: 0, keepAliveMs: 0, sessions: false });
+    t.after(() => http.close());
+    const modernCall = await post(http.url, modern('tools/call', { name: 'whoami', arguments: {} }, 1), {
+      'x-tag': 'modern',
+    });
+    assert.deepEqual(seenBy(modernCall), { tag: 'modern', remoteAddress: '127.0.0.1' });
+    const legacyCall = await post(http.url, legacy(2, 'tools/call', { name: 'whoami', arguments: {} }), {
+      'x-tag': 'stateless',
+    });
+    assert.deepEqual(seenBy(legacyCall), { tag: 'stateless', remoteAddress: '127.0.0.1' });
+    const client = new WireClient(server);
+    await client.initialize();
+    const overStdio = await client.request('tools/call', { name: 'whoami', arguments: {} });
+    assert.deepEqual(JSON.parse(overStdio.result.content[0].text), { tag: null, remoteAddress: null });
+    await client.end();
+  },
+);
 
-test('inside one 2025 session each request sees the POST that carried it, even while another is in flight', T, async (t) => {
-  const { server, inFlight, release } = whoamiServer();
-  const http = await serveHttp(server, { port: 0, keepAliveMs: 0 });
-  t.after(() => http.close());
-  const initialize = await post(http.url, legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }), { 'x-tag': 'init' });
-  const session = { 'mcp-session-id': initialize.headers['mcp-session-id'] as string, 'mcp-protocol-version': LATEST };
-  await post(http.url, legacy(undefined, 'notifications/initialized'), session);
-  const first = post(http.url, legacy(1, 'tools/call', { name: 'whoami_later', arguments: {} }), { ...session, 'x-tag': 'first' });
-  await inFlight.promise;
-  const second = await post(http.url, legacy(2, 'tools/call', { name: 'whoami', arguments: {} }), { ...session, 'x-tag': 'second' });
-  assert.equal(seenBy(second).tag, 'second');
-  release.resolve();
-  assert.equal(seenBy(await first).tag, 'first', 'a later POST does not change what an earlier request sees');
-});
+test(
+  'inside one 2025 session each request sees the POST that carried it, even while another is in flight',
+  T,
+  async (t) => {
+    const { server, inFlight, release } = whoamiServer();
+    const http = await serveHttp(server, { port: 0, keepAliveMs: 0 });
+    t.after(() => http.close());
+    const initialize = await post(
+      http.url,
+      legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }),
+      { 'x-tag': 'init' },
+    );
+    const session = {
+      'mcp-session-id': initialize.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': LATEST,
+    };
+    await post(http.url, legacy(undefined, 'notifications/initialized'), session);
+    const first = post(http.url, legacy(1, 'tools/call', { name: 'whoami_later', arguments: {} }), {
+      ...session,
+      'x-tag': 'first',
+    });
+    await inFlight.promise;
+    const second = await post(http.url, legacy(2, 'tools/call', { name: 'whoami', arguments: {} }), {
+      ...session,
+      'x-tag': 'second',
+    });
+    assert.equal(seenBy(second).tag, 'second');
+    release.resolve();
+    assert.equal(seenBy(await first).tag, 'first', 'a later POST does not change what an earlier request sees');
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // CORS
@@ -257,74 +341,125 @@ function assertCors(response: RawResponse, origin: string, what: string): void {
   assert.equal(response.headers.vary, 'Origin', what);
 }
 
-test('a CORS preflight gets 204 allowing the methods, the MCP request headers, the Mcp-Param-* it asks for, and a max age', T, async (t) => {
-  const http = await serveCors(t, { origins: [APP], maxAgeSeconds: 300 });
-  const response = await raw(http.url, {
-    method: 'OPTIONS',
-    headers: { ...PREFLIGHT, 'access-control-request-headers': 'content-type, Mcp-Param-Region, mcp-param-region, x-evil, mcp-method' },
-  });
-  assert.equal(response.status, 204);
-  assert.equal(response.text, '');
-  assertCors(response, APP, 'preflight');
-  assert.equal(response.headers['access-control-allow-methods'], 'GET, POST, DELETE, OPTIONS');
-  assert.equal(response.headers['access-control-allow-headers'],
-    'content-type, accept, authorization, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id, mcp-param-region');
-  assert.equal(response.headers['access-control-max-age'], '300');
-  // Without maxAgeSeconds: ten minutes.
-  const defaults = await serveCors(t, { origins: [APP] });
-  assert.equal((await raw(defaults.url, { method: 'OPTIONS', headers: PREFLIGHT })).headers['access-control-max-age'], '600');
-});
+test(
+  'a CORS preflight gets 204 allowing the methods, the MCP request headers, the Mcp-Param-* it asks for, and a max age',
+  T,
+  async (t) => {
+    const http = await serveCors(t, { origins: [APP], maxAgeSeconds: 300 });
+    const response = await raw(http.url, {
+      method: 'OPTIONS',
+      headers: {
+        ...PREFLIGHT,
+        'access-control-request-headers': 'content-type, Mcp-Param-Region, mcp-param-region, x-evil, mcp-method',
+      },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(response.text, '');
+    assertCors(response, APP, 'preflight');
+    assert.equal(response.headers['access-control-allow-methods'], 'GET, POST, DELETE, OPTIONS');
+    assert.equal(
+      response.headers['access-control-allow-headers'],
+      'content-type, accept, authorization, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, last-event-id, mcp-param-region',
+    );
+    assert.equal(response.headers['access-control-max-age'], '300');
+    // Without maxAgeSeconds: ten minutes.
+    const defaults = await serveCors(t, { origins: [APP] });
+    assert.equal(
+      (await raw(defaults.url, { method: 'OPTIONS', headers: PREFLIGHT })).headers['access-control-max-age'],
+      '600',
+    );
+  },
+);
 
-test('a preflight from an origin CORS does not list is refused 403; without the cors option OPTIONS is 405', T, async (t) => {
-  const http = await serveCors(t, { origins: [APP] });
-  const foreign = await raw(http.url, { method: 'OPTIONS', headers: { ...PREFLIGHT, origin: 'https://evil.example.com' } });
-  assert.equal(foreign.status, 403);
-  assert.equal(foreign.headers['access-control-allow-origin'], undefined);
-  // A localhost origin passes the Origin check but is not a CORS origin: 204 without any Access-Control-* grant.
-  const local = await raw(http.url, { method: 'OPTIONS', headers: { ...PREFLIGHT, origin: 'http://localhost:5173' } });
-  assert.equal(local.status, 204);
-  assert.equal(local.headers['access-control-allow-origin'], undefined);
-  assert.equal(local.headers['access-control-allow-headers'], undefined);
-  const plain = await serveHttp(createEverythingServer(), { port: 0, keepAliveMs: 0 });
-  t.after(() => plain.close());
-  const refused = await raw(plain.url, { method: 'OPTIONS', headers: { ...PREFLIGHT, origin: 'http://localhost:5173' } });
-  assert.equal(refused.status, 405);
-  assert.equal((await raw(plain.url, { method: 'OPTIONS', headers: PREFLIGHT })).status, 403, 'and the Origin check is unchanged');
-  assert.equal(refused.headers['access-control-allow-origin'], undefined);
-});
+test(
+  'a preflight from an origin CORS does not list is refused 403; without the cors option OPTIONS is 405',
+  T,
+  async (t) => {
+    const http = await serveCors(t, { origins: [APP] });
+    const foreign = await raw(http.url, {
+      method: 'OPTIONS',
+      headers: { ...PREFLIGHT, origin: 'https://evil.example.com' },
+    });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+    // A localhost origin passes the Origin check but is not a CORS origin: 204 without any Access-Control-* grant.
+    const local = await raw(http.url, {
+      method: 'OPTIONS',
+      headers: { ...PREFLIGHT, origin: 'http://localhost:5173' },
+    });
+    assert.equal(local.status, 204);
+    assert.equal(local.headers['access-control-allow-origin'], undefined);
+    assert.equal(local.headers['access-control-allow-headers'], undefined);
+    const plain = await serveHttp(createEverythingServer(), { port: 0, keepAliveMs: 0 });
+    t.after(() => plain.close());
+    const refused = await raw(plain.url, {
+      method: 'OPTIONS',
+      headers: { ...PREFLIGHT, origin: 'http://localhost:5173' },
+    });
+    assert.equal(refused.status, 405);
+    assert.equal(
+      (await raw(plain.url, { method: 'OPTIONS', headers: PREFLIGHT })).status,
+      403,
+      'and the Origin check is unchanged',
+    );
+    assert.equal(refused.headers['access-control-allow-origin'], undefined);
+  },
+);
 
-test('answers to a CORS origin carry Allow-Origin and expose Mcp-Session-Id: JSON, SSE, a session, refusals', T, async (t) => {
-  const server = quietServer((s) => s.tool('progressing', {}, (_args, ctx) => {
-    ctx.progress(1, 1);
-    return { content: [] };
-  }));
-  const http = await serveCors(t, { origins: [APP] }, server);
-  const discover = await post(http.url, modern('server/discover', {}, 1), { origin: APP });
-  assert.equal(discover.status, 200, 'a CORS origin passes the Origin check');
-  assertCors(discover, APP, 'JSON');
-  const streamed = await post(http.url, modern('tools/call', { name: 'progressing', arguments: {} }, 2, { progressToken: 'p' }), { origin: APP });
-  assert.equal(streamed.headers['content-type'], 'text/event-stream');
-  assertCors(streamed, APP, 'SSE');
-  assert.equal(sseData(streamed.text).at(-1).id, 2);
-  const initialize = await post(http.url, legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }), { origin: APP });
-  assert.ok(initialize.headers['mcp-session-id'] !== undefined);
-  assertCors(initialize, APP, 'initialize');
-  const accepted = await post(http.url, legacy(undefined, 'notifications/initialized'),
-    { origin: APP, 'mcp-session-id': initialize.headers['mcp-session-id'] as string });
-  assert.equal(accepted.status, 202);
-  assertCors(accepted, APP, '202');
-  const unsupported = await post(http.url, modern('server/discover', {}, 3), { origin: APP, 'content-type': 'text/plain' });
-  assert.equal(unsupported.status, 415);
-  assertCors(unsupported, APP, '415: a browser can read why');
-  // The Host check still applies to CORS origins (DNS rebinding).
-  const rebound = await post(http.url, modern('server/discover', {}, 4), { origin: APP, host: 'evil.example.com' });
-  assert.equal(rebound.status, 421);
-  // Other origins: no grant; a foreign one is refused, a localhost one served without CORS headers.
-  assert.equal((await post(http.url, modern('server/discover', {}, 5), { origin: 'https://evil.example.com' })).status, 403);
-  const local = await post(http.url, modern('server/discover', {}, 6), { origin: 'http://localhost:5173' });
-  assert.equal(local.status, 200);
-  assert.equal(local.headers['access-control-allow-origin'], undefined);
-});
+test(
+  'answers to a CORS origin carry Allow-Origin and expose Mcp-Session-Id: JSON, SSE, a session, refusals',
+  T,
+  async (t) => {
+    const server = quietServer((s) =>
+      s.tool('progressing', {}, (_args, ctx) => {
+        ctx.progress(1, 1);
+        return { content: [] };
+      }),
+    );
+    const http = await serveCors(t, { origins: [APP] }, server);
+    const discover = await post(http.url, modern('server/discover', {}, 1), { origin: APP });
+    assert.equal(discover.status, 200, 'a CORS origin passes the Origin check');
+    assertCors(discover, APP, 'JSON');
+    const streamed = await post(
+      http.url,
+      modern('tools/call', { name: 'progressing', arguments: {} }, 2, { progressToken: 'p' }),
+      { origin: APP },
+    );
+    assert.equal(streamed.headers['content-type'], 'text/event-stream');
+    assertCors(streamed, APP, 'SSE');
+    assert.equal(sseData(streamed.text).at(-1).id, 2);
+    const initialize = await post(
+      http.url,
+      legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO }),
+      { origin: APP },
+    );
+    assert.ok(initialize.headers['mcp-session-id'] !== undefined);
+    assertCors(initialize, APP, 'initialize');
+    const accepted = await post(http.url, legacy(undefined, 'notifications/initialized'), {
+      origin: APP,
+      'mcp-session-id': initialize.headers['mcp-session-id'] as string,
+    });
+    assert.equal(accepted.status, 202);
+    assertCors(accepted, APP, '202');
+    const unsupported = await post(http.url, modern('server/discover', {}, 3), {
+      origin: APP,
+      'content-type': 'text/plain',
+    });
+    assert.equal(unsupported.status, 415);
+    assertCors(unsupported, APP, '415: a browser can read why');
+    // The Host check still applies to CORS origins (DNS rebinding).
+    const rebound = await post(http.url, modern('server/discover', {}, 4), { origin: APP, host: 'evil.example.com' });
+    assert.equal(rebound.status, 421);
+    // Other origins: no grant; a foreign one is refused, a localhost one served without CORS headers.
+    assert.equal(
+      (await post(http.url, modern('server/discover', {}, 5), { origin: 'https://evil.example.com' })).status,
+      403,
+    );
+    const local = await post(http.url, modern('server/discover', {}, 6), { origin: 'http://localhost:5173' });
+    assert.equal(local.status, 200);
+    assert.equal(local.headers['access-control-allow-origin'], undefined);
+  },
+);
 
 test('cors origins "*" grant any origin its own origin back', T, async (t) => {
   const http = await serveCors(t, { origins: '*' });

@@ -8,16 +8,23 @@
 // Every wait is on an explicit signal (an SSE event read from the fetch body, a deferred resolved in a handler, the
 // server-side close of an exchange); the only bounded polling is for the idle reaper, whose clock is the subject.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { OutboundRequestError, createServer, type Context, type Server } from '../core.ts';
-import { MemoryEventStore, MemorySessionStore, serveHttp, type EventStore, type HttpServer, type ServeHttpOptions } from '../http.ts';
+import { type Context, createServer, OutboundRequestError, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { MemoryLogger, deferred, type Frame } from './harness.ts';
+import {
+  type EventStore,
+  type HttpServer,
+  MemoryEventStore,
+  MemorySessionStore,
+  type ServeHttpOptions,
+  serveHttp,
+} from '../http.ts';
+import { deferred, type Frame, MemoryLogger } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
-import { modern, MODERN, notification, request, SUBSCRIPTION_ID, type Id } from './wire.ts';
+import { type Id, MODERN, modern, notification, request, SUBSCRIPTION_ID } from './wire.ts';
 
 const T = { timeout: 30_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -27,14 +34,24 @@ const BOTH = 'application/json, text/event-stream';
 const JSON_HEADERS = { 'content-type': 'application/json', accept: BOTH };
 const VISIBLE_ASCII_ID = /^[\x21-\x7E]{16,}$/;
 
-const SESSION_REQUIRED = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' } };
+const SESSION_REQUIRED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' },
+};
 const SESSION_NOT_FOUND = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Session not found' } };
-const NO_BACK_CHANNEL = "Cannot send 'sampling/createMessage': this transport context has no back-channel for server-initiated requests";
+const NO_BACK_CHANNEL =
+  "Cannot send 'sampling/createMessage': this transport context has no back-channel for server-initiated requests";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Frames
 
-function initializeRequest(id: Id, protocolVersion = LATEST, capabilities: object = {}, clientInfo: object = CLIENT): Frame {
+function initializeRequest(
+  id: Id,
+  protocolVersion = LATEST,
+  capabilities: object = {},
+  clientInfo: object = CLIENT,
+): Frame {
   return request(id, 'initialize', { protocolVersion, capabilities, clientInfo });
 }
 
@@ -97,7 +114,11 @@ class Endpoint {
   }
 }
 
-async function serve(t: TestContext, server: Server = createEverythingServer(), options: ServeHttpOptions = {}): Promise<Endpoint> {
+async function serve(
+  t: TestContext,
+  server: Server = createEverythingServer(),
+  options: ServeHttpOptions = {},
+): Promise<Endpoint> {
   const http = await serveHttp(server, { port: 0, ...options });
   t.after(() => http.close());
   return new Endpoint(http);
@@ -122,7 +143,12 @@ class Legacy {
   }
 
   post(body: unknown, extra?: Record<string, string>, signal?: AbortSignal): Promise<Response> {
-    return this.endpoint.fetch('POST', this.headers(extra), typeof body === 'string' ? body : JSON.stringify(body), signal);
+    return this.endpoint.fetch(
+      'POST',
+      this.headers(extra),
+      typeof body === 'string' ? body : JSON.stringify(body),
+      signal,
+    );
   }
 
   /** initialize, then notifications/initialized (→ 202); keeps the session id and the negotiated version. */
@@ -132,9 +158,10 @@ class Legacy {
     const sessionId = response.headers.get('mcp-session-id');
     assert.ok(sessionId !== null);
     // JSON, or (a server with an initialize hook) one SSE event; the stream then ends.
-    const body = response.headers.get('content-type') === 'application/json'
-      ? await response.json()
-      : (await new SseReader(response).rest()).map((event) => event.message).at(-1);
+    const body =
+      response.headers.get('content-type') === 'application/json'
+        ? await response.json()
+        : (await new SseReader(response).rest()).map((event) => event.message).at(-1);
     assert.ok('result' in body, JSON.stringify(body));
     this.sessionId = sessionId;
     this.version = body.result.protocolVersion;
@@ -165,11 +192,17 @@ class Legacy {
    * A stream this client can leave: the session's GET (resuming after `lastEventId` when given), or with `frame` that
    * request's POST stream. Tagged `tag` (x-test), so `leave()` aborts it and waits until the server saw it close.
    */
-  async open(tag: string, options: { lastEventId?: string; frame?: Frame } = {}): Promise<{ reader: SseReader; leave(): Promise<void> }> {
+  async open(
+    tag: string,
+    options: { lastEventId?: string; frame?: Frame } = {},
+  ): Promise<{ reader: SseReader; leave(): Promise<void> }> {
     const controller = new AbortController();
     const extra: Record<string, string> = { 'x-test': tag };
     if (options.lastEventId !== undefined) extra['last-event-id'] = options.lastEventId;
-    const response = options.frame === undefined ? await this.get(extra, controller.signal) : await this.post(options.frame, extra, controller.signal);
+    const response =
+      options.frame === undefined
+        ? await this.get(extra, controller.signal)
+        : await this.post(options.frame, extra, controller.signal);
     const leave = async (): Promise<void> => {
       controller.abort();
       await this.endpoint.closedOnServer(tag);
@@ -214,39 +247,50 @@ function badRequest(message: string): Frame {
 /** A server without an initialize hook: its initialize is always answered with one JSON body. */
 function plainServer(): Server {
   const server = createServer({ name: 'plain', version: '1.0.0' }, { logger: new MemoryLogger() });
-  server.tool('echo', { inputSchema: { type: 'object' } }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }));
+  server.tool('echo', { inputSchema: { type: 'object' } }, (args) => ({
+    content: [{ type: 'text', text: JSON.stringify(args) }],
+  }));
   return server;
 }
 
-test('initialize mints a visible-ASCII Mcp-Session-Id on its successful application/json InitializeResult', T, async (t) => {
-  const endpoint = await serve(t, plainServer());
-  const response = await endpoint.fetch('POST', { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
-    JSON.stringify(initializeRequest(1)));
-  const sessionId = response.headers.get('mcp-session-id');
-  assert.ok(sessionId !== null);
-  assert.match(sessionId, VISIBLE_ASCII_ID);
-  const body = await json(response); // even when the client lists SSE first
-  assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'result']);
-  assert.equal(body.id, 1);
-  assert.equal(body.result.protocolVersion, LATEST);
-  assert.equal(body.result.serverInfo.name, 'plain');
-  assert.equal(endpoint.sessionCount, 1);
+test(
+  'initialize mints a visible-ASCII Mcp-Session-Id on its successful application/json InitializeResult',
+  T,
+  async (t) => {
+    const endpoint = await serve(t, plainServer());
+    const response = await endpoint.fetch(
+      'POST',
+      { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+      JSON.stringify(initializeRequest(1)),
+    );
+    const sessionId = response.headers.get('mcp-session-id');
+    assert.ok(sessionId !== null);
+    assert.match(sessionId, VISIBLE_ASCII_ID);
+    const body = await json(response); // even when the client lists SSE first
+    assert.deepEqual(Object.keys(body), ['jsonrpc', 'id', 'result']);
+    assert.equal(body.id, 1);
+    assert.equal(body.result.protocolVersion, LATEST);
+    assert.equal(body.result.serverInfo.name, 'plain');
+    assert.equal(endpoint.sessionCount, 1);
 
-  const second = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
-  const other = second.headers.get('mcp-session-id');
-  assert.ok(other !== null);
-  assert.match(other, VISIBLE_ASCII_ID);
-  assert.notEqual(other, sessionId);
-  await json(second);
-  assert.equal(endpoint.sessionCount, 2);
-});
+    const second = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
+    const other = second.headers.get('mcp-session-id');
+    assert.ok(other !== null);
+    assert.match(other, VISIBLE_ASCII_ID);
+    assert.notEqual(other, sessionId);
+    await json(second);
+    assert.equal(endpoint.sessionCount, 2);
+  },
+);
 
 test('a refused initialize never creates or registers a session and carries no Mcp-Session-Id', T, async (t) => {
   const endpoint = await serve(t, plainServer());
   const client = new Legacy(endpoint);
 
   // Malformed params: the JSON-RPC error is answered at 200, and nothing is left behind.
-  const malformed = await client.post(request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT }));
+  const malformed = await client.post(
+    request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT }),
+  );
   assert.equal(malformed.headers.get('mcp-session-id'), null);
   const body = await json(malformed);
   assert.equal(body.id, 1);
@@ -257,7 +301,7 @@ test('a refused initialize never creates or registers a session and carries no M
   const html = await client.post(initializeRequest(2), { accept: 'text/html' });
   assert.equal(html.status, 406);
   assert.equal(html.headers.get('mcp-session-id'), null);
-  const refusal = await html.json() as Frame;
+  const refusal = (await html.json()) as Frame;
   assert.equal(refusal.error.code, -32600);
   assert.equal(endpoint.sessionCount, 0);
 
@@ -271,26 +315,36 @@ test('a refused initialize never creates or registers a session and carries no M
 });
 
 /** A malformed initialize POSTed to the demo server (which has an initialize hook) accepting JSON and SSE. */
-async function malformedInitializeToHookServer(endpoint: Endpoint): Promise<{ sessionId: string | null; messages: Frame[] }> {
-  const response = await endpoint.fetch('POST', JSON_HEADERS,
-    JSON.stringify(request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT })));
+async function malformedInitializeToHookServer(
+  endpoint: Endpoint,
+): Promise<{ sessionId: string | null; messages: Frame[] }> {
+  const response = await endpoint.fetch(
+    'POST',
+    JSON_HEADERS,
+    JSON.stringify(request(1, 'initialize', { protocolVersion: 42, capabilities: {}, clientInfo: CLIENT })),
+  );
   assert.equal(response.status, 200);
   const sessionId = response.headers.get('mcp-session-id');
-  const messages = response.headers.get('content-type') === 'application/json'
-    ? [await response.json()]
-    : (await new SseReader(response).rest()).map((event) => event.message);
+  const messages =
+    response.headers.get('content-type') === 'application/json'
+      ? [await response.json()]
+      : (await new SseReader(response).rest()).map((event) => event.message);
   return { sessionId, messages };
 }
 
-test('with an initialize hook too, a malformed initialize carries no Mcp-Session-Id and registers nothing', T, async (t) => {
-  const endpoint = await serve(t); // the demo server: its initialize hook may stream the handshake early
-  const { sessionId, messages } = await malformedInitializeToHookServer(endpoint);
-  assert.equal(sessionId, null);
-  assert.equal(messages.length, 1);
-  assert.equal(messages[0].id, 1);
-  assert.equal(messages[0].error.code, -32602);
-  assert.equal(endpoint.sessionCount, 0);
-});
+test(
+  'with an initialize hook too, a malformed initialize carries no Mcp-Session-Id and registers nothing',
+  T,
+  async (t) => {
+    const endpoint = await serve(t); // the demo server: its initialize hook may stream the handshake early
+    const { sessionId, messages } = await malformedInitializeToHookServer(endpoint);
+    assert.equal(sessionId, null);
+    assert.equal(messages.length, 1);
+    assert.equal(messages[0].id, 1);
+    assert.equal(messages[0].error.code, -32602);
+    assert.equal(endpoint.sessionCount, 0);
+  },
+);
 
 test('after initialize, a request or notification without Mcp-Session-Id → 400 -32600', T, async (t) => {
   const endpoint = await serve(t);
@@ -320,38 +374,54 @@ test('an unknown Mcp-Session-Id → 404 with the exact Session not found body', 
   assert.deepEqual(await client.request('ping', undefined, 3), { jsonrpc: '2.0', id: 3, result: {} });
 });
 
-test('initialize repeated with the session id answers the first InitializeResult under the new id and changes nothing', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  const first = await client.initialize({}, LATEST);
-  // Another version, other capabilities, another clientInfo: none of it is taken.
-  const repeat = await client.post(initializeRequest('again', '2025-03-26', { sampling: {} }, { name: 'other', version: '9' }),
-    { 'mcp-protocol-version': LATEST });
-  assert.equal(repeat.headers.get('mcp-session-id'), client.sessionId);
-  assert.deepEqual(await json(repeat), { jsonrpc: '2.0', id: 'again', result: first });
-  assert.equal(endpoint.sessionCount, 1);
-  // The session still has the first capabilities (no sampling): the tool's request fails at once.
-  const sampled = await client.post(callTool(5, 'test_sampling', { prompt: 'hi' }));
-  const body = await json(sampled);
-  assert.equal(body.result.isError, true);
-  assert.match(body.result.content[0].text, /did not declare the 'sampling' capability/);
-});
+test(
+  'initialize repeated with the session id answers the first InitializeResult under the new id and changes nothing',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    const first = await client.initialize({}, LATEST);
+    // Another version, other capabilities, another clientInfo: none of it is taken.
+    const repeat = await client.post(
+      initializeRequest('again', '2025-03-26', { sampling: {} }, { name: 'other', version: '9' }),
+      { 'mcp-protocol-version': LATEST },
+    );
+    assert.equal(repeat.headers.get('mcp-session-id'), client.sessionId);
+    assert.deepEqual(await json(repeat), { jsonrpc: '2.0', id: 'again', result: first });
+    assert.equal(endpoint.sessionCount, 1);
+    // The session still has the first capabilities (no sampling): the tool's request fails at once.
+    const sampled = await client.post(callTool(5, 'test_sampling', { prompt: 'hi' }));
+    const body = await json(sampled);
+    assert.equal(body.result.isError, true);
+    assert.match(body.result.content[0].text, /did not declare the 'sampling' capability/);
+  },
+);
 
-test('MCP-Protocol-Version differing from the negotiated version, or unknown, → 400; the session goes on', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  await client.initialize({}, LATEST);
-  await expectRefusal(await client.post(request(1, 'tools/list'), { 'mcp-protocol-version': '2025-06-18' }), 400,
-    badRequest('Bad Request: MCP-Protocol-Version header does not match the negotiated version'));
-  await expectRefusal(await client.post(request(2, 'tools/list'), { 'mcp-protocol-version': '2099-01-01' }), 400,
-    { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Bad Request: unsupported MCP-Protocol-Version header' } });
-  // Absent: the session's negotiated version is used.
-  const headers = client.headers();
-  delete headers['mcp-protocol-version'];
-  const plain = await endpoint.fetch('POST', headers, JSON.stringify(request(3, 'ping')));
-  assert.deepEqual(await json(plain), { jsonrpc: '2.0', id: 3, result: {} });
-  assert.deepEqual(await client.request('ping', undefined, 4), { jsonrpc: '2.0', id: 4, result: {} });
-});
+test(
+  'MCP-Protocol-Version differing from the negotiated version, or unknown, → 400; the session goes on',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    await client.initialize({}, LATEST);
+    await expectRefusal(
+      await client.post(request(1, 'tools/list'), { 'mcp-protocol-version': '2025-06-18' }),
+      400,
+      badRequest('Bad Request: MCP-Protocol-Version header does not match the negotiated version'),
+    );
+    await expectRefusal(await client.post(request(2, 'tools/list'), { 'mcp-protocol-version': '2099-01-01' }), 400, {
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32600, message: 'Bad Request: unsupported MCP-Protocol-Version header' },
+    });
+    // Absent: the session's negotiated version is used.
+    const headers = client.headers();
+    delete headers['mcp-protocol-version'];
+    const plain = await endpoint.fetch('POST', headers, JSON.stringify(request(3, 'ping')));
+    assert.deepEqual(await json(plain), { jsonrpc: '2.0', id: 3, result: {} });
+    assert.deepEqual(await client.request('ping', undefined, 4), { jsonrpc: '2.0', id: 4, result: {} });
+  },
+);
 
 test('DELETE ends the session and its GET stream: 200, then the id → 404 on POST, GET and DELETE', T, async (t) => {
   const endpoint = await serve(t);
@@ -380,7 +450,11 @@ test('DELETE without a session id → 400, with an unknown one → 404', T, asyn
   const client = new Legacy(endpoint);
   await client.initialize();
   await expectRefusal(await endpoint.fetch('DELETE', {}), 400, SESSION_REQUIRED);
-  await expectRefusal(await endpoint.fetch('DELETE', { 'mcp-session-id': 'no-such-session-0123456789' }), 404, SESSION_NOT_FOUND);
+  await expectRefusal(
+    await endpoint.fetch('DELETE', { 'mcp-session-id': 'no-such-session-0123456789' }),
+    404,
+    SESSION_NOT_FOUND,
+  );
   assert.equal(endpoint.sessionCount, 1);
 });
 
@@ -415,22 +489,26 @@ test('idle sessions are reaped (then 404); a session with an open GET stream is 
   await expectRefusal(await streaming.post(request(3, 'ping')), 404, SESSION_NOT_FOUND);
 });
 
-test('maxSessions caps live sessions: the next initialize → 503 without a session id; a DELETE makes room', T, async (t) => {
-  const endpoint = await serve(t, createEverythingServer(), { maxSessions: 2 });
-  const a = new Legacy(endpoint);
-  await a.initialize();
-  const b = new Legacy(endpoint);
-  await b.initialize();
-  const c = new Legacy(endpoint);
-  const refused = await c.post(initializeRequest(1));
-  assert.equal(refused.status, 503);
-  assert.equal(refused.headers.get('mcp-session-id'), null);
-  assert.equal((await refused.json() as Frame).error.code, -32600);
-  assert.equal(endpoint.sessionCount, 2);
-  assert.equal((await a.delete()).status, 200);
-  await c.initialize();
-  assert.equal(endpoint.sessionCount, 2);
-});
+test(
+  'maxSessions caps live sessions: the next initialize → 503 without a session id; a DELETE makes room',
+  T,
+  async (t) => {
+    const endpoint = await serve(t, createEverythingServer(), { maxSessions: 2 });
+    const a = new Legacy(endpoint);
+    await a.initialize();
+    const b = new Legacy(endpoint);
+    await b.initialize();
+    const c = new Legacy(endpoint);
+    const refused = await c.post(initializeRequest(1));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('mcp-session-id'), null);
+    assert.equal(((await refused.json()) as Frame).error.code, -32600);
+    assert.equal(endpoint.sessionCount, 2);
+    assert.equal((await a.delete()).status, 200);
+    await c.initialize();
+    assert.equal(endpoint.sessionCount, 2);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Responses
@@ -444,67 +522,91 @@ test('a request with nothing before its answer is answered as application/json, 
   assert.deepEqual(await json(response), textResult(1, 'This is a simple text response for testing.'));
 });
 
-test('progress before the answer turns the POST into SSE: the progress events, the result, then the end', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const stream = await client.stream(callTool(7, 'test_tool_with_progress', {}, 'p7'));
-  const events = await stream.rest();
-  assert.deepEqual(events.map((event) => event.message), [
-    progress('p7', 0, 100, 'Completed step 0 of 100'),
-    progress('p7', 50, 100, 'Completed step 50 of 100'),
-    progress('p7', 100, 100, 'Completed step 100 of 100'),
-    textResult(7, 'Progress completed'),
-  ]);
-  // Resumable stream: a 2025-11-25 stream opens with one priming event; every event has an id, all distinct.
-  assert.equal(stream.priming.length, 1);
-  const ids = [...stream.priming, ...events.map((event) => event.id)];
-  assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), JSON.stringify(ids));
-  assert.equal(new Set(ids).size, ids.length);
+test(
+  'progress before the answer turns the POST into SSE: the progress events, the result, then the end',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const stream = await client.stream(callTool(7, 'test_tool_with_progress', {}, 'p7'));
+    const events = await stream.rest();
+    assert.deepEqual(
+      events.map((event) => event.message),
+      [
+        progress('p7', 0, 100, 'Completed step 0 of 100'),
+        progress('p7', 50, 100, 'Completed step 50 of 100'),
+        progress('p7', 100, 100, 'Completed step 100 of 100'),
+        textResult(7, 'Progress completed'),
+      ],
+    );
+    // Resumable stream: a 2025-11-25 stream opens with one priming event; every event has an id, all distinct.
+    assert.equal(stream.priming.length, 1);
+    const ids = [...stream.priming, ...events.map((event) => event.id)];
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && id.length > 0),
+      JSON.stringify(ids),
+    );
+    assert.equal(new Set(ids).size, ids.length);
 
-  // A 2025-03-26 session gets the same events, without a priming event.
-  const old = new Legacy(endpoint);
-  await old.initialize({}, '2025-03-26');
-  const oldStream = await old.stream(callTool(8, 'test_tool_with_progress', {}, 'p8'));
-  assert.deepEqual((await oldStream.rest()).map((event) => event.message), [
-    progress('p8', 0, 100, 'Completed step 0 of 100'),
-    progress('p8', 50, 100, 'Completed step 50 of 100'),
-    progress('p8', 100, 100, 'Completed step 100 of 100'),
-    textResult(8, 'Progress completed'),
-  ]);
-  assert.deepEqual(oldStream.priming, []);
-});
+    // A 2025-03-26 session gets the same events, without a priming event.
+    const old = new Legacy(endpoint);
+    await old.initialize({}, '2025-03-26');
+    const oldStream = await old.stream(callTool(8, 'test_tool_with_progress', {}, 'p8'));
+    assert.deepEqual(
+      (await oldStream.rest()).map((event) => event.message),
+      [
+        progress('p8', 0, 100, 'Completed step 0 of 100'),
+        progress('p8', 50, 100, 'Completed step 50 of 100'),
+        progress('p8', 100, 100, 'Completed step 100 of 100'),
+        textResult(8, 'Progress completed'),
+      ],
+    );
+    assert.deepEqual(oldStream.priming, []);
+  },
+);
 
-test('sampling rides the POST stream: the client answers by POST (→ 202) and the tool result ends the stream', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  await client.initialize({ sampling: {} });
-  const stream = await client.stream(callTool('s1', 'test_sampling', { prompt: 'What is 2+2?' }));
-  const ask = await stream.message();
-  assert.equal(typeof ask.id, 'number');
-  assert.deepEqual(ask, request(ask.id, 'sampling/createMessage', {
-    messages: [{ role: 'user', content: { type: 'text', text: 'What is 2+2?' } }],
-    maxTokens: 100,
-  }));
-  const answer = await client.post({
-    jsonrpc: '2.0',
-    id: ask.id,
-    result: { role: 'assistant', content: { type: 'text', text: '4' }, model: 'test-model' },
-  });
-  await expectAccepted(answer);
-  assert.deepEqual(await stream.message(), textResult('s1', 'LLM response: 4'));
-  await stream.ended();
-});
+test(
+  'sampling rides the POST stream: the client answers by POST (→ 202) and the tool result ends the stream',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    await client.initialize({ sampling: {} });
+    const stream = await client.stream(callTool('s1', 'test_sampling', { prompt: 'What is 2+2?' }));
+    const ask = await stream.message();
+    assert.equal(typeof ask.id, 'number');
+    assert.deepEqual(
+      ask,
+      request(ask.id, 'sampling/createMessage', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'What is 2+2?' } }],
+        maxTokens: 100,
+      }),
+    );
+    const answer = await client.post({
+      jsonrpc: '2.0',
+      id: ask.id,
+      result: { role: 'assistant', content: { type: 'text', text: '4' }, model: 'test-model' },
+    });
+    await expectAccepted(answer);
+    assert.deepEqual(await stream.message(), textResult('s1', 'LLM response: 4'));
+    await stream.ended();
+  },
+);
 
-test('client notifications and responses (even one answering nothing) are accepted with 202 and an empty body', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  await client.initialize(); // its notifications/initialized got 202
-  await expectAccepted(await client.post(notification('notifications/roots/list_changed')));
-  await expectAccepted(await client.post({ jsonrpc: '2.0', id: 999, result: {} }));
-  await expectAccepted(await client.post({ jsonrpc: '2.0', id: 998, error: { code: -1, message: 'no' } }));
-  assert.deepEqual(await client.request('ping', undefined, 1), { jsonrpc: '2.0', id: 1, result: {} });
-});
+test(
+  'client notifications and responses (even one answering nothing) are accepted with 202 and an empty body',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    await client.initialize(); // its notifications/initialized got 202
+    await expectAccepted(await client.post(notification('notifications/roots/list_changed')));
+    await expectAccepted(await client.post({ jsonrpc: '2.0', id: 999, result: {} }));
+    await expectAccepted(await client.post({ jsonrpc: '2.0', id: 998, error: { code: -1, message: 'no' } }));
+    assert.deepEqual(await client.request('ping', undefined, 1), { jsonrpc: '2.0', id: 1, result: {} });
+  },
+);
 
 test("responseMode 'json': related notifications are dropped and the answer is one JSON body", T, async (t) => {
   const endpoint = await serve(t, createEverythingServer(), { responseMode: 'json' });
@@ -523,57 +625,84 @@ function samplingProbeServer(): Server {
       return { content: [{ type: 'text', text: 'sent' }] };
     } catch (error) {
       const { name, message, code } = error as { name: string; message: string; code?: number };
-      return { content: [{ type: 'text', text: JSON.stringify({ name, code, message, protocolVersion: ctx.protocolVersion }) }] };
+      return {
+        content: [
+          { type: 'text', text: JSON.stringify({ name, code, message, protocolVersion: ctx.protocolVersion }) },
+        ],
+      };
     }
   });
   return server;
 }
 
-test("responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel error, and the tool answers", T, async (t) => {
-  const demo = await serve(t, createEverythingServer(), { responseMode: 'json' });
-  const client = new Legacy(demo);
-  await client.initialize({ sampling: {} });
-  assert.deepEqual(await json(await client.post(callTool(1, 'test_sampling', { prompt: 'hi' }))),
-    textResult(1, `Request failed: ${NO_BACK_CHANNEL}`, true));
+test(
+  "responseMode 'json': ctx.sample fails fast with the -32600 no-back-channel error, and the tool answers",
+  T,
+  async (t) => {
+    const demo = await serve(t, createEverythingServer(), { responseMode: 'json' });
+    const client = new Legacy(demo);
+    await client.initialize({ sampling: {} });
+    assert.deepEqual(
+      await json(await client.post(callTool(1, 'test_sampling', { prompt: 'hi' }))),
+      textResult(1, `Request failed: ${NO_BACK_CHANNEL}`, true),
+    );
 
-  const probe = await serve(t, samplingProbeServer(), { responseMode: 'json' });
-  const prober = new Legacy(probe);
-  await prober.initialize({ sampling: {} });
-  const body = await json(await prober.post(callTool(2, 'probe_sample')));
-  assert.deepEqual(JSON.parse(body.result.content[0].text),
-    { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
-});
+    const probe = await serve(t, samplingProbeServer(), { responseMode: 'json' });
+    const prober = new Legacy(probe);
+    await prober.initialize({ sampling: {} });
+    const body = await json(await prober.post(callTool(2, 'probe_sample')));
+    assert.deepEqual(JSON.parse(body.result.content[0].text), {
+      name: 'OutboundRequestError',
+      code: -32600,
+      message: NO_BACK_CHANNEL,
+      protocolVersion: LATEST,
+    });
+  },
+);
 
-test('no back channel: the handler sees OutboundRequestError code -32600; let escape, the wire carries an isError tool result or -32603 (docs/api.md, docs/eras.md)', T, async (t) => {
-  const logger = new MemoryLogger();
-  const server = createServer({ name: 'escaping', version: '1.0.0' }, { logger });
-  const ask = (ctx: Context) => ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
-  server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
-    await ask(ctx);
-    return { content: [] };
-  });
-  server.prompt('ask', {}, async (_args, ctx: Context) => {
-    await ask(ctx);
-    return { messages: [] };
-  });
-  const endpoint = await serve(t, server, { responseMode: 'json' });
-  const client = new Legacy(endpoint);
-  await client.initialize({ sampling: {} });
+test(
+  'no back channel: the handler sees OutboundRequestError code -32600; let escape, the wire carries an isError tool result or -32603 (docs/api.md, docs/eras.md)',
+  T,
+  async (t) => {
+    const logger = new MemoryLogger();
+    const server = createServer({ name: 'escaping', version: '1.0.0' }, { logger });
+    const ask = (ctx: Context) =>
+      ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+    server.tool('ask', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+      await ask(ctx);
+      return { content: [] };
+    });
+    server.prompt('ask', {}, async (_args, ctx: Context) => {
+      await ask(ctx);
+      return { messages: [] };
+    });
+    const endpoint = await serve(t, server, { responseMode: 'json' });
+    const client = new Legacy(endpoint);
+    await client.initialize({ sampling: {} });
 
-  const tool = await client.post(callTool(1, 'ask'));
-  assert.equal(tool.status, 200);
-  assert.equal(await tool.text(), '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Tool execution failed"}],"isError":true}}');
-  const prompt = await client.post(request(2, 'prompts/get', { name: 'ask' }));
-  assert.equal(prompt.status, 200);
-  assert.equal(await prompt.text(), '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}');
+    const tool = await client.post(callTool(1, 'ask'));
+    assert.equal(tool.status, 200);
+    assert.equal(
+      await tool.text(),
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Tool execution failed"}],"isError":true}}',
+    );
+    const prompt = await client.post(request(2, 'prompts/get', { name: 'ask' }));
+    assert.equal(prompt.status, 200);
+    assert.equal(await prompt.text(), '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}');
 
-  assert.deepEqual(logger.errors.map((entry) => entry.message), ["tool 'ask' failed", "handler for 'prompts/get' failed"]);
-  for (const { error } of logger.errors) {
-    assert.ok(error instanceof OutboundRequestError);
-    assert.deepEqual({ name: error.name, code: error.code, message: error.message, data: error.data },
-      { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, data: undefined });
-  }
-});
+    assert.deepEqual(
+      logger.errors.map((entry) => entry.message),
+      ["tool 'ask' failed", "handler for 'prompts/get' failed"],
+    );
+    for (const { error } of logger.errors) {
+      assert.ok(error instanceof OutboundRequestError);
+      assert.deepEqual(
+        { name: error.name, code: error.code, message: error.message, data: error.data },
+        { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, data: undefined },
+      );
+    }
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The standalone GET stream
@@ -584,10 +713,13 @@ test('GET needs Accept: text/event-stream (406), a session id (400) and a live s
   await client.initialize();
   const notAcceptable = await client.get({ accept: 'application/json' });
   assert.equal(notAcceptable.status, 406);
-  assert.equal((await notAcceptable.json() as Frame).error.code, -32600);
+  assert.equal(((await notAcceptable.json()) as Frame).error.code, -32600);
   await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream' }), 400, SESSION_REQUIRED);
-  await expectRefusal(await endpoint.fetch('GET', { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session-0123456789' }),
-    404, SESSION_NOT_FOUND);
+  await expectRefusal(
+    await endpoint.fetch('GET', { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session-0123456789' }),
+    404,
+    SESSION_NOT_FOUND,
+  );
 });
 
 test('the GET stream carries unrelated notifications with event ids; a second GET → 409', T, async (t) => {
@@ -603,8 +735,10 @@ test('the GET stream carries unrelated notifications with event ids; a second GE
   const first = await stream.next();
   assert.deepEqual(first?.message, listChanged('tools'));
   // A change published by a tool call of this session is unrelated to that call: it rides the GET stream.
-  assert.deepEqual(await client.request('tools/call', { name: 'test_publish', arguments: { event: 'prompts' } }, 1),
-    textResult(1, 'Published 1 prompts event(s)'));
+  assert.deepEqual(
+    await client.request('tools/call', { name: 'test_publish', arguments: { event: 'prompts' } }, 1),
+    textResult(1, 'Published 1 prompts event(s)'),
+  );
   const second = await stream.next();
   assert.deepEqual(second?.message, listChanged('prompts'));
   assert.ok(typeof first?.id === 'string' && first.id !== '');
@@ -617,86 +751,103 @@ test('the GET stream carries unrelated notifications with event ids; a second GE
   assert.deepEqual(await stream.message(), listChanged('resources'));
 });
 
-test('Last-Event-ID replays only that stream’s events after the id, never another stream’s or session’s', T, async (t) => {
-  const server = createEverythingServer();
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const { reader: get, leave: leaveGet } = await client.open('first-get');
+test(
+  'Last-Event-ID replays only that stream’s events after the id, never another stream’s or session’s',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    const endpoint = await serve(t, server);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const { reader: get, leave: leaveGet } = await client.open('first-get');
 
-  server.notifyListChanged('tools');
-  const e1 = (await get.next())!;
-  // A POST stream of the same session stores its events in between.
-  const post = await client.stream(callTool(9, 'test_tool_with_progress', {}, 'p9'));
-  const postEvents = await post.rest();
-  assert.equal(postEvents.length, 4);
-  server.notifyListChanged('prompts');
-  const e2 = (await get.next())!;
-  server.notifyListChanged('resources');
-  const e3 = (await get.next())!;
-  assert.deepEqual([e1, e2, e3].map((event) => event.message), [listChanged('tools'), listChanged('prompts'), listChanged('resources')]);
+    server.notifyListChanged('tools');
+    const e1 = (await get.next())!;
+    // A POST stream of the same session stores its events in between.
+    const post = await client.stream(callTool(9, 'test_tool_with_progress', {}, 'p9'));
+    const postEvents = await post.rest();
+    assert.equal(postEvents.length, 4);
+    server.notifyListChanged('prompts');
+    const e2 = (await get.next())!;
+    server.notifyListChanged('resources');
+    const e3 = (await get.next())!;
+    assert.deepEqual(
+      [e1, e2, e3].map((event) => event.message),
+      [listChanged('tools'), listChanged('prompts'), listChanged('resources')],
+    );
 
-  await leaveGet();
+    await leaveGet();
 
-  // Resuming the POST stream from its second event replays that stream's last two (its result included), nothing
-  // of the GET stream.
-  const postReplay = await client.open('post-resume', { lastEventId: postEvents[1]!.id! });
-  assert.deepEqual([await postReplay.reader.next(), await postReplay.reader.next()], postEvents.slice(2));
-  await postReplay.leave();
+    // Resuming the POST stream from its second event replays that stream's last two (its result included), nothing
+    // of the GET stream.
+    const postReplay = await client.open('post-resume', { lastEventId: postEvents[1]!.id! });
+    assert.deepEqual([await postReplay.reader.next(), await postReplay.reader.next()], postEvents.slice(2));
+    await postReplay.leave();
 
-  const resumed = await client.get({ 'last-event-id': e1.id! });
-  assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
-  const replay = new SseReader(resumed);
-  assert.deepEqual([await replay.next(), await replay.next()], [e2, e3]);
-  // Then it goes on live, with fresh ids.
-  server.notifyListChanged('tools');
-  const e4 = (await replay.next())!;
-  assert.deepEqual(e4.message, listChanged('tools'));
-  const seen = new Set([e1, e2, e3, ...postEvents].map((event) => event.id));
-  assert.ok(e4.id !== undefined && !seen.has(e4.id));
+    const resumed = await client.get({ 'last-event-id': e1.id! });
+    assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
+    const replay = new SseReader(resumed);
+    assert.deepEqual([await replay.next(), await replay.next()], [e2, e3]);
+    // Then it goes on live, with fresh ids.
+    server.notifyListChanged('tools');
+    const e4 = (await replay.next())!;
+    assert.deepEqual(e4.message, listChanged('tools'));
+    const seen = new Set([e1, e2, e3, ...postEvents].map((event) => event.id));
+    assert.ok(e4.id !== undefined && !seen.has(e4.id));
 
-  // Another session presenting this session's event id gets a fresh stream, with nothing replayed.
-  const other = new Legacy(endpoint);
-  await other.initialize();
-  const foreign = new SseReader(await other.get({ 'last-event-id': e1.id! }));
-  server.notifyListChanged('tools');
-  assert.deepEqual(await foreign.message(), listChanged('tools'));
-});
+    // Another session presenting this session's event id gets a fresh stream, with nothing replayed.
+    const other = new Legacy(endpoint);
+    await other.initialize();
+    const foreign = new SseReader(await other.get({ 'last-event-id': e1.id! }));
+    server.notifyListChanged('tools');
+    assert.deepEqual(await foreign.message(), listChanged('tools'));
+  },
+);
 
-test('a GET resumed with Last-Event-ID replays the changes published while no client was attached, then each live change arrives once', T, async (t) => {
-  const server = createEverythingServer();
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const first = await client.open('standalone');
-  server.notifyListChanged('tools');
-  const e1 = (await first.reader.next())!;
-  server.notifyListChanged('tools');
-  const e2 = (await first.reader.next())!;
-  assert.deepEqual([e1.message, e2.message], [listChanged('tools'), listChanged('tools')]);
-  await first.leave();
+test(
+  'a GET resumed with Last-Event-ID replays the changes published while no client was attached, then each live change arrives once',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    const endpoint = await serve(t, server);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const first = await client.open('standalone');
+    server.notifyListChanged('tools');
+    const e1 = (await first.reader.next())!;
+    server.notifyListChanged('tools');
+    const e2 = (await first.reader.next())!;
+    assert.deepEqual([e1.message, e2.message], [listChanged('tools'), listChanged('tools')]);
+    await first.leave();
 
-  // Published with no client attached: stored on the standalone stream (2025-11-25 transports, Streamable HTTP,
-  // "Resumability and Redelivery": what would have been sent after the last event id, on that stream).
-  for (let i = 0; i < 3; i++) server.notifyListChanged('tools');
-  const resumed = await client.get({ 'last-event-id': e2.id! });
-  assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
-  const replay = new SseReader(resumed);
-  const missed = [(await replay.next())!, (await replay.next())!, (await replay.next())!];
-  assert.deepEqual(missed.map((event) => event.message), [listChanged('tools'), listChanged('tools'), listChanged('tools')]);
-  const ids = [e1, e2, ...missed].map((event) => event.id);
-  assert.ok(ids.every((id) => typeof id === 'string' && id !== ''), JSON.stringify(ids));
-  assert.equal(new Set(ids).size, 5);
+    // Published with no client attached: stored on the standalone stream (2025-11-25 transports, Streamable HTTP,
+    // "Resumability and Redelivery": what would have been sent after the last event id, on that stream).
+    for (let i = 0; i < 3; i++) server.notifyListChanged('tools');
+    const resumed = await client.get({ 'last-event-id': e2.id! });
+    assert.equal(resumed.headers.get('mcp-session-id'), client.sessionId);
+    const replay = new SseReader(resumed);
+    const missed = [(await replay.next())!, (await replay.next())!, (await replay.next())!];
+    assert.deepEqual(
+      missed.map((event) => event.message),
+      [listChanged('tools'), listChanged('tools'), listChanged('tools')],
+    );
+    const ids = [e1, e2, ...missed].map((event) => event.id);
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && id !== ''),
+      JSON.stringify(ids),
+    );
+    assert.equal(new Set(ids).size, 5);
 
-  // It is the standalone stream again: the next change arrives once, and nothing else before the one after it.
-  server.notifyListChanged('tools');
-  const live = (await replay.next())!;
-  assert.deepEqual(live.message, listChanged('tools'));
-  assert.ok(!ids.includes(live.id));
-  server.notifyListChanged('prompts');
-  assert.deepEqual(await replay.message(), listChanged('prompts'));
-  await expectRefusal(await client.get(), 409, badRequest('Conflict: only one GET stream per session'));
-});
+    // It is the standalone stream again: the next change arrives once, and nothing else before the one after it.
+    server.notifyListChanged('tools');
+    const live = (await replay.next())!;
+    assert.deepEqual(live.message, listChanged('tools'));
+    assert.ok(!ids.includes(live.id));
+    server.notifyListChanged('prompts');
+    assert.deepEqual(await replay.message(), listChanged('prompts'));
+    await expectRefusal(await client.get(), 409, badRequest('Conflict: only one GET stream per session'));
+  },
+);
 
 /** A server whose tool `steps` reports progress 1, then 2 once `second` settles, then answers once `answer` settles. */
 function stepsServer(second: Promise<void>, answer: Promise<void>): Server {
@@ -711,148 +862,180 @@ function stepsServer(second: Promise<void>, answer: Promise<void>): Server {
   return server;
 }
 
-test('a POST stream dropped after its first event and resumed at once by GET + Last-Event-ID carries its later progress and its answer, never a broadcast', T, async (t) => {
-  const second = deferred();
-  const answer = deferred();
-  const server = stepsServer(second.promise, answer.promise);
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
-  const first = (await post.reader.next())!;
-  assert.deepEqual(first.message, progress('s3', 1, 3));
-  await post.leave();
+test(
+  'a POST stream dropped after its first event and resumed at once by GET + Last-Event-ID carries its later progress and its answer, never a broadcast',
+  T,
+  async (t) => {
+    const second = deferred();
+    const answer = deferred();
+    const server = stepsServer(second.promise, answer.promise);
+    const endpoint = await serve(t, server);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
+    const first = (await post.reader.next())!;
+    assert.deepEqual(first.message, progress('s3', 1, 3));
+    await post.leave();
 
-  // No standalone stream is open: the resumed one must not become it, nor carry a broadcast published meanwhile.
-  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
-  server.notifyListChanged('tools');
-  const standalone = new SseReader(await client.get());
-  server.notifyListChanged('tools');
-  const broadcast = (await standalone.next())!;
-  assert.deepEqual(broadcast.message, listChanged('tools'));
-  second.resolve();
-  const later = (await resumed.next())!;
-  assert.deepEqual(later.message, progress('s3', 2, 3));
-  answer.resolve();
-  const last = (await resumed.next())!;
-  assert.deepEqual(last.message, textResult(3, 'all steps'));
-  await resumed.ended();
-  assert.equal(new Set([first.id, later.id, last.id, broadcast.id]).size, 4);
-  // The broadcasts go to the standalone stream only; it goes on.
-  server.notifyListChanged('tools');
-  assert.deepEqual(await standalone.message(), listChanged('tools'));
-});
+    // No standalone stream is open: the resumed one must not become it, nor carry a broadcast published meanwhile.
+    const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+    server.notifyListChanged('tools');
+    const standalone = new SseReader(await client.get());
+    server.notifyListChanged('tools');
+    const broadcast = (await standalone.next())!;
+    assert.deepEqual(broadcast.message, listChanged('tools'));
+    second.resolve();
+    const later = (await resumed.next())!;
+    assert.deepEqual(later.message, progress('s3', 2, 3));
+    answer.resolve();
+    const last = (await resumed.next())!;
+    assert.deepEqual(last.message, textResult(3, 'all steps'));
+    await resumed.ended();
+    assert.equal(new Set([first.id, later.id, last.id, broadcast.id]).size, 4);
+    // The broadcasts go to the standalone stream only; it goes on.
+    server.notifyListChanged('tools');
+    assert.deepEqual(await standalone.message(), listChanged('tools'));
+  },
+);
 
-test('broadcasts stored while no GET is attached, more than the store holds per session, never evict a dropped POST stream\'s events: its resumption carries its later progress and its answer', T, async (t) => {
-  const second = deferred();
-  const answer = deferred();
-  const server = stepsServer(second.promise, answer.promise);
-  const endpoint = await serve(t, server, { eventStore: new MemoryEventStore({ maxEventsPerSession: 8 }) });
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const get = await client.open('standalone');
-  server.notifyListChanged('tools');
-  assert.deepEqual(await get.reader.message(), listChanged('tools'));
-  await get.leave();
-  const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
-  const first = (await post.reader.next())!;
-  assert.deepEqual(first.message, progress('s3', 1, 3));
-  await post.leave();
+test(
+  "broadcasts stored while no GET is attached, more than the store holds per session, never evict a dropped POST stream's events: its resumption carries its later progress and its answer",
+  T,
+  async (t) => {
+    const second = deferred();
+    const answer = deferred();
+    const server = stepsServer(second.promise, answer.promise);
+    const endpoint = await serve(t, server, { eventStore: new MemoryEventStore({ maxEventsPerSession: 8 }) });
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const get = await client.open('standalone');
+    server.notifyListChanged('tools');
+    assert.deepEqual(await get.reader.message(), listChanged('tools'));
+    await get.leave();
+    const post = await client.open('post', { frame: callTool(3, 'steps', {}, 's3') });
+    const first = (await post.reader.next())!;
+    assert.deepEqual(first.message, progress('s3', 1, 3));
+    await post.leave();
 
-  // Stored on the standalone stream, no client attached: more than the session's bound.
-  for (let i = 0; i < 20; i++) server.notifyListChanged('tools');
-  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
-  // A broadcast now is the standalone stream's: were the GET that stream (the POST's id evicted), it would come first.
-  server.notifyListChanged('tools');
-  second.resolve();
-  assert.deepEqual((await resumed.next())!.message, progress('s3', 2, 3));
-  answer.resolve();
-  assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(3, 'all steps')]);
-});
+    // Stored on the standalone stream, no client attached: more than the session's bound.
+    for (let i = 0; i < 20; i++) server.notifyListChanged('tools');
+    const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+    // A broadcast now is the standalone stream's: were the GET that stream (the POST's id evicted), it would come first.
+    server.notifyListChanged('tools');
+    second.resolve();
+    assert.deepEqual((await resumed.next())!.message, progress('s3', 2, 3));
+    answer.resolve();
+    assert.deepEqual(
+      (await resumed.rest()).map((event) => event.message),
+      [textResult(3, 'all steps')],
+    );
+  },
+);
 
-test('a GET resuming an answered POST stream from its answer ends right after its empty replay and holds nothing of the session; a withdrawn one stays open carrying nothing', T, async (t) => {
-  const sessions = new MemorySessionStore();
-  const answered = stepsServer(Promise.resolve(), Promise.resolve());
-  const endpoint = await serve(t, answered, { sessionStore: sessions });
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const session = [...sessions.values()][0]!;
-  const events = await (await client.stream(callTool(3, 'steps', {}, 's3'))).rest();
-  assert.deepEqual(events.at(-1)?.message, textResult(3, 'all steps'));
-  const resumed = await client.get({ 'last-event-id': events.at(-1)!.id! });
-  assert.equal(resumed.status, 200);
-  // The replay is queued on the stream as its response starts and runs before the next I/O: by the time the
-  // client has the headers, the stream is over.
-  assert.equal(session.busy, false, 'a finished stream\'s resumption holds the session');
-  assert.deepEqual(await new SseReader(resumed).rest(), []);
+test(
+  'a GET resuming an answered POST stream from its answer ends right after its empty replay and holds nothing of the session; a withdrawn one stays open carrying nothing',
+  T,
+  async (t) => {
+    const sessions = new MemorySessionStore();
+    const answered = stepsServer(Promise.resolve(), Promise.resolve());
+    const endpoint = await serve(t, answered, { sessionStore: sessions });
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const session = [...sessions.values()][0]!;
+    const events = await (await client.stream(callTool(3, 'steps', {}, 's3'))).rest();
+    assert.deepEqual(events.at(-1)?.message, textResult(3, 'all steps'));
+    const resumed = await client.get({ 'last-event-id': events.at(-1)!.id! });
+    assert.equal(resumed.status, 200);
+    // The replay is queued on the stream as its response starts and runs before the next I/O: by the time the
+    // client has the headers, the stream is over.
+    assert.equal(session.busy, false, "a finished stream's resumption holds the session");
+    assert.deepEqual(await new SseReader(resumed).rest(), []);
 
-  // A withdrawn request's stream (no answer ever) is the exception: clients resume it, and would only retry.
-  const release = deferred();
-  const { server, started } = waitingServer(release.promise);
-  const otherSessions = new MemorySessionStore();
-  const other = await serve(t, server, { sessionStore: otherSessions });
-  const canceller = new Legacy(other);
-  await canceller.initialize();
-  const call = await canceller.stream(callTool(4, 'wait', {}, 'w4'));
-  await started;
-  const progressed = (await call.next())!;
-  await expectAccepted(await canceller.post(cancel(4)));
-  assert.deepEqual(await call.rest(), []);
-  const held = new SseReader(await canceller.get({ 'last-event-id': progressed.id! }));
-  assert.equal([...otherSessions.values()][0]!.busy, true, 'the withdrawn stream\'s resumption stays open');
-  assert.equal((await canceller.delete()).status, 200);
-  assert.deepEqual(await held.rest(), []);
-  release.resolve();
-});
-
-test('a session remembers its last 100 withdrawn streams: resuming an older one ends after its replay, the newest stays open', T, async (t) => {
-  const server = createServer({ name: 'withdrawn', version: '1.0.0' }, { logger: new MemoryLogger() });
-  server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
-    ctx.progress(1, 2);
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-    return { content: [] };
-  });
-  const sessions = new MemorySessionStore();
-  const endpoint = await serve(t, server, { sessionStore: sessions });
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const session = [...sessions.values()][0]!;
-  const lastIds: string[] = [];
-  for (let id = 1; id <= 101; id++) {
-    const call = await client.stream(callTool(id, 'wait', {}, `w${id}`));
-    lastIds.push((await call.next())!.id!);
-    await expectAccepted(await client.post(cancel(id)));
+    // A withdrawn request's stream (no answer ever) is the exception: clients resume it, and would only retry.
+    const release = deferred();
+    const { server, started } = waitingServer(release.promise);
+    const otherSessions = new MemorySessionStore();
+    const other = await serve(t, server, { sessionStore: otherSessions });
+    const canceller = new Legacy(other);
+    await canceller.initialize();
+    const call = await canceller.stream(callTool(4, 'wait', {}, 'w4'));
+    await started;
+    const progressed = (await call.next())!;
+    await expectAccepted(await canceller.post(cancel(4)));
     assert.deepEqual(await call.rest(), []);
-  }
-  const oldest = await client.get({ 'last-event-id': lastIds[0]! });
-  assert.equal(session.busy, false, 'the oldest is forgotten: over, it ends after its replay');
-  assert.deepEqual(await new SseReader(oldest).rest(), []);
-  const newest = new SseReader(await client.get({ 'last-event-id': lastIds[100]! }));
-  assert.equal(session.busy, true, 'the newest stays open');
-  assert.equal((await client.delete()).status, 200);
-  assert.deepEqual(await newest.rest(), []);
-});
+    const held = new SseReader(await canceller.get({ 'last-event-id': progressed.id! }));
+    assert.equal([...otherSessions.values()][0]!.busy, true, "the withdrawn stream's resumption stays open");
+    assert.equal((await canceller.delete()).status, 200);
+    assert.deepEqual(await held.rest(), []);
+    release.resolve();
+  },
+);
 
-test('a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest', T, async (t) => {
-  const second = deferred();
-  const answer = deferred();
-  const endpoint = await serve(t, stepsServer(second.promise, answer.promise));
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const controller = new AbortController();
-  const post = new SseReader(await client.post(callTool(4, 'steps', {}, 's4'), { 'x-test': 'post' }, controller.signal));
-  const first = (await post.next())!;
-  await expectRefusal(await client.get({ 'last-event-id': first.id! }), 409, badRequest('Conflict: the stream of that Last-Event-ID is still open'));
-  second.resolve();
-  const later = (await post.next())!;
-  assert.deepEqual(later.message, progress('s4', 2, 3));
-  controller.abort();
-  await endpoint.closedOnServer('post');
-  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
-  assert.deepEqual(await resumed.next(), later);
-  answer.resolve();
-  assert.deepEqual((await resumed.rest()).map((event) => event.message), [textResult(4, 'all steps')]);
-});
+test(
+  'a session remembers its last 100 withdrawn streams: resuming an older one ends after its replay, the newest stays open',
+  T,
+  async (t) => {
+    const server = createServer({ name: 'withdrawn', version: '1.0.0' }, { logger: new MemoryLogger() });
+    server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
+      ctx.progress(1, 2);
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return { content: [] };
+    });
+    const sessions = new MemorySessionStore();
+    const endpoint = await serve(t, server, { sessionStore: sessions });
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const session = [...sessions.values()][0]!;
+    const lastIds: string[] = [];
+    for (let id = 1; id <= 101; id++) {
+      const call = await client.stream(callTool(id, 'wait', {}, `w${id}`));
+      lastIds.push((await call.next())!.id!);
+      await expectAccepted(await client.post(cancel(id)));
+      assert.deepEqual(await call.rest(), []);
+    }
+    const oldest = await client.get({ 'last-event-id': lastIds[0]! });
+    assert.equal(session.busy, false, 'the oldest is forgotten: over, it ends after its replay');
+    assert.deepEqual(await new SseReader(oldest).rest(), []);
+    const newest = new SseReader(await client.get({ 'last-event-id': lastIds[100]! }));
+    assert.equal(session.busy, true, 'the newest stays open');
+    assert.equal((await client.delete()).status, 200);
+    assert.deepEqual(await newest.rest(), []);
+  },
+);
+
+test(
+  'a GET resuming a POST stream whose POST is still open is refused 409; once the POST is gone it replays, then carries the rest',
+  T,
+  async (t) => {
+    const second = deferred();
+    const answer = deferred();
+    const endpoint = await serve(t, stepsServer(second.promise, answer.promise));
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const controller = new AbortController();
+    const post = new SseReader(
+      await client.post(callTool(4, 'steps', {}, 's4'), { 'x-test': 'post' }, controller.signal),
+    );
+    const first = (await post.next())!;
+    await expectRefusal(
+      await client.get({ 'last-event-id': first.id! }),
+      409,
+      badRequest('Conflict: the stream of that Last-Event-ID is still open'),
+    );
+    second.resolve();
+    const later = (await post.next())!;
+    assert.deepEqual(later.message, progress('s4', 2, 3));
+    controller.abort();
+    await endpoint.closedOnServer('post');
+    const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+    assert.deepEqual(await resumed.next(), later);
+    answer.resolve();
+    assert.deepEqual(
+      (await resumed.rest()).map((event) => event.message),
+      [textResult(4, 'all steps')],
+    );
+  },
+);
 
 /** A MemoryEventStore that counts replay reads and can hold one (its result read when called) until `release`. */
 class HeldStore implements EventStore {
@@ -918,78 +1101,95 @@ async function sessionOnHeldStore(t: TestContext) {
   return { store, logger, server, client };
 }
 
-test('an event store failing to replay answers the resuming GET 503, logged; the client resumes again and gets what it missed', T, async (t) => {
-  const { store, logger, server, client } = await sessionOnHeldStore(t);
-  const first = await client.open('standalone');
-  server.notifyListChanged('tools');
-  const e1 = (await first.reader.next())!;
-  await first.leave();
-  server.notifyListChanged('tools');
+test(
+  'an event store failing to replay answers the resuming GET 503, logged; the client resumes again and gets what it missed',
+  T,
+  async (t) => {
+    const { store, logger, server, client } = await sessionOnHeldStore(t);
+    const first = await client.open('standalone');
+    server.notifyListChanged('tools');
+    const e1 = (await first.reader.next())!;
+    await first.leave();
+    server.notifyListChanged('tools');
 
-  store.failCall(1);
-  await expectRefusal(await client.get({ 'last-event-id': e1.id! }), 503,
-    { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the event store is unavailable' } });
-  assert.deepEqual(logger.errors.map((entry) => [entry.message, (entry.error as Error).message]), [['event store replay failed', 'store down']]);
-  const again = new SseReader(await client.get({ 'last-event-id': e1.id! }));
-  const missed = (await again.next())!;
-  assert.deepEqual(missed.message, listChanged('tools'));
-  assert.notEqual(missed.id, e1.id);
-});
+    store.failCall(1);
+    await expectRefusal(await client.get({ 'last-event-id': e1.id! }), 503, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: 'Internal error: the event store is unavailable' },
+    });
+    assert.deepEqual(
+      logger.errors.map((entry) => [entry.message, (entry.error as Error).message]),
+      [['event store replay failed', 'store down']],
+    );
+    const again = new SseReader(await client.get({ 'last-event-id': e1.id! }));
+    const missed = (await again.next())!;
+    assert.deepEqual(missed.message, listChanged('tools'));
+    assert.notEqual(missed.id, e1.id);
+  },
+);
 
-test('a resumption reads the event store once; what the stream stores while that read is under way follows the replay, once', T, async (t) => {
-  const { store, logger, server, client } = await sessionOnHeldStore(t);
-  const open = (tag: string, lastEventId?: string) => client.open(tag, { lastEventId });
+test(
+  'a resumption reads the event store once; what the stream stores while that read is under way follows the replay, once',
+  T,
+  async (t) => {
+    const { store, logger, server, client } = await sessionOnHeldStore(t);
+    const open = (tag: string, lastEventId?: string) => client.open(tag, { lastEventId });
 
-  const first = await open('first');
-  server.notifyListChanged('tools');
-  const e1 = (await first.reader.next())!;
-  await first.leave();
-  server.notifyListChanged('tools');
+    const first = await open('first');
+    server.notifyListChanged('tools');
+    const e1 = (await first.reader.next())!;
+    await first.leave();
+    server.notifyListChanged('tools');
 
-  // One resumption, one read: its replay is what the stream is resumed with.
-  const second = await open('second', e1.id);
-  const m1 = (await second.reader.next())!;
-  assert.deepEqual(m1.message, listChanged('tools'));
-  assert.equal(store.calls, 1);
-  await second.leave();
+    // One resumption, one read: its replay is what the stream is resumed with.
+    const second = await open('second', e1.id);
+    const m1 = (await second.reader.next())!;
+    assert.deepEqual(m1.message, listChanged('tools'));
+    assert.equal(store.calls, 1);
+    await second.leave();
 
-  // A broadcast stored while the read is under way is not in what it read: it is read once more, after it.
-  const release = deferred();
-  const reading = store.hold(release.promise);
-  const third = open('third', m1.id);
-  await reading;
-  const appended = store.nextAppend();
-  server.notifyListChanged('tools');
-  await appended;
-  release.resolve();
-  const { reader, leave } = await third;
-  const m2 = (await reader.next())!;
-  assert.deepEqual(m2.message, listChanged('tools'));
-  assert.equal(store.calls, 3);
-  server.notifyListChanged('tools');
-  const live = (await reader.next())!;
-  assert.deepEqual(live.message, listChanged('tools'));
-  assert.equal(new Set([e1.id, m1.id, m2.id, live.id]).size, 4);
-  await leave();
+    // A broadcast stored while the read is under way is not in what it read: it is read once more, after it.
+    const release = deferred();
+    const reading = store.hold(release.promise);
+    const third = open('third', m1.id);
+    await reading;
+    const appended = store.nextAppend();
+    server.notifyListChanged('tools');
+    await appended;
+    release.resolve();
+    const { reader, leave } = await third;
+    const m2 = (await reader.next())!;
+    assert.deepEqual(m2.message, listChanged('tools'));
+    assert.equal(store.calls, 3);
+    server.notifyListChanged('tools');
+    const live = (await reader.next())!;
+    assert.deepEqual(live.message, listChanged('tools'));
+    assert.equal(new Set([e1.id, m1.id, m2.id, live.id]).size, 4);
+    await leave();
 
-  // That second read failing ends the GET, logged; the client resumes again and gets what it missed.
-  const failing = deferred();
-  const held = store.hold(failing.promise);
-  store.failCall(store.calls + 2);
-  const fourth = open('fourth', live.id);
-  await held;
-  const stored = store.nextAppend();
-  server.notifyListChanged('tools');
-  await stored;
-  failing.resolve();
-  await (await fourth).reader.ended();
-  assert.deepEqual(logger.errors.map((entry) => [entry.message, (entry.error as Error).message]), [['event store replay failed', 'store down']]);
-  const fifth = await open('fifth', live.id);
-  const m3 = (await fifth.reader.next())!;
-  assert.deepEqual(m3.message, listChanged('tools'));
-  assert.ok(![e1.id, m1.id, m2.id, live.id].includes(m3.id));
-  assert.equal(store.calls, 6);
-});
+    // That second read failing ends the GET, logged; the client resumes again and gets what it missed.
+    const failing = deferred();
+    const held = store.hold(failing.promise);
+    store.failCall(store.calls + 2);
+    const fourth = open('fourth', live.id);
+    await held;
+    const stored = store.nextAppend();
+    server.notifyListChanged('tools');
+    await stored;
+    failing.resolve();
+    await (await fourth).reader.ended();
+    assert.deepEqual(
+      logger.errors.map((entry) => [entry.message, (entry.error as Error).message]),
+      [['event store replay failed', 'store down']],
+    );
+    const fifth = await open('fifth', live.id);
+    const m3 = (await fifth.reader.next())!;
+    assert.deepEqual(m3.message, listChanged('tools'));
+    assert.ok(![e1.id, m1.id, m2.id, live.id].includes(m3.id));
+    assert.equal(store.calls, 6);
+  },
+);
 
 /**
  * A server whose tool `ask` reports progress (when the call carries a token: its POST then streams), waits for
@@ -1004,7 +1204,10 @@ function askingServer(go: Promise<void>): { server: Server; outcome: Promise<Fra
     started.resolve();
     await go;
     try {
-      const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 1 });
+      const answer = await ctx.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 1,
+      });
       outcome.resolve({ answer });
     } catch (error) {
       const { name, message, code } = error as { name: string; message: string; code?: number };
@@ -1015,46 +1218,62 @@ function askingServer(go: Promise<void>): { server: Server; outcome: Promise<Fra
   return { server, outcome: outcome.promise, started: started.promise };
 }
 
-test('eventStore false: a POST whose client is gone, streaming or not yet, is no back channel: ctx.sample fails at once with the -32600 no-back-channel error', T, async (t) => {
-  for (const streamed of [true, false]) {
+test(
+  'eventStore false: a POST whose client is gone, streaming or not yet, is no back channel: ctx.sample fails at once with the -32600 no-back-channel error',
+  T,
+  async (t) => {
+    for (const streamed of [true, false]) {
+      const go = deferred();
+      const { server, outcome, started } = askingServer(go.promise);
+      // The default requestTimeoutMs (60 s) is past the test's timeout: a request waiting for a back channel fails the test.
+      const endpoint = await serve(t, server, { eventStore: false });
+      const client = new Legacy(endpoint);
+      await client.initialize({ sampling: {} });
+      const controller = new AbortController();
+      const pending = client.post(
+        callTool(5, 'ask', {}, streamed ? 'a5' : undefined),
+        { 'x-test': 'post' },
+        controller.signal,
+      );
+      if (streamed) assert.deepEqual(await new SseReader(await pending).message(), progress('a5', 1, 2));
+      await started;
+      controller.abort();
+      await pending.catch(() => undefined);
+      await endpoint.closedOnServer('post');
+      go.resolve();
+      assert.deepEqual(
+        await outcome,
+        { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL },
+        `streamed: ${streamed}`,
+      );
+    }
+  },
+);
+
+test(
+  "with an event store, a sampling request made after the POST's client left waits on its stream: the client resumes it, answers, and gets the tool's answer there",
+  T,
+  async (t) => {
     const go = deferred();
-    const { server, outcome, started } = askingServer(go.promise);
-    // The default requestTimeoutMs (60 s) is past the test's timeout: a request waiting for a back channel fails the test.
-    const endpoint = await serve(t, server, { eventStore: false });
+    const { server, outcome } = askingServer(go.promise);
+    const endpoint = await serve(t, server);
     const client = new Legacy(endpoint);
     await client.initialize({ sampling: {} });
-    const controller = new AbortController();
-    const pending = client.post(callTool(5, 'ask', {}, streamed ? 'a5' : undefined), { 'x-test': 'post' }, controller.signal);
-    if (streamed) assert.deepEqual(await new SseReader(await pending).message(), progress('a5', 1, 2));
-    await started;
-    controller.abort();
-    await pending.catch(() => undefined);
-    await endpoint.closedOnServer('post');
+    const post = await client.open('post', { frame: callTool(6, 'ask', {}, 'a6') });
+    const first = (await post.reader.next())!;
+    assert.deepEqual(first.message, progress('a6', 1, 2));
+    await post.leave();
     go.resolve();
-    assert.deepEqual(await outcome, { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL }, `streamed: ${streamed}`);
-  }
-});
-
-test('with an event store, a sampling request made after the POST\'s client left waits on its stream: the client resumes it, answers, and gets the tool\'s answer there', T, async (t) => {
-  const go = deferred();
-  const { server, outcome } = askingServer(go.promise);
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize({ sampling: {} });
-  const post = await client.open('post', { frame: callTool(6, 'ask', {}, 'a6') });
-  const first = (await post.reader.next())!;
-  assert.deepEqual(first.message, progress('a6', 1, 2));
-  await post.leave();
-  go.resolve();
-  const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
-  const ask = await resumed.message();
-  assert.equal(ask.method, 'sampling/createMessage');
-  const answer = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test-model' };
-  await expectAccepted(await client.post({ jsonrpc: '2.0', id: ask.id, result: answer }));
-  assert.deepEqual(await outcome, { answer });
-  assert.deepEqual(await resumed.message(), textResult(6, 'asked'));
-  await resumed.ended();
-});
+    const resumed = new SseReader(await client.get({ 'last-event-id': first.id! }));
+    const ask = await resumed.message();
+    assert.equal(ask.method, 'sampling/createMessage');
+    const answer = { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'test-model' };
+    await expectAccepted(await client.post({ jsonrpc: '2.0', id: ask.id, result: answer }));
+    assert.deepEqual(await outcome, { answer });
+    assert.deepEqual(await resumed.message(), textResult(6, 'asked'));
+    await resumed.ended();
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cancellation and disconnects
@@ -1067,7 +1286,9 @@ function waitingServer(release: Promise<void>): { server: Server; started: Promi
   server.tool('wait', { inputSchema: { type: 'object' } }, async (_args, ctx: Context) => {
     ctx.progress(1, 2);
     started.resolve();
-    const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const aborted = new Promise<void>((resolve) =>
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     await Promise.race([release, aborted]);
     ended.resolve(ctx.signal.aborted ? 'aborted' : 'completed');
     return { content: [{ type: 'text', text: 'released' }] };
@@ -1121,23 +1342,27 @@ test("responseMode 'json': a cancelled request's POST completes with 202 and an 
   assert.deepEqual(await client.request('ping', undefined, 6), { jsonrpc: '2.0', id: 6, result: {} });
 });
 
-test('a client disconnecting from a legacy POST does not cancel it: the handler runs on and completes', T, async (t) => {
-  const release = deferred();
-  const { server, started, ended } = waitingServer(release.promise);
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const controller = new AbortController();
-  const pending = client.post(callTool(8, 'wait'), { 'x-test': 'dropped' }, controller.signal);
-  await started;
-  controller.abort();
-  await assert.rejects(pending, { name: 'AbortError' });
-  await endpoint.closedOnServer('dropped');
-  release.resolve();
-  assert.equal(await ended, 'completed');
-  // The session is alive, and once the handler finished, id 8 is free again.
-  assert.deepEqual(await client.request('ping', undefined, 8), { jsonrpc: '2.0', id: 8, result: {} });
-});
+test(
+  'a client disconnecting from a legacy POST does not cancel it: the handler runs on and completes',
+  T,
+  async (t) => {
+    const release = deferred();
+    const { server, started, ended } = waitingServer(release.promise);
+    const endpoint = await serve(t, server);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const controller = new AbortController();
+    const pending = client.post(callTool(8, 'wait'), { 'x-test': 'dropped' }, controller.signal);
+    await started;
+    controller.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+    await endpoint.closedOnServer('dropped');
+    release.resolve();
+    assert.equal(await ended, 'completed');
+    // The session is alive, and once the handler finished, id 8 is free again.
+    assert.deepEqual(await client.request('ping', undefined, 8), { jsonrpc: '2.0', id: 8, result: {} });
+  },
+);
 
 /** A server whose tool `hold` reports progress, then runs until its request is aborted; per request id, signals. */
 function holdingServer(): { server: Server; call(id: Id): { started: Promise<void>; aborted: Promise<void> } } {
@@ -1145,7 +1370,7 @@ function holdingServer(): { server: Server; call(id: Id): { started: Promise<voi
   const calls = new Map<Id, { started: Signal; aborted: Signal }>();
   const entry = (id: Id) => {
     let call = calls.get(id);
-    if (call === undefined) calls.set(id, call = { started: deferred<void>(), aborted: deferred<void>() });
+    if (call === undefined) calls.set(id, (call = { started: deferred<void>(), aborted: deferred<void>() }));
     return call;
   };
   const server = createServer({ name: 'holding', version: '1.0.0' }, { logger: new MemoryLogger() });
@@ -1160,62 +1385,89 @@ function holdingServer(): { server: Server; call(id: Id): { started: Promise<voi
   return { server, call: (id) => ({ started: entry(id).started.promise, aborted: entry(id).aborted.promise }) };
 }
 
-test('DELETE aborts the session’s running handlers: a streamed POST ends with no response event, an unstreamed one → 404', T, async (t) => {
-  const { server, call } = holdingServer();
-  const endpoint = await serve(t, server);
-  const client = new Legacy(endpoint);
-  await client.initialize();
-  const stream = await client.stream(callTool(1, 'hold', {}, 'h1'));
-  assert.deepEqual(await stream.message(), progress('h1', 1, 2));
-  const pending = client.post(callTool(2, 'hold'));
-  await call(2).started;
-  assert.equal((await client.delete()).status, 200);
-  await Promise.all([call(1).aborted, call(2).aborted]);
-  await stream.ended();
-  await expectRefusal(await pending, 404, SESSION_NOT_FOUND);
-});
+test(
+  'DELETE aborts the session’s running handlers: a streamed POST ends with no response event, an unstreamed one → 404',
+  T,
+  async (t) => {
+    const { server, call } = holdingServer();
+    const endpoint = await serve(t, server);
+    const client = new Legacy(endpoint);
+    await client.initialize();
+    const stream = await client.stream(callTool(1, 'hold', {}, 'h1'));
+    assert.deepEqual(await stream.message(), progress('h1', 1, 2));
+    const pending = client.post(callTool(2, 'hold'));
+    await call(2).started;
+    assert.equal((await client.delete()).status, 200);
+    await Promise.all([call(1).aborted, call(2).aborted]);
+    await stream.ended();
+    await expectRefusal(await pending, 404, SESSION_NOT_FOUND);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Batches (MCP 2025-03-26, Basic > Overview > Messages > Batching)
 
-test('2025-03-26 session: a batch of two requests and a notification → one JSON array of the two responses', T, async (t) => {
-  const endpoint = await serve(t);
-  const client = new Legacy(endpoint);
-  await client.initialize({}, '2025-03-26');
-  assert.equal(client.version, '2025-03-26');
-  const response = await client.post([
-    request(1, 'ping'),
-    notification('notifications/roots/list_changed'),
-    callTool(2, 'test_simple_text'),
-  ]);
-  const body = await json(response);
-  assert.ok(Array.isArray(body));
-  const byId = new Map(body.map((frame: Frame) => [frame.id, frame]));
-  assert.equal(body.length, 2);
-  assert.deepEqual(byId.get(1), { jsonrpc: '2.0', id: 1, result: {} });
-  assert.deepEqual(byId.get(2), textResult(2, 'This is a simple text response for testing.'));
-});
+test(
+  '2025-03-26 session: a batch of two requests and a notification → one JSON array of the two responses',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const client = new Legacy(endpoint);
+    await client.initialize({}, '2025-03-26');
+    assert.equal(client.version, '2025-03-26');
+    const response = await client.post([
+      request(1, 'ping'),
+      notification('notifications/roots/list_changed'),
+      callTool(2, 'test_simple_text'),
+    ]);
+    const body = await json(response);
+    assert.ok(Array.isArray(body));
+    const byId = new Map(body.map((frame: Frame) => [frame.id, frame]));
+    assert.equal(body.length, 2);
+    assert.deepEqual(byId.get(1), { jsonrpc: '2.0', id: 1, result: {} });
+    assert.deepEqual(byId.get(2), textResult(2, 'This is a simple text response for testing.'));
+  },
+);
 
-test('batches are refused with 400: on a 2025-11-25 session, empty, longer than maxBatchLength, with an enveloped element, or holding initialize', T, async (t) => {
-  const endpoint = await serve(t);
-  const modernSession = new Legacy(endpoint);
-  await modernSession.initialize({}, LATEST);
-  const batch = [request(1, 'ping'), request(2, 'ping')];
-  await expectRefusal(await modernSession.post(batch), 400, badRequest('Invalid Request: batches are accepted only under protocol 2025-03-26'));
+test(
+  'batches are refused with 400: on a 2025-11-25 session, empty, longer than maxBatchLength, with an enveloped element, or holding initialize',
+  T,
+  async (t) => {
+    const endpoint = await serve(t);
+    const modernSession = new Legacy(endpoint);
+    await modernSession.initialize({}, LATEST);
+    const batch = [request(1, 'ping'), request(2, 'ping')];
+    await expectRefusal(
+      await modernSession.post(batch),
+      400,
+      badRequest('Invalid Request: batches are accepted only under protocol 2025-03-26'),
+    );
 
-  const old = new Legacy(endpoint);
-  await old.initialize({}, '2025-03-26');
-  await expectRefusal(await old.post([]), 400, badRequest('Invalid Request: an empty batch is not a request'));
-  await expectRefusal(await old.post(Array.from({ length: 101 }, (_, i) => request(i + 10, 'ping'))), 400,
-    badRequest('Invalid Request: a batch may hold at most 100 elements'));
-  const enveloped = modern('tools/list', {}, 3);
-  await expectRefusal(await old.post([request(2, 'ping'), enveloped]), 400,
-    badRequest('Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later'));
-  await expectRefusal(await old.post([request(4, 'ping'), initializeRequest(5, '2025-03-26')]), 400,
-    badRequest('Invalid Request: initialize must not be part of a batch'));
-  // Nothing of a refused batch ran: the ids are free, the session works.
-  assert.deepEqual(await old.request('ping', undefined, 2), { jsonrpc: '2.0', id: 2, result: {} });
-});
+    const old = new Legacy(endpoint);
+    await old.initialize({}, '2025-03-26');
+    await expectRefusal(await old.post([]), 400, badRequest('Invalid Request: an empty batch is not a request'));
+    await expectRefusal(
+      await old.post(Array.from({ length: 101 }, (_, i) => request(i + 10, 'ping'))),
+      400,
+      badRequest('Invalid Request: a batch may hold at most 100 elements'),
+    );
+    const enveloped = modern('tools/list', {}, 3);
+    await expectRefusal(
+      await old.post([request(2, 'ping'), enveloped]),
+      400,
+      badRequest(
+        'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+      ),
+    );
+    await expectRefusal(
+      await old.post([request(4, 'ping'), initializeRequest(5, '2025-03-26')]),
+      400,
+      badRequest('Invalid Request: initialize must not be part of a batch'),
+    );
+    // Nothing of a refused batch ran: the ids are free, the session works.
+    assert.deepEqual(await old.request('ping', undefined, 2), { jsonrpc: '2.0', id: 2, result: {} });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Isolation: a 2025 session's teardown touches only its own resources
@@ -1223,11 +1475,15 @@ test('batches are refused with 400: on a 2025-11-25 session, empty, longer than 
 test('DELETE of a legacy session leaves a modern listen stream open and delivering', T, async (t) => {
   const server = createEverythingServer();
   const endpoint = await serve(t, server);
-  const listenResponse = await endpoint.fetch('POST', {
-    ...JSON_HEADERS,
-    'mcp-protocol-version': MODERN,
-    'mcp-method': 'subscriptions/listen',
-  }, JSON.stringify(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L1')));
+  const listenResponse = await endpoint.fetch(
+    'POST',
+    {
+      ...JSON_HEADERS,
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'subscriptions/listen',
+    },
+    JSON.stringify(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, 'L1')),
+  );
   assert.equal(listenResponse.headers.get('mcp-session-id'), null);
   const listen = new SseReader(listenResponse);
   assert.deepEqual(await listen.message(), {
@@ -1243,11 +1499,17 @@ test('DELETE of a legacy session leaves a modern listen stream open and deliveri
   await get.ended(); // the session's own stream ends
 
   server.notifyListChanged('tools');
-  assert.deepEqual(await listen.message(),
-    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } } });
+  assert.deepEqual(await listen.message(), {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
+  });
   server.notifyListChanged('tools');
-  assert.deepEqual(await listen.message(),
-    { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } } });
+  assert.deepEqual(await listen.message(), {
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1256,35 +1518,51 @@ test('DELETE of a legacy session leaves a modern listen stream open and deliveri
 /** A server whose tool echoes the version it is served at. */
 function versionServer(): Server {
   const server = samplingProbeServer();
-  server.tool('probe_version', { inputSchema: { type: 'object' } }, (_args, ctx: Context) =>
-    ({ content: [{ type: 'text', text: ctx.protocolVersion }] }));
+  server.tool('probe_version', { inputSchema: { type: 'object' } }, (_args, ctx: Context) => ({
+    content: [{ type: 'text', text: ctx.protocolVersion }],
+  }));
   return server;
 }
 
-test('stateless: no session id is minted; requests are served without initialize at the header’s version', T, async (t) => {
-  const endpoint = await serve(t, versionServer(), { sessions: false });
-  const initialize = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
-  assert.equal(initialize.headers.get('mcp-session-id'), null);
-  assert.equal((await json(initialize)).result.protocolVersion, LATEST);
-  assert.equal(endpoint.sessionCount, 0);
+test(
+  'stateless: no session id is minted; requests are served without initialize at the header’s version',
+  T,
+  async (t) => {
+    const endpoint = await serve(t, versionServer(), { sessions: false });
+    const initialize = await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(initializeRequest(1)));
+    assert.equal(initialize.headers.get('mcp-session-id'), null);
+    assert.equal((await json(initialize)).result.protocolVersion, LATEST);
+    assert.equal(endpoint.sessionCount, 0);
 
-  const at = async (headers: Record<string, string>, id: number): Promise<Frame> => {
-    const response = await endpoint.fetch('POST', { ...JSON_HEADERS, ...headers }, JSON.stringify(callTool(id, 'probe_version')));
-    assert.equal(response.headers.get('mcp-session-id'), null);
-    return json(response);
-  };
-  assert.deepEqual(await at({ 'mcp-protocol-version': '2025-06-18' }, 2), textResult(2, '2025-06-18'));
-  assert.deepEqual(await at({}, 3), textResult(3, '2025-03-26'));
-  // An Mcp-Session-Id is ignored, never echoed.
-  assert.deepEqual(await at({ 'mcp-session-id': 'whatever-0123456789abcdef' }, 4), textResult(4, '2025-03-26'));
-  await expectAccepted(await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(notification('notifications/initialized'))));
-  assert.equal(endpoint.sessionCount, 0);
-});
+    const at = async (headers: Record<string, string>, id: number): Promise<Frame> => {
+      const response = await endpoint.fetch(
+        'POST',
+        { ...JSON_HEADERS, ...headers },
+        JSON.stringify(callTool(id, 'probe_version')),
+      );
+      assert.equal(response.headers.get('mcp-session-id'), null);
+      return json(response);
+    };
+    assert.deepEqual(await at({ 'mcp-protocol-version': '2025-06-18' }, 2), textResult(2, '2025-06-18'));
+    assert.deepEqual(await at({}, 3), textResult(3, '2025-03-26'));
+    // An Mcp-Session-Id is ignored, never echoed.
+    assert.deepEqual(await at({ 'mcp-session-id': 'whatever-0123456789abcdef' }, 4), textResult(4, '2025-03-26'));
+    await expectAccepted(
+      await endpoint.fetch('POST', JSON_HEADERS, JSON.stringify(notification('notifications/initialized'))),
+    );
+    assert.equal(endpoint.sessionCount, 0);
+  },
+);
 
 test('stateless: ctx.sample fails fast in the handler and the tool answers', T, async (t) => {
   const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
-  const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
-    JSON.stringify(callTool(1, 'probe_sample'))));
+  const body = await json(
+    await endpoint.fetch(
+      'POST',
+      { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
+      JSON.stringify(callTool(1, 'probe_sample')),
+    ),
+  );
   const failure = JSON.parse(body.result.content[0].text);
   assert.match(failure.message, /^Cannot send 'sampling\/createMessage': /);
   assert.equal(failure.protocolVersion, LATEST);
@@ -1292,19 +1570,31 @@ test('stateless: ctx.sample fails fast in the handler and the tool answers', T, 
 
 test('stateless: ctx.sample fails with the documented -32600 no-back-channel error', T, async (t) => {
   const endpoint = await serve(t, samplingProbeServer(), { sessions: false });
-  const body = await json(await endpoint.fetch('POST', { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
-    JSON.stringify(callTool(1, 'probe_sample'))));
-  assert.deepEqual(JSON.parse(body.result.content[0].text),
-    { name: 'OutboundRequestError', code: -32600, message: NO_BACK_CHANNEL, protocolVersion: LATEST });
+  const body = await json(
+    await endpoint.fetch(
+      'POST',
+      { ...JSON_HEADERS, 'mcp-protocol-version': LATEST },
+      JSON.stringify(callTool(1, 'probe_sample')),
+    ),
+  );
+  assert.deepEqual(JSON.parse(body.result.content[0].text), {
+    name: 'OutboundRequestError',
+    code: -32600,
+    message: NO_BACK_CHANNEL,
+    protocolVersion: LATEST,
+  });
 });
 
 test('stateless: GET and DELETE → 405 with Allow: POST', T, async (t) => {
   const endpoint = await serve(t, createEverythingServer(), { sessions: false });
   for (const method of ['GET', 'DELETE']) {
-    const response = await endpoint.fetch(method, { accept: 'text/event-stream', 'mcp-session-id': 'whatever-0123456789abcdef' });
+    const response = await endpoint.fetch(method, {
+      accept: 'text/event-stream',
+      'mcp-session-id': 'whatever-0123456789abcdef',
+    });
     assert.equal(response.status, 405, method);
     assert.equal(response.headers.get('allow'), 'POST');
     assert.equal(response.headers.get('mcp-session-id'), null);
-    assert.equal((await response.json() as Frame).error.code, -32600);
+    assert.equal(((await response.json()) as Frame).error.code, -32600);
   }
 });

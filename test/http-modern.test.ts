@@ -8,28 +8,28 @@
 // of the exchange's response, or the next SSE event read from the body stream); nothing sleeps and nothing
 // asserts on time.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createNodeServer, request as httpRequest } from 'node:http';
-import { encodeHeaderValue, raw, watchExchanges, type RawResponse } from './raw-http.ts';
 import type { AddressInfo } from 'node:net';
+import { type TestContext, test } from 'node:test';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
-import { createHttpHandler, serveHttp, type HttpOptions, type HttpServer } from '../http.ts';
-import { MODERN_REMOVED } from '../modern.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { MemoryLogger, deferred, type Frame } from './harness.ts';
+import { createHttpHandler, type HttpOptions, type HttpServer, serveHttp } from '../http.ts';
+import { MODERN_REMOVED } from '../modern.ts';
+import { deferred, type Frame, MemoryLogger } from './harness.ts';
+import { encodeHeaderValue, type RawResponse, raw, watchExchanges } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
 import {
   CLIENT_CAPABILITIES,
-  envelope,
   EVERYTHING_INFO,
+  envelope,
+  type Id,
   LOG_LEVEL,
-  modern,
   MODERN,
+  modern,
   PROTOCOL_VERSION,
   SERVER_INFO,
   SUBSCRIPTION_ID,
-  type Id,
 } from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
@@ -53,7 +53,8 @@ function modernHeaders(frame: Frame, extra: Headers = {}): Headers {
   if ((frame.method === 'tools/call' || frame.method === 'prompts/get') && typeof params.name === 'string') {
     headers['mcp-name'] = encodeHeaderValue(params.name);
   }
-  if (frame.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = encodeHeaderValue(params.uri);
+  if (frame.method === 'resources/read' && typeof params.uri === 'string')
+    headers['mcp-name'] = encodeHeaderValue(params.uri);
   return { ...headers, ...extra };
 }
 
@@ -76,7 +77,11 @@ function errorFrame(id: Id | null, code: number, message: string, data?: unknown
 // ---------------------------------------------------------------------------------------------------------------
 // Servers: each test starts its own and closes it
 
-async function serve(t: TestContext, server: Server = createEverythingServer(), options: HttpOptions & { port?: number } = {}): Promise<HttpServer> {
+async function serve(
+  t: TestContext,
+  server: Server = createEverythingServer(),
+  options: HttpOptions & { port?: number } = {},
+): Promise<HttpServer> {
   const http = await serveHttp(server, { port: 0, keepAliveMs: 0, ...options });
   let closed = false;
   t.after(async () => {
@@ -91,7 +96,10 @@ async function serve(t: TestContext, server: Server = createEverythingServer(), 
 }
 
 /** A server with the demo surface plus whatever `register` adds; its logger is captured (nothing to stderr). */
-function customServer(register: (server: Server) => void, options: ServerOptions = {}): { server: Server; logger: MemoryLogger } {
+function customServer(
+  register: (server: Server) => void,
+  options: ServerOptions = {},
+): { server: Server; logger: MemoryLogger } {
   const logger = new MemoryLogger();
   const server = createServer(INFO, { logger, ...options });
   register(server);
@@ -102,7 +110,11 @@ function customServer(register: (server: Server) => void, options: ServerOptions
 // Clients
 
 /** POSTs one modern frame with the headers a correct client sends (overridable; `undefined` removes one). */
-function post(http: HttpServer, frame: Frame, headers: Record<string, string | string[] | undefined> = {}): Promise<RawResponse> {
+function post(
+  http: HttpServer,
+  frame: Frame,
+  headers: Record<string, string | string[] | undefined> = {},
+): Promise<RawResponse> {
   const merged: Record<string, string | string[] | undefined> = { ...modernHeaders(frame), ...headers };
   const clean: Headers = {};
   for (const [name, value] of Object.entries(merged)) if (value !== undefined) clean[name] = value;
@@ -131,7 +143,12 @@ function assertError(response: RawResponse, status: number, id: Id | null, code:
 
 /** A modern POST through fetch (for streams and aborts). */
 function fetchModern(http: HttpServer, frame: Frame, headers: Headers = {}, signal?: AbortSignal): Promise<Response> {
-  return fetch(http.url, { method: 'POST', headers: modernHeaders(frame, headers), body: JSON.stringify(frame), signal });
+  return fetch(http.url, {
+    method: 'POST',
+    headers: modernHeaders(frame, headers),
+    body: JSON.stringify(frame),
+    signal,
+  });
 }
 
 function assertSseHeaders(response: Response): void {
@@ -147,29 +164,60 @@ const DISCOVER = modern('server/discover', {}, 'd1');
 // ---------------------------------------------------------------------------------------------------------------
 // Security: Host and Origin (DNS rebinding), checked first
 
-test('a Host that is not a localhost form gets 421 with a JSON-RPC error and id null, before anything runs', T, async (t) => {
-  let calls = 0;
-  const { server } = customServer((s) => s.tool('record', {}, () => {
-    calls++;
-    return text('ran');
-  }));
-  const http = await serve(t, server);
-  for (const host of ['evil.example.com', 'evil.example.com:80', 'localhost.evil.example.com', '127.0.0.2', '[::2]:3000', '0.0.0.0']) {
-    const response = await post(http, call('record', {}, 1), { host });
-    assertError(response, 421, null, -32600);
-  }
-  assert.equal(calls, 0);
-  assertError(await raw(http.url, { method: 'GET', headers: { host: 'evil.example.com', accept: 'text/event-stream' } }), 421, null, -32600);
-  await http.close();
-});
+test(
+  'a Host that is not a localhost form gets 421 with a JSON-RPC error and id null, before anything runs',
+  T,
+  async (t) => {
+    let calls = 0;
+    const { server } = customServer((s) =>
+      s.tool('record', {}, () => {
+        calls++;
+        return text('ran');
+      }),
+    );
+    const http = await serve(t, server);
+    for (const host of [
+      'evil.example.com',
+      'evil.example.com:80',
+      'localhost.evil.example.com',
+      '127.0.0.2',
+      '[::2]:3000',
+      '0.0.0.0',
+    ]) {
+      const response = await post(http, call('record', {}, 1), { host });
+      assertError(response, 421, null, -32600);
+    }
+    assert.equal(calls, 0);
+    assertError(
+      await raw(http.url, { method: 'GET', headers: { host: 'evil.example.com', accept: 'text/event-stream' } }),
+      421,
+      null,
+      -32600,
+    );
+    await http.close();
+  },
+);
 
 test('a present foreign Origin gets 403 with id null; an absent Origin is fine', T, async (t) => {
   const http = await serve(t);
-  for (const origin of ['http://evil.example.com', 'https://localhost.evil.example.com', 'null', 'file://', 'not a url', 'ftp://localhost']) {
+  for (const origin of [
+    'http://evil.example.com',
+    'https://localhost.evil.example.com',
+    'null',
+    'file://',
+    'not a url',
+    'ftp://localhost',
+  ]) {
     assertError(await post(http, DISCOVER, { origin }), 403, null, -32600);
   }
   assert.equal((await post(http, DISCOVER)).status, 200);
-  for (const origin of ['http://localhost', 'http://localhost:5173', 'https://127.0.0.1', 'http://127.0.0.1:8080', 'http://[::1]:3000']) {
+  for (const origin of [
+    'http://localhost',
+    'http://localhost:5173',
+    'https://127.0.0.1',
+    'http://127.0.0.1:8080',
+    'http://[::1]:3000',
+  ]) {
     assert.equal((await post(http, DISCOVER, { origin })).status, 200, origin);
   }
   await http.close();
@@ -178,7 +226,15 @@ test('a present foreign Origin gets 403 with id null; an absent Origin is fine',
 test('localhost, 127.0.0.1 and [::1] Host forms are accepted with or without a port, in any case', T, async (t) => {
   const http = await serve(t);
   const { port } = http.httpServer.address() as AddressInfo;
-  for (const host of ['localhost', `localhost:${port}`, 'LocalHost:1', '127.0.0.1', `127.0.0.1:${port}`, '[::1]', `[::1]:${port}`]) {
+  for (const host of [
+    'localhost',
+    `localhost:${port}`,
+    'LocalHost:1',
+    '127.0.0.1',
+    `127.0.0.1:${port}`,
+    '[::1]',
+    `[::1]:${port}`,
+  ]) {
     const response = await post(http, DISCOVER, { host });
     assert.equal(response.status, 200, `${host}: ${response.text}`);
     assert.equal(response.json.id, 'd1');
@@ -195,10 +251,26 @@ test('allowedHosts and allowedOrigins replace the localhost defaults', T, async 
   assert.equal((await post(http, DISCOVER, { host: 'mcp.example.com:443' })).status, 200);
   assertError(await post(http, DISCOVER, { host: 'localhost' }), 421, null, -32600);
   assertError(await post(http, DISCOVER, { host: 'other.example.com' }), 421, null, -32600);
-  assert.equal((await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://app.example.com' })).status, 200);
-  assert.equal((await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://mcp.example.com:8443' })).status, 200);
-  assertError(await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://other.example.com' }), 403, null, -32600);
-  assertError(await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://app.example.com:444' }), 403, null, -32600);
+  assert.equal(
+    (await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://app.example.com' })).status,
+    200,
+  );
+  assert.equal(
+    (await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://mcp.example.com:8443' })).status,
+    200,
+  );
+  assertError(
+    await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://other.example.com' }),
+    403,
+    null,
+    -32600,
+  );
+  assertError(
+    await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'https://app.example.com:444' }),
+    403,
+    null,
+    -32600,
+  );
   assertError(await post(http, DISCOVER, { host: 'mcp.example.com', origin: 'http://localhost' }), 403, null, -32600);
   await http.close();
 });
@@ -213,17 +285,19 @@ test('a handler mounted in our own node:http server checks Host and Origin too, 
     handler(request, response);
   });
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
-  const closeNode = () => new Promise<void>((resolve) => {
-    handler.close();
-    node.close(() => resolve());
-    node.closeIdleConnections();
-  });
+  const closeNode = () =>
+    new Promise<void>((resolve) => {
+      handler.close();
+      node.close(() => resolve());
+      node.closeIdleConnections();
+    });
   let closed = false;
   t.after(async () => {
     if (!closed) await closeNode();
   });
   const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/somewhere/mcp`;
-  const send = (headers: Headers) => raw(url, { headers: { ...modernHeaders(DISCOVER), ...headers }, body: JSON.stringify(DISCOVER) });
+  const send = (headers: Headers) =>
+    raw(url, { headers: { ...modernHeaders(DISCOVER), ...headers }, body: JSON.stringify(DISCOVER) });
   assertError(await send({ host: 'evil.example.com' }), 421, null, -32600);
   assertError(await send({ origin: 'http://evil.example.com' }), 403, null, -32600);
   const ok = await send({ origin: 'http://localhost:9999' });
@@ -251,7 +325,14 @@ test('a Content-Type other than application/json gets 415; parameters are allowe
 /** Starts a POST whose body we write by hand; resolves with the response as soon as the server answers. */
 function manualPost(http: HttpServer, headers: Headers) {
   const target = new URL(http.url);
-  const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, agent: false });
+  const request = httpRequest({
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: 'POST',
+    headers,
+    agent: false,
+  });
   request.on('error', () => {}); // the server may close the socket while we still write; the answer is what counts
   const answer = new Promise<RawResponse>((resolve, reject) => {
     request.on('response', (response) => {
@@ -259,7 +340,12 @@ function manualPost(http: HttpServer, headers: Headers) {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode!, headers: response.headers, text: body, json: body === '' ? undefined : JSON.parse(body) });
+        resolve({
+          status: response.statusCode!,
+          headers: response.headers,
+          text: body,
+          json: body === '' ? undefined : JSON.parse(body),
+        });
       });
       response.on('error', reject);
     });
@@ -267,22 +353,26 @@ function manualPost(http: HttpServer, headers: Headers) {
   return { request, answer };
 }
 
-test('a streamed (chunked) body past maxBodyBytes gets 413 while it is still arriving, whatever it claims', T, async (t) => {
-  const http = await serve(t, createEverythingServer(), { maxBodyBytes: 1024 });
-  const { request, answer } = manualPost(http, { ...modernHeaders(DISCOVER), 'transfer-encoding': 'chunked' });
-  request.write(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(600)}`);
-  request.write('x'.repeat(600)); // past 1024 bytes; the body never ends
-  const response = await answer;
-  assertError(response, 413, null, -32600);
-  assert.equal(response.headers.connection, 'close');
-  request.destroy();
-  // The server is still healthy, and a body exactly at the limit is read.
-  const padded = JSON.stringify({ ...DISCOVER, pad: '' });
-  const exact = JSON.stringify({ ...DISCOVER, pad: 'y'.repeat(1024 - padded.length) });
-  assert.equal(Buffer.byteLength(exact), 1024);
-  assert.equal((await raw(http.url, { headers: modernHeaders(DISCOVER), body: exact })).status, 200);
-  await http.close();
-});
+test(
+  'a streamed (chunked) body past maxBodyBytes gets 413 while it is still arriving, whatever it claims',
+  T,
+  async (t) => {
+    const http = await serve(t, createEverythingServer(), { maxBodyBytes: 1024 });
+    const { request, answer } = manualPost(http, { ...modernHeaders(DISCOVER), 'transfer-encoding': 'chunked' });
+    request.write(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(600)}`);
+    request.write('x'.repeat(600)); // past 1024 bytes; the body never ends
+    const response = await answer;
+    assertError(response, 413, null, -32600);
+    assert.equal(response.headers.connection, 'close');
+    request.destroy();
+    // The server is still healthy, and a body exactly at the limit is read.
+    const padded = JSON.stringify({ ...DISCOVER, pad: '' });
+    const exact = JSON.stringify({ ...DISCOVER, pad: 'y'.repeat(1024 - padded.length) });
+    assert.equal(Buffer.byteLength(exact), 1024);
+    assert.equal((await raw(http.url, { headers: modernHeaders(DISCOVER), body: exact })).status, 200);
+    await http.close();
+  },
+);
 
 test('a declared Content-Length past maxBodyBytes gets 413 before the body is sent', T, async (t) => {
   const http = await serve(t, createEverythingServer(), { maxBodyBytes: 1024 });
@@ -326,7 +416,11 @@ test('an invalid JSON-RPC object gets 400 -32600, echoing the id when it is usab
 test('a method other than GET, POST and DELETE gets 405 with Allow: GET, POST, DELETE', T, async (t) => {
   const http = await serve(t);
   for (const method of ['PUT', 'PATCH', 'OPTIONS']) {
-    const response = await raw(http.url, { method, headers: modernHeaders(DISCOVER, { 'mcp-protocol-version': '2025-11-25' }), body: '{}' });
+    const response = await raw(http.url, {
+      method,
+      headers: modernHeaders(DISCOVER, { 'mcp-protocol-version': '2025-11-25' }),
+      body: '{}',
+    });
     assert.equal(response.status, 405, method);
     assert.equal(response.headers.allow, 'GET, POST, DELETE');
   }
@@ -336,7 +430,10 @@ test('a method other than GET, POST and DELETE gets 405 with Allow: GET, POST, D
 test('GET and DELETE with a modern MCP-Protocol-Version get 405 with Allow: POST', T, async (t) => {
   const http = await serve(t);
   for (const method of ['GET', 'DELETE']) {
-    const response = await raw(http.url, { method, headers: { 'mcp-protocol-version': MODERN, accept: 'text/event-stream', 'mcp-session-id': 'anything' } });
+    const response = await raw(http.url, {
+      method,
+      headers: { 'mcp-protocol-version': MODERN, accept: 'text/event-stream', 'mcp-session-id': 'anything' },
+    });
     assert.equal(response.status, 405, `${method}: ${response.text}`);
     assert.equal(response.headers.allow, 'POST');
     assert.equal(response.headers['mcp-session-id'], undefined);
@@ -364,19 +461,25 @@ test('with sessions:false every GET and DELETE gets 405 with Allow: POST', T, as
 // ---------------------------------------------------------------------------------------------------------------
 // Era classification: the body decides, the header cross-checks
 
-test('an enveloped request without MCP-Protocol-Version gets 400 -32020 echoing its id, and is not served as legacy', T, async (t) => {
-  let calls = 0;
-  const { server } = customServer((s) => s.tool('record', {}, () => {
-    calls++;
-    return text('ran');
-  }));
-  const http = await serve(t, server);
-  assertError(await post(http, modern('tools/list', {}, 1), { 'mcp-protocol-version': undefined }), 400, 1, -32020);
-  assertError(await post(http, call('record', {}, 'c'), { 'mcp-protocol-version': undefined }), 400, 'c', -32020);
-  assert.equal(calls, 0);
-  assert.equal(http.handler.sessionCount, 0);
-  await http.close();
-});
+test(
+  'an enveloped request without MCP-Protocol-Version gets 400 -32020 echoing its id, and is not served as legacy',
+  T,
+  async (t) => {
+    let calls = 0;
+    const { server } = customServer((s) =>
+      s.tool('record', {}, () => {
+        calls++;
+        return text('ran');
+      }),
+    );
+    const http = await serve(t, server);
+    assertError(await post(http, modern('tools/list', {}, 1), { 'mcp-protocol-version': undefined }), 400, 1, -32020);
+    assertError(await post(http, call('record', {}, 'c'), { 'mcp-protocol-version': undefined }), 400, 'c', -32020);
+    assert.equal(calls, 0);
+    assert.equal(http.handler.sessionCount, 0);
+    await http.close();
+  },
+);
 
 test('an MCP-Protocol-Version that disagrees with the claim gets 400 -32020', T, async (t) => {
   const http = await serve(t);
@@ -388,12 +491,18 @@ test('an MCP-Protocol-Version that disagrees with the claim gets 400 -32020', T,
   await http.close();
 });
 
-test('a claim of an unserved version with a matching header gets 400 -32022 with supported and requested', T, async (t) => {
-  const http = await serve(t);
-  const response = await post(http, modern('tools/list', {}, 4, { [PROTOCOL_VERSION]: 'v999.0.0' }), { 'mcp-protocol-version': 'v999.0.0' });
-  assertError(response, 400, 4, -32022, { supported: [MODERN], requested: 'v999.0.0' });
-  await http.close();
-});
+test(
+  'a claim of an unserved version with a matching header gets 400 -32022 with supported and requested',
+  T,
+  async (t) => {
+    const http = await serve(t);
+    const response = await post(http, modern('tools/list', {}, 4, { [PROTOCOL_VERSION]: 'v999.0.0' }), {
+      'mcp-protocol-version': 'v999.0.0',
+    });
+    assertError(response, 400, 4, -32022, { supported: [MODERN], requested: 'v999.0.0' });
+    await http.close();
+  },
+);
 
 test('a modern header on a request without an envelope gets 400 -32602 naming both envelope keys', T, async (t) => {
   const http = await serve(t);
@@ -431,14 +540,22 @@ test('a modern header on a notification without an envelope gets 202 and an empt
 
 test('an unknown MCP-Protocol-Version on a request without a claim gets 400 -32600', T, async (t) => {
   const http = await serve(t);
-  const response = await post(http, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-protocol-version': '9999-01-01' });
+  const response = await post(
+    http,
+    { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+    { 'mcp-protocol-version': '9999-01-01' },
+  );
   assertAnswer(response, 400, errorFrame(9, -32600, 'Bad Request: unsupported MCP-Protocol-Version header'));
   await http.close();
 });
 
 test('an enveloped initialize gets 404 -32601 and never creates a session', T, async (t) => {
   const http = await serve(t);
-  const frame = modern('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 1);
+  const frame = modern(
+    'initialize',
+    { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    1,
+  );
   const response = await post(http, frame);
   assertError(response, 404, 1, -32601);
   assert.equal(http.handler.sessionCount, 0);
@@ -450,7 +567,13 @@ test('an enveloped initialize gets 404 -32601 and never creates a session', T, a
 
 test('each method removed in 2026-07-28 gets 404 -32601 echoing the id when enveloped', T, async (t) => {
   const http = await serve(t);
-  assert.deepEqual([...MODERN_REMOVED].sort(), ['initialize', 'logging/setLevel', 'ping', 'resources/subscribe', 'resources/unsubscribe']);
+  assert.deepEqual([...MODERN_REMOVED].sort(), [
+    'initialize',
+    'logging/setLevel',
+    'ping',
+    'resources/subscribe',
+    'resources/unsubscribe',
+  ]);
   const params: Record<string, Record<string, unknown>> = {
     initialize: { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
     'logging/setLevel': { level: 'debug' },
@@ -496,47 +619,57 @@ test('Mcp-Method missing or different from the body method gets 400 -32020', T, 
   await http.close();
 });
 
-test('Mcp-Name for tools/call, prompts/get and resources/read: missing or mismatched gets 400 -32020; sentinels decode', T, async (t) => {
-  const http = await serve(t);
-  const sentinel = (value: string) => `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-  const cases: [Frame, string][] = [
-    [call('test_simple_text', {}, 'n1'), 'test_simple_text'],
-    [modern('prompts/get', { name: 'test_simple_prompt' }, 'n2'), 'test_simple_prompt'],
-    [modern('resources/read', { uri: 'test://static-text' }, 'n3'), 'test://static-text'],
-  ];
-  for (const [frame, name] of cases) {
-    assertError(await post(http, frame, { 'mcp-name': undefined }), 400, frame.id, -32020);
-    assertError(await post(http, frame, { 'mcp-name': `${name}x` }), 400, frame.id, -32020);
-    assertError(await post(http, frame, { 'mcp-name': name.toUpperCase() }), 400, frame.id, -32020);
-    assertError(await post(http, frame, { 'mcp-name': sentinel(`${name}x`) }), 400, frame.id, -32020);
-    assertError(await post(http, frame, { 'mcp-name': '=?base64?not*base64?=' }), 400, frame.id, -32020);
-    const plain = await post(http, frame, { 'mcp-name': name });
-    assert.equal(plain.status, 200, plain.text);
-    assert.equal(plain.json.result.resultType, 'complete');
-    const encoded = await post(http, frame, { 'mcp-name': sentinel(name) });
-    assert.equal(encoded.status, 200, encoded.text);
-    assert.deepEqual(encoded.json, plain.json);
-  }
-  await http.close();
-});
+test(
+  'Mcp-Name for tools/call, prompts/get and resources/read: missing or mismatched gets 400 -32020; sentinels decode',
+  T,
+  async (t) => {
+    const http = await serve(t);
+    const sentinel = (value: string) => `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+    const cases: [Frame, string][] = [
+      [call('test_simple_text', {}, 'n1'), 'test_simple_text'],
+      [modern('prompts/get', { name: 'test_simple_prompt' }, 'n2'), 'test_simple_prompt'],
+      [modern('resources/read', { uri: 'test://static-text' }, 'n3'), 'test://static-text'],
+    ];
+    for (const [frame, name] of cases) {
+      assertError(await post(http, frame, { 'mcp-name': undefined }), 400, frame.id, -32020);
+      assertError(await post(http, frame, { 'mcp-name': `${name}x` }), 400, frame.id, -32020);
+      assertError(await post(http, frame, { 'mcp-name': name.toUpperCase() }), 400, frame.id, -32020);
+      assertError(await post(http, frame, { 'mcp-name': sentinel(`${name}x`) }), 400, frame.id, -32020);
+      assertError(await post(http, frame, { 'mcp-name': '=?base64?not*base64?=' }), 400, frame.id, -32020);
+      const plain = await post(http, frame, { 'mcp-name': name });
+      assert.equal(plain.status, 200, plain.text);
+      assert.equal(plain.json.result.resultType, 'complete');
+      const encoded = await post(http, frame, { 'mcp-name': sentinel(name) });
+      assert.equal(encoded.status, 200, encoded.text);
+      assert.deepEqual(encoded.json, plain.json);
+    }
+    await http.close();
+  },
+);
 
 test('Mcp-Param-* headers for x-mcp-header arguments: present, missing, mismatched, undeclared', T, async (t) => {
   const seen: unknown[] = [];
-  const { server } = customServer((s) => s.tool('execute_sql', {
-    inputSchema: {
-      type: 'object',
-      properties: {
-        region: { type: 'string', 'x-mcp-header': 'Region' },
-        limit: { type: 'integer', 'x-mcp-header': 'Limit' },
-        dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' },
-        query: { type: 'string' },
+  const { server } = customServer((s) =>
+    s.tool(
+      'execute_sql',
+      {
+        inputSchema: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', 'x-mcp-header': 'Region' },
+            limit: { type: 'integer', 'x-mcp-header': 'Limit' },
+            dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' },
+            query: { type: 'string' },
+          },
+          required: ['query'],
+        },
       },
-      required: ['query'],
-    },
-  }, (args) => {
-    seen.push(args);
-    return text('ok');
-  }));
+      (args) => {
+        seen.push(args);
+        return text('ok');
+      },
+    ),
+  );
   const http = await serve(t, server);
   const sql = (args: Record<string, unknown>, id: Id) => call('execute_sql', { query: 'SELECT 1', ...args }, id);
   const ok = async (frame: Frame, headers: Headers) => {
@@ -575,8 +708,15 @@ test('Mcp-Param-* headers for x-mcp-header arguments: present, missing, mismatch
 test('a missing client capability gets 400 -32021 with data.requiredCapabilities', T, async (t) => {
   const http = await serve(t);
   const response = await post(http, call('test_missing_capability', {}, 'cap'));
-  assertAnswer(response, 400, errorFrame('cap', -32021, response.json.error.message, { requiredCapabilities: { sampling: {} } }));
-  const granted = await post(http, call('test_missing_capability', {}, 'cap2', { [CLIENT_CAPABILITIES]: { sampling: {} } }));
+  assertAnswer(
+    response,
+    400,
+    errorFrame('cap', -32021, response.json.error.message, { requiredCapabilities: { sampling: {} } }),
+  );
+  const granted = await post(
+    http,
+    call('test_missing_capability', {}, 'cap2', { [CLIENT_CAPABILITIES]: { sampling: {} } }),
+  );
   assertAnswer(granted, 200, { jsonrpc: '2.0', id: 'cap2', result: stamped(text('Success')) });
   await http.close();
 });
@@ -595,27 +735,31 @@ test('an unknown resource is answered in-band at 200 with -32602 and data.uri', 
   await http.close();
 });
 
-test('handler failures are in-band at 200: isError for a tool, -32603 for a resource; no exception text leaks', T, async (t) => {
-  const { server, logger } = customServer((s) => {
-    s.tool('explode', {}, () => {
-      throw new Error('secret tool detail');
+test(
+  'handler failures are in-band at 200: isError for a tool, -32603 for a resource; no exception text leaks',
+  T,
+  async (t) => {
+    const { server, logger } = customServer((s) => {
+      s.tool('explode', {}, () => {
+        throw new Error('secret tool detail');
+      });
+      s.resource('test://explode', { name: 'explode' }, () => {
+        throw new Error('secret resource detail');
+      });
     });
-    s.resource('test://explode', { name: 'explode' }, () => {
-      throw new Error('secret resource detail');
-    });
-  });
-  const http = await serve(t, server);
-  const tool = await post(http, call('explode', {}, 'h1'));
-  assert.equal(tool.status, 200);
-  assert.equal(tool.json.id, 'h1');
-  assert.equal(tool.json.result.isError, true);
-  assert.equal(tool.json.result.resultType, 'complete');
-  const resource = await post(http, modern('resources/read', { uri: 'test://explode' }, 'h2'));
-  assertError(resource, 200, 'h2', -32603);
-  assert.doesNotMatch(tool.text + resource.text, /secret/);
-  assert.equal(logger.errors.length, 2);
-  await http.close();
-});
+    const http = await serve(t, server);
+    const tool = await post(http, call('explode', {}, 'h1'));
+    assert.equal(tool.status, 200);
+    assert.equal(tool.json.id, 'h1');
+    assert.equal(tool.json.result.isError, true);
+    assert.equal(tool.json.result.resultType, 'complete');
+    const resource = await post(http, modern('resources/read', { uri: 'test://explode' }, 'h2'));
+    assertError(resource, 200, 'h2', -32603);
+    assert.doesNotMatch(tool.text + resource.text, /secret/);
+    assert.equal(logger.errors.length, 2);
+    await http.close();
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Responses: JSON, or SSE when something precedes the answer
@@ -636,30 +780,39 @@ test('a plain request is answered with application/json carrying resultType and 
   await http.close();
 });
 
-test('a request whose handler reports progress streams SSE: progress events, then the result last, then the end', T, async (t) => {
-  const http = await serve(t);
-  const frame = call('test_tool_with_progress', {}, 7, { progressToken: 'p1' });
-  const response = await fetchModern(http, frame);
-  assertSseHeaders(response);
-  const events = await new SseReader(response.body!).rest();
-  assert.ok(events.every((event) => event.event === 'message' && event.id === undefined));
-  assert.deepEqual(events.map((event) => event.message), [
-    ...[0, 50, 100].map((progress) => ({
-      jsonrpc: '2.0',
-      method: 'notifications/progress',
-      params: { progressToken: 'p1', progress, total: 100, message: `Completed step ${progress} of 100` },
-    })),
-    { jsonrpc: '2.0', id: 7, result: stamped(text('Progress completed')) },
-  ]);
-  // Without a progressToken nothing precedes the answer: plain JSON.
-  const quiet = await post(http, call('test_tool_with_progress', {}, 8));
-  assertAnswer(quiet, 200, { jsonrpc: '2.0', id: 8, result: stamped(text('Progress completed')) });
-  await http.close();
-});
+test(
+  'a request whose handler reports progress streams SSE: progress events, then the result last, then the end',
+  T,
+  async (t) => {
+    const http = await serve(t);
+    const frame = call('test_tool_with_progress', {}, 7, { progressToken: 'p1' });
+    const response = await fetchModern(http, frame);
+    assertSseHeaders(response);
+    const events = await new SseReader(response.body!).rest();
+    assert.ok(events.every((event) => event.event === 'message' && event.id === undefined));
+    assert.deepEqual(
+      events.map((event) => event.message),
+      [
+        ...[0, 50, 100].map((progress) => ({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: 'p1', progress, total: 100, message: `Completed step ${progress} of 100` },
+        })),
+        { jsonrpc: '2.0', id: 7, result: stamped(text('Progress completed')) },
+      ],
+    );
+    // Without a progressToken nothing precedes the answer: plain JSON.
+    const quiet = await post(http, call('test_tool_with_progress', {}, 8));
+    assertAnswer(quiet, 200, { jsonrpc: '2.0', id: 8, result: stamped(text('Progress completed')) });
+    await http.close();
+  },
+);
 
 test('a request that cannot take SSE still gets its JSON answer; related notifications are dropped', T, async (t) => {
   const http = await serve(t);
-  const response = await post(http, call('test_tool_with_progress', {}, 9, { progressToken: 'p' }), { accept: 'application/json' });
+  const response = await post(http, call('test_tool_with_progress', {}, 9, { progressToken: 'p' }), {
+    accept: 'application/json',
+  });
   assertAnswer(response, 200, { jsonrpc: '2.0', id: 9, result: stamped(text('Progress completed')) });
   assertError(await post(http, DISCOVER, { accept: 'text/html' }), 406, 'd1', -32600);
   assert.equal((await post(http, DISCOVER, { accept: '*/*' })).status, 200);
@@ -670,9 +823,10 @@ test('a request accepting only text/event-stream gets even a plain answer as a o
   const http = await serve(t);
   const response = await fetchModern(http, call('test_simple_text', {}, 'sse-only'), { accept: 'text/event-stream' });
   assertSseHeaders(response);
-  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.message), [
-    { jsonrpc: '2.0', id: 'sse-only', result: stamped(text('This is a simple text response for testing.')) },
-  ]);
+  assert.deepEqual(
+    (await new SseReader(response.body!).rest()).map((event) => event.message),
+    [{ jsonrpc: '2.0', id: 'sse-only', result: stamped(text('This is a simple text response for testing.')) }],
+  );
   // Mapped error statuses are kept (a JSON error body at 404 / 400).
   const unknown = await fetchModern(http, modern('tools/explode', {}, 'x'), { accept: 'text/event-stream' });
   assert.equal(unknown.status, 404);
@@ -688,10 +842,13 @@ test('log messages are sent only under the request logLevel, and switch the answ
   assertAnswer(above, 200, { jsonrpc: '2.0', id: 'l2', result: stamped(text('Logging evaluated')) });
   const response = await fetchModern(http, call('test_logging_tool', {}, 'l3', { [LOG_LEVEL]: 'info' }));
   assertSseHeaders(response);
-  assert.deepEqual((await new SseReader(response.body!).rest()).map((event) => event.message), [
-    { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Logging tool evaluated' } },
-    { jsonrpc: '2.0', id: 'l3', result: stamped(text('Logging evaluated')) },
-  ]);
+  assert.deepEqual(
+    (await new SseReader(response.body!).rest()).map((event) => event.message),
+    [
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Logging tool evaluated' } },
+      { jsonrpc: '2.0', id: 'l3', result: stamped(text('Logging evaluated')) },
+    ],
+  );
   await http.close();
 });
 
@@ -707,9 +864,17 @@ test('a modern notification POST gets 202 with an empty body and no session id',
     assert.equal(response.headers['mcp-session-id'], undefined);
   }
   // A broken claim on a notification is refused with id null.
-  const broken = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: { [PROTOCOL_VERSION]: MODERN } } };
+  const broken = {
+    jsonrpc: '2.0',
+    method: 'notifications/initialized',
+    params: { _meta: { [PROTOCOL_VERSION]: MODERN } },
+  };
   assertError(await post(http, broken), 400, null, -32602);
-  const unserved = { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: envelope({ [PROTOCOL_VERSION]: 'v999.0.0' }) } };
+  const unserved = {
+    jsonrpc: '2.0',
+    method: 'notifications/initialized',
+    params: { _meta: envelope({ [PROTOCOL_VERSION]: 'v999.0.0' }) },
+  };
   assertError(await post(http, unserved, { 'mcp-protocol-version': 'v999.0.0' }), 400, null, -32022);
   assertError(await post(http, unserved), 400, null, -32020);
   assert.equal(http.handler.sessionCount, 0);
@@ -745,37 +910,45 @@ function slowServer() {
   return { server, logger, started, aborted, release };
 }
 
-test('a client disconnect during a JSON-phase request aborts the handler; nothing is written after; the server stays healthy', T, async (t) => {
-  const { server, started, aborted, release } = slowServer();
-  const http = await serve(t, server);
-  const exchanges = watchExchanges(http.httpServer);
-  const controller = new AbortController();
-  const pending = fetchModern(http, call('slow', {}, 's1'), { 'x-test': 's1' }, controller.signal);
-  await started.promise;
-  assert.equal(server.connectionCount, 1);
-  controller.abort();
-  await assert.rejects(pending, { name: 'AbortError' });
-  await aborted.promise; // the handler's AbortSignal fired
-  await exchanges.closed('s1');
-  assert.equal(server.connectionCount, 0, 'the request connection is closed with the exchange');
-  release.resolve(); // the handler now returns its late answer
-  const next = await post(http, call('test_simple_text', {}, 's2'));
-  assert.equal(next.status, 200);
-  assert.equal(next.json.id, 's2');
-  assert.deepEqual(exchanges.lateWrites, []);
-  assert.equal(server.connectionCount, 0);
-  await http.close();
-});
+test(
+  'a client disconnect during a JSON-phase request aborts the handler; nothing is written after; the server stays healthy',
+  T,
+  async (t) => {
+    const { server, started, aborted, release } = slowServer();
+    const http = await serve(t, server);
+    const exchanges = watchExchanges(http.httpServer);
+    const controller = new AbortController();
+    const pending = fetchModern(http, call('slow', {}, 's1'), { 'x-test': 's1' }, controller.signal);
+    await started.promise;
+    assert.equal(server.connectionCount, 1);
+    controller.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+    await aborted.promise; // the handler's AbortSignal fired
+    await exchanges.closed('s1');
+    assert.equal(server.connectionCount, 0, 'the request connection is closed with the exchange');
+    release.resolve(); // the handler now returns its late answer
+    const next = await post(http, call('test_simple_text', {}, 's2'));
+    assert.equal(next.status, 200);
+    assert.equal(next.json.id, 's2');
+    assert.deepEqual(exchanges.lateWrites, []);
+    assert.equal(server.connectionCount, 0);
+    await http.close();
+  },
+);
 
 test('a client disconnect during an SSE response aborts the handler; nothing is written after', T, async (t) => {
   const { server, started, aborted, release } = slowServer();
   const http = await serve(t, server);
   const exchanges = watchExchanges(http.httpServer);
-  const response = await fetchModern(http, call('slow_progress', {}, 's3', { progressToken: 'tok' }), { 'x-test': 's3' });
+  const response = await fetchModern(http, call('slow_progress', {}, 's3', { progressToken: 'tok' }), {
+    'x-test': 's3',
+  });
   assertSseHeaders(response);
   const reader = new SseReader(response.body!);
   assert.deepEqual((await reader.next())?.message, {
-    jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 2, message: 'half way' },
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: 'tok', progress: 1, total: 2, message: 'half way' },
   });
   await started.promise;
   await reader.cancel(); // the client goes away
@@ -811,11 +984,15 @@ test('a listen streams over SSE: the ack first, then tagged events triggered by 
   const trigger = await post(http, call('test_trigger_tool_change', {}, 'trig'));
   assertAnswer(trigger, 200, { jsonrpc: '2.0', id: 'trig', result: stamped(text('Mutation triggered')) });
   assert.deepEqual((await reader.next())?.message, {
-    jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
   });
   await post(http, call('test_trigger_prompt_change', {}, 'trig2'));
   assert.deepEqual((await reader.next())?.message, {
-    jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
+    jsonrpc: '2.0',
+    method: 'notifications/prompts/list_changed',
+    params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
   });
   await reader.cancel();
   await http.close();
@@ -823,7 +1000,12 @@ test('a listen streams over SSE: the ack first, then tagged events triggered by 
 
 test('a listen whose Accept does not admit text/event-stream gets 406', T, async (t) => {
   const http = await serve(t);
-  assertError(await post(http, listen('L2', { toolsListChanged: true }), { accept: 'application/json' }), 406, 'L2', -32600);
+  assertError(
+    await post(http, listen('L2', { toolsListChanged: true }), { accept: 'application/json' }),
+    406,
+    'L2',
+    -32600,
+  );
   const wildcard = await fetchModern(http, listen('L3', { toolsListChanged: true }), { accept: 'text/*' });
   assertSseHeaders(wildcard);
   const reader = new SseReader(wildcard.body!);
@@ -874,9 +1056,16 @@ test('closing the HTTP server ends an open listen stream with its final result',
   assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
   const closing = http.close();
   const rest = await reader.rest();
-  assert.deepEqual(rest.map((event) => event.message), [
-    { jsonrpc: '2.0', id: 'L5', result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'L5', [SERVER_INFO]: EVERYTHING_INFO } } },
-  ]);
+  assert.deepEqual(
+    rest.map((event) => event.message),
+    [
+      {
+        jsonrpc: '2.0',
+        id: 'L5',
+        result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 'L5', [SERVER_INFO]: EVERYTHING_INFO } },
+      },
+    ],
+  );
   await closing;
 });
 
@@ -916,14 +1105,25 @@ test('a legacy initialize and session work beside modern requests on the same en
   const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const init = await raw(http.url, {
     headers: legacyHeaders,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200, init.text);
   const sessionId = init.headers['mcp-session-id'];
   assert.equal(typeof sessionId, 'string');
-  const initFrame = init.headers['content-type'] === 'text/event-stream'
-    ? JSON.parse(init.text.split('\n').find((line) => line.startsWith('data: {'))!.slice(6))
-    : init.json;
+  const initFrame =
+    init.headers['content-type'] === 'text/event-stream'
+      ? JSON.parse(
+          init.text
+            .split('\n')
+            .find((line) => line.startsWith('data: {'))!
+            .slice(6),
+        )
+      : init.json;
   assert.equal(initFrame.result.protocolVersion, '2025-11-25');
   assert.equal(http.handler.sessionCount, 1);
 
@@ -932,14 +1132,30 @@ test('a legacy initialize and session work beside modern requests on the same en
   assert.equal(modernList.json.result.resultType, 'complete');
   assert.equal(modernList.headers['mcp-session-id'], undefined);
 
-  const sessionHeaders = { ...legacyHeaders, 'mcp-session-id': sessionId as string, 'mcp-protocol-version': '2025-11-25' };
-  const initialized = await raw(http.url, { headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const sessionHeaders = {
+    ...legacyHeaders,
+    'mcp-session-id': sessionId as string,
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const initialized = await raw(http.url, {
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   assert.equal(initialized.status, 202);
-  const legacyList = await raw(http.url, { headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const legacyList = await raw(http.url, {
+    headers: sessionHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
   assert.equal(legacyList.status, 200, legacyList.text);
-  const legacyFrame = legacyList.headers['content-type'] === 'text/event-stream'
-    ? JSON.parse(legacyList.text.split('\n').find((line) => line.startsWith('data: {'))!.slice(6))
-    : legacyList.json;
+  const legacyFrame =
+    legacyList.headers['content-type'] === 'text/event-stream'
+      ? JSON.parse(
+          legacyList.text
+            .split('\n')
+            .find((line) => line.startsWith('data: {'))!
+            .slice(6),
+        )
+      : legacyList.json;
   assert.equal(legacyFrame.id, 2);
   assert.equal(legacyFrame.result.resultType, undefined, 'a legacy result carries no modern stamp');
   assert.ok(Array.isArray(legacyFrame.result.tools));

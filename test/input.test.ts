@@ -3,16 +3,24 @@
 // Requests > Basic Workflow > Server Requirements), so it is HMAC-protected, bound to method + params digest +
 // expiry, and anything else is refused with -32602 "requestState failed verification".
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import {
-  InputRequired, MAX_REQUEST_STATE_LENGTH, RequestStateSealer, elicitInput, inputRequired, listRootsInput,
-  paramsDigest, readInputResponses, requiredCapabilities, sampleInput,
-} from '../input.ts';
-import type { InputRequest } from '../input.ts';
-import { ProtocolError } from '../jsonrpc.ts';
+import { test } from 'node:test';
 import { createServer } from '../core.ts';
+import type { InputRequest } from '../input.ts';
+import {
+  elicitInput,
+  InputRequired,
+  inputRequired,
+  listRootsInput,
+  MAX_REQUEST_STATE_LENGTH,
+  paramsDigest,
+  RequestStateSealer,
+  readInputResponses,
+  requiredCapabilities,
+  sampleInput,
+} from '../input.ts';
+import { ProtocolError } from '../jsonrpc.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 import { CLIENT_CAPABILITIES, fail, modern, ok, SERVER_INFO } from './wire.ts';
 
@@ -31,7 +39,12 @@ function assertRefused(fn: () => unknown): void {
 
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 /** Decodes the payload half of a sealed string (for tests only; open() never trusts it unverified). */
@@ -112,9 +125,30 @@ test('appended "-TAMPERED", truncated, or split differently is refused', () => {
 test('any malformed requestState is refused with the ProtocolError and nothing else', () => {
   const sealer = new RequestStateSealer();
   const bad: unknown[] = [
-    undefined, null, 0, 1, true, {}, [], ['a.b'], { toString: () => 'x' }, '', '.', 'a.', '.a', 'abc', 'a.b.c',
-    'not base64!.AAAA', 'AAAA.not base64!', 'a b.c', '%%%.%%%', 'AAAA.AAAA', '\u0000.\u0000', '😀.😀',
-    'x'.repeat(MAX_REQUEST_STATE_LENGTH + 1), `${'A'.repeat(MAX_REQUEST_STATE_LENGTH)}.A`,
+    undefined,
+    null,
+    0,
+    1,
+    true,
+    {},
+    [],
+    ['a.b'],
+    { toString: () => 'x' },
+    '',
+    '.',
+    'a.',
+    '.a',
+    'abc',
+    'a.b.c',
+    'not base64!.AAAA',
+    'AAAA.not base64!',
+    'a b.c',
+    '%%%.%%%',
+    'AAAA.AAAA',
+    '\u0000.\u0000',
+    '😀.😀',
+    'x'.repeat(MAX_REQUEST_STATE_LENGTH + 1),
+    `${'A'.repeat(MAX_REQUEST_STATE_LENGTH)}.A`,
     'a'.repeat(10_000_000),
   ];
   for (const value of bad) assertRefused(() => sealer.open('tools/call', PARAMS, value));
@@ -134,7 +168,13 @@ test('a validly MACed payload with wrong inner types is refused, never a TypeErr
   // Sanity: a forged copy of the genuine payload opens, so the refusals below come from the payload checks.
   assert.deepEqual(sealer.open('tools/call', PARAMS, forge(secret, JSON.stringify(real))), STATE);
   const variants = [
-    'not json', '', 'null', '[]', '42', '"s"', '{}',
+    'not json',
+    '',
+    'null',
+    '[]',
+    '42',
+    '"s"',
+    '{}',
     JSON.stringify({ ...real, v: 2 }),
     JSON.stringify({ ...real, m: 42 }),
     JSON.stringify({ ...real, d: null }),
@@ -188,14 +228,22 @@ test('a state sealed for one set of arguments is refused for other arguments or 
 
 test('the same params with a different key order still verify', () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', { name: 'greet', arguments: { a: 1, b: { x: [1, { p: 1, q: 2 }], y: 2 } } }, 7);
+  const sealed = sealer.seal(
+    'tools/call',
+    { name: 'greet', arguments: { a: 1, b: { x: [1, { p: 1, q: 2 }], y: 2 } } },
+    7,
+  );
   const reordered = JSON.parse('{"arguments":{"b":{"y":2,"x":[1,{"q":2,"p":1}]},"a":1},"name":"greet"}');
   assert.equal(sealer.open('tools/call', reordered, sealed), 7);
 });
 
 test('_meta, inputResponses and requestState in params are ignored by the digest', () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', { ...PARAMS, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }, STATE);
+  const sealed = sealer.seal(
+    'tools/call',
+    { ...PARAMS, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    STATE,
+  );
   const retry = {
     _meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, progressToken: 9 },
     ...PARAMS,
@@ -302,9 +350,14 @@ test('paramsDigest and seal take params and state of any depth; equal deep param
   }
   const sealer = new RequestStateSealer();
   const sealed = sealer.seal('tools/call', { name: 'greet', arguments: { objects } }, { arrays: 1 });
-  assert.deepEqual(sealer.open('tools/call', { name: 'greet', arguments: { objects: reordered } }, sealed), { arrays: 1 });
+  assert.deepEqual(sealer.open('tools/call', { name: 'greet', arguments: { objects: reordered } }, sealed), {
+    arrays: 1,
+  });
   assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { objects: { a: reordered } } }, sealed));
-  assert.equal(paramsDigest({ arrays }), paramsDigest(JSON.parse(`{"arrays":${'['.repeat(100_000)}0${']'.repeat(100_000)}}`)));
+  assert.equal(
+    paramsDigest({ arrays }),
+    paramsDigest(JSON.parse(`{"arrays":${'['.repeat(100_000)}0${']'.repeat(100_000)}}`)),
+  );
   assert.notEqual(paramsDigest({ arrays }), paramsDigest({ arrays: [arrays] }));
   let state: unknown = 'leaf';
   for (let i = 0; i < 5_000; i++) state = [state];
@@ -316,8 +369,21 @@ test('paramsDigest and seal take params and state of any depth; equal deep param
 
 test('the state is serialized as JSON.stringify would: toJSON once, undefined and functions dropped from objects, null in arrays', () => {
   const sealer = new RequestStateSealer();
-  const state = { when: new Date(0), skip: undefined, fn: () => 1, list: [undefined, () => 1, 2], self: { toJSON() { return this; } } };
-  assert.deepEqual(sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state)), JSON.parse(JSON.stringify(state)));
+  const state = {
+    when: new Date(0),
+    skip: undefined,
+    fn: () => 1,
+    list: [undefined, () => 1, 2],
+    self: {
+      toJSON() {
+        return this;
+      },
+    },
+  };
+  assert.deepEqual(
+    sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state)),
+    JSON.parse(JSON.stringify(state)),
+  );
 });
 
 /** A 2026-07-28 tools/call frame as text, with each "@n" string in `params` replaced by raw JSON text `raw[n]`. */
@@ -330,33 +396,62 @@ test('an input-required tool takes arguments and inputResponses nested 10 000 de
   const logger = new MemoryLogger();
   const server = createServer({ name: 's', version: '1' }, { logger });
   server.tool('ask', { inputSchema: { type: 'object' } }, (_args, ctx) => {
-    if (ctx.requestState === undefined) return inputRequired({ confirm: elicitInput({ message: 'sure?', requestedSchema: { type: 'object' } }) }, { round: 1 });
+    if (ctx.requestState === undefined)
+      return inputRequired(
+        { confirm: elicitInput({ message: 'sure?', requestedSchema: { type: 'object' } }) },
+        { round: 1 },
+      );
     let levels = 0;
-    for (let v = ctx.inputResponses?.confirm?.content; Array.isArray(v) || (typeof v === 'object' && v !== null); levels++) {
+    for (
+      let v = ctx.inputResponses?.confirm?.content;
+      Array.isArray(v) || (typeof v === 'object' && v !== null);
+      levels++
+    ) {
       v = Array.isArray(v) ? v[0] : (v as { a: unknown }).a;
     }
-    return { content: [{ type: 'text', text: `round ${(ctx.requestState as { round: number }).round}, ${levels} levels` }] };
+    return {
+      content: [{ type: 'text', text: `round ${(ctx.requestState as { round: number }).round}, ${levels} levels` }],
+    };
   });
   const client = new WireClient(server);
   const info = { [SERVER_INFO]: { name: 's', version: '1' } };
   const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
   const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
-  for (const [id, deep] of [[1, arrays], [3, objects]] as const) {
+  for (const [id, deep] of [
+    [1, arrays],
+    [3, objects],
+  ] as const) {
     client.send(askFrame(id, { name: 'ask', arguments: { nest: '@0' } }, [deep]));
     const asked = await client.response(id);
     assert.equal(typeof asked.result?.requestState, 'string', JSON.stringify(asked));
-    assert.deepEqual(asked, ok(id, {
-      resultType: 'input_required',
-      inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'sure?', requestedSchema: { type: 'object' } } } },
+    assert.deepEqual(
+      asked,
+      ok(id, {
+        resultType: 'input_required',
+        inputRequests: {
+          confirm: { method: 'elicitation/create', params: { message: 'sure?', requestedSchema: { type: 'object' } } },
+        },
+        requestState: asked.result.requestState,
+        _meta: info,
+      }),
+    );
+    const retry = {
+      name: 'ask',
+      arguments: { nest: '@0' },
       requestState: asked.result.requestState,
-      _meta: info,
-    }));
-    const retry = { name: 'ask', arguments: { nest: '@0' }, requestState: asked.result.requestState, inputResponses: { confirm: { action: 'accept', content: '@0' } } };
+      inputResponses: { confirm: { action: 'accept', content: '@0' } },
+    };
     client.send(askFrame(id + 1, retry, [deep]));
-    assert.deepEqual(await client.response(id + 1), ok(id + 1, { content: [{ type: 'text', text: 'round 1, 10000 levels' }], resultType: 'complete', _meta: info }));
+    assert.deepEqual(
+      await client.response(id + 1),
+      ok(id + 1, { content: [{ type: 'text', text: 'round 1, 10000 levels' }], resultType: 'complete', _meta: info }),
+    );
     // The state is bound to those deep arguments: one level more is another call.
     client.send(askFrame(id + 100, { ...retry, arguments: { nest: '@1' } }, [deep, `[${deep}]`]));
-    assert.deepEqual(await client.response(id + 100), fail(id + 100, { code: -32602, message: 'Invalid params: requestState failed verification' }));
+    assert.deepEqual(
+      await client.response(id + 100),
+      fail(id + 100, { code: -32602, message: 'Invalid params: requestState failed verification' }),
+    );
   }
   client.send(askFrame(9, { name: 'ask' }, []));
   assert.equal((await client.response(9)).result.resultType, 'input_required');
@@ -388,18 +483,25 @@ test('readInputResponses: a non-object map or a non-object response is -32602 na
     [{ 'a b': 'x' }, 'Invalid params: params.inputResponses["a b"] must be an object'],
   ];
   for (const [value, message] of cases) {
-    assert.throws(() => readInputResponses(value), (error: unknown) => {
-      assert.ok(error instanceof ProtocolError);
-      assert.deepEqual(error.toJSON(), { code: -32602, message });
-      return true;
-    }, message);
+    assert.throws(
+      () => readInputResponses(value),
+      (error: unknown) => {
+        assert.ok(error instanceof ProtocolError);
+        assert.deepEqual(error.toJSON(), { code: -32602, message });
+        return true;
+      },
+      message,
+    );
   }
 });
 
 test('requiredCapabilities: undefined when every needed capability is declared', () => {
   const all = { a: elicitInput({ message: 'hi' }), b: sampleInput({ messages: [] }), c: listRootsInput() };
   assert.equal(requiredCapabilities(all, { elicitation: {}, sampling: {}, roots: {} }), undefined);
-  assert.equal(requiredCapabilities(all, { elicitation: { form: {} }, sampling: { tools: {} }, roots: { listChanged: true } }), undefined);
+  assert.equal(
+    requiredCapabilities(all, { elicitation: { form: {} }, sampling: { tools: {} }, roots: { listChanged: true } }),
+    undefined,
+  );
   assert.equal(requiredCapabilities({}, {}), undefined);
   assert.equal(requiredCapabilities({ a: elicitInput({}) }, { elicitation: {} }), undefined);
 });
@@ -421,7 +523,10 @@ test('requiredCapabilities lists only the missing capabilities', () => {
 test('builders produce bare wire-shaped input requests', () => {
   const params = { message: 'What is your name?', requestedSchema: { type: 'object', properties: {} } };
   assert.deepEqual(elicitInput(params), { method: 'elicitation/create', params });
-  assert.deepEqual(sampleInput({ messages: [], maxTokens: 5 }), { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } });
+  assert.deepEqual(sampleInput({ messages: [], maxTokens: 5 }), {
+    method: 'sampling/createMessage',
+    params: { messages: [], maxTokens: 5 },
+  });
   assert.deepEqual(listRootsInput(), { method: 'roots/list', params: {} });
 });
 
@@ -455,7 +560,11 @@ test('inputRequired rejects an empty answer, empty keys, unknown methods and bad
     [{ ok: listRootsInput(), a: { method: 'ROOTS/LIST' } }, undefined],
   ];
   for (const [requests, state] of bad) {
-    assert.throws(() => inputRequired(requests as Record<string, InputRequest>, state), TypeError, JSON.stringify(requests));
+    assert.throws(
+      () => inputRequired(requests as Record<string, InputRequest>, state),
+      TypeError,
+      JSON.stringify(requests),
+    );
   }
 });
 

@@ -15,16 +15,16 @@
 // deadline passes, and the run then fails with what the child printed. The deadline is a safety net against hangs;
 // no assertion depends on time.
 
-import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { IncomingMessage } from 'node:http';
-import { serveHttp, type HttpServer } from '../http.ts';
 import { createEverythingServer } from '../examples/everything.ts';
+import { type HttpServer, serveHttp } from '../http.ts';
 
 const LAUNCHER = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url),
@@ -86,7 +86,11 @@ function runBounded(args: string[], home: string): Promise<Run> {
       } catch {
         child.kill('SIGKILL');
       }
-      reject(new Error(`inspector ${args.join(' ')} still running after ${CHILD_DEADLINE_MS} ms; stdout: ${stdout}; stderr: ${stderr}`));
+      reject(
+        new Error(
+          `inspector ${args.join(' ')} still running after ${CHILD_DEADLINE_MS} ms; stdout: ${stdout}; stderr: ${stderr}`,
+        ),
+      );
     }, CHILD_DEADLINE_MS);
     child.once('error', (error) => {
       clearTimeout(timer);

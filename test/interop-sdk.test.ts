@@ -12,19 +12,23 @@
 // Determinism: every wait is on an explicit signal (a progress notification, a notification handler, the GET
 // stream's response, the server's connection count); nothing sleeps and nothing asserts on time.
 
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpTransportV2,
+  type McpSubscription,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2, type McpSubscription } from '@modelcontextprotocol/client';
-import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
-import { serveHttp, type HttpServer } from '../http.ts';
 import type { Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
+import { type HttpServer, serveHttp } from '../http.ts';
 import { deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 
@@ -55,19 +59,40 @@ interface Case {
 
 const MODES: Record<ClientKind, { mode: Mode; era: Era }[]> = {
   'sdk v1': [{ mode: 'legacy', era: 'legacy' }], // v1 has no negotiation: the 2025 lifecycle only
-  'client v2': [{ mode: 'legacy', era: 'legacy' }, { mode: 'auto', era: 'modern' }, { mode: MODERN, era: 'modern' }],
+  'client v2': [
+    { mode: 'legacy', era: 'legacy' },
+    { mode: 'auto', era: 'modern' },
+    { mode: MODERN, era: 'modern' },
+  ],
 };
 
 const CASES: Case[] = (['sdk v1', 'client v2'] as const).flatMap((client) =>
-  (['stdio', 'http'] as const).flatMap((transport) => MODES[client].map(({ mode, era }) => ({ client, transport, mode, era }))));
+  (['stdio', 'http'] as const).flatMap((transport) =>
+    MODES[client].map(({ mode, era }) => ({ client, transport, mode, era })),
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // One API over both clients (they differ in callTool's signature and in how handlers are registered)
 
-interface Progress { progress: number; total?: number; message?: string }
-interface CallOptions { onprogress?: (progress: Progress) => void; signal?: AbortSignal }
-interface ToolResult { content?: unknown; isError?: boolean; [key: string]: unknown }
-interface Notification { method: string; params?: Record<string, unknown> }
+interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+interface CallOptions {
+  onprogress?: (progress: Progress) => void;
+  signal?: AbortSignal;
+}
+interface ToolResult {
+  content?: unknown;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+interface Notification {
+  method: string;
+  params?: Record<string, unknown>;
+}
 
 interface Api {
   listTools(): Promise<{ tools: { name: string }[] }>;
@@ -88,7 +113,10 @@ const ANSWERS: Record<string, string> = { username: 'ada', email: 'ada@example.c
 /** What every client's elicitation handler answers: accept, with a value for each requested field. */
 function answerElicitation(params: { requestedSchema?: { properties?: Record<string, unknown> } }) {
   const fields = Object.keys(params.requestedSchema?.properties ?? {});
-  return { action: 'accept' as const, content: Object.fromEntries(fields.map((field) => [field, ANSWERS[field] ?? 'x'])) };
+  return {
+    action: 'accept' as const,
+    content: Object.fromEntries(fields.map((field) => [field, ANSWERS[field] ?? 'x'])),
+  };
 }
 
 /** Records every frame the transport carries, in order, with its direction. */
@@ -122,7 +150,12 @@ function record(transport: Recordable): Wire {
 }
 
 /** One HTTP exchange the client made: its method, the JSON-RPC method or id in a POST body, the status. */
-interface Exchange { method: string; rpc?: string; lastEventId?: string; status: number }
+interface Exchange {
+  method: string;
+  rpc?: string;
+  lastEventId?: string;
+  status: number;
+}
 
 /** The exchanges a transport made, in order, and a way to wait for one. */
 class Exchanges {
@@ -181,7 +214,8 @@ function childOf(transport: object): { exited: Session['exited'] } {
   const child = (transport as { _process?: ChildProcess })._process;
   assert.ok(child !== undefined, 'the stdio transport has no child process');
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { exited };
 }
 
@@ -189,7 +223,11 @@ function childOf(transport: object): { exited: Session['exited'] } {
 const STDIO = { command: process.execPath, args: [DEMO, '--stdio'], stderr: 'pipe' as const };
 
 /** A failed connect must not leave a child or a listening server behind (the suite's `after` has no session). */
-async function connectOrCleanUp(connect: () => Promise<void>, close: () => Promise<void>, http: HttpServer | undefined): Promise<void> {
+async function connectOrCleanUp(
+  connect: () => Promise<void>,
+  close: () => Promise<void>,
+  http: HttpServer | undefined,
+): Promise<void> {
   try {
     await connect();
   } catch (error) {
@@ -221,12 +259,18 @@ async function open(c: Case): Promise<Session> {
       elicitations.push(request.params);
       return answerElicitation(request.params as Parameters<typeof answerElicitation>[0]);
     });
-    const transport = url === undefined
-      ? new StdioTransportV1({ ...STDIO, args: [...STDIO.args] })
-      : new HttpTransportV1(url, { fetch: fetchOption });
-    if (transport instanceof StdioTransportV1) transport.stderr?.on('data', (chunk: Buffer) => stderrChunks.push(String(chunk)));
+    const transport =
+      url === undefined
+        ? new StdioTransportV1({ ...STDIO, args: [...STDIO.args] })
+        : new HttpTransportV1(url, { fetch: fetchOption });
+    if (transport instanceof StdioTransportV1)
+      transport.stderr?.on('data', (chunk: Buffer) => stderrChunks.push(String(chunk)));
     const wire = record(transport as unknown as Recordable);
-    await connectOrCleanUp(() => client.connect(transport), () => client.close(), http);
+    await connectOrCleanUp(
+      () => client.connect(transport),
+      () => client.close(),
+      http,
+    );
     const api: Api = {
       listTools: () => client.listTools(),
       callTool: (name, args, options) => client.callTool({ name, arguments: args }, undefined, options),
@@ -242,30 +286,49 @@ async function open(c: Case): Promise<Session> {
       close: () => client.close(),
     };
     return {
-      api, wire, errors, elicitations, server, http, exchanges, getStreamOpen: getStream.promise,
-      ...transport instanceof StdioTransportV1 ? childOf(transport) : {
-        sessionId: () => transport.sessionId,
-        deleteSession: (sessionId: string) => new HttpTransportV1(url!, { sessionId, fetch: fetchOption }).terminateSession(),
-      },
+      api,
+      wire,
+      errors,
+      elicitations,
+      server,
+      http,
+      exchanges,
+      getStreamOpen: getStream.promise,
+      ...(transport instanceof StdioTransportV1
+        ? childOf(transport)
+        : {
+            sessionId: () => transport.sessionId,
+            deleteSession: (sessionId: string) =>
+              new HttpTransportV1(url!, { sessionId, fetch: fetchOption }).terminateSession(),
+          }),
       stderr: () => stderrChunks.join(''),
     };
   }
 
-  const client = new ClientV2({ name: 'interop-v2', version: '2.0.0' }, {
-    capabilities: { elicitation: {} },
-    versionNegotiation: { mode: c.mode === MODERN ? { pin: MODERN } : c.mode },
-  });
+  const client = new ClientV2(
+    { name: 'interop-v2', version: '2.0.0' },
+    {
+      capabilities: { elicitation: {} },
+      versionNegotiation: { mode: c.mode === MODERN ? { pin: MODERN } : c.mode },
+    },
+  );
   client.onerror = (error) => errors.push(error);
   client.setRequestHandler('elicitation/create', (request) => {
     elicitations.push(request.params);
     return answerElicitation(request.params as Parameters<typeof answerElicitation>[0]);
   });
-  const transport = url === undefined
-    ? new StdioTransportV2({ ...STDIO, args: [...STDIO.args] })
-    : new HttpTransportV2(url, { fetch: fetchOption });
-  if (transport instanceof StdioTransportV2) transport.stderr?.on('data', (chunk: Buffer) => stderrChunks.push(String(chunk)));
+  const transport =
+    url === undefined
+      ? new StdioTransportV2({ ...STDIO, args: [...STDIO.args] })
+      : new HttpTransportV2(url, { fetch: fetchOption });
+  if (transport instanceof StdioTransportV2)
+    transport.stderr?.on('data', (chunk: Buffer) => stderrChunks.push(String(chunk)));
   const wire = record(transport as unknown as Recordable);
-  await connectOrCleanUp(() => client.connect(transport), () => client.close(), http);
+  await connectOrCleanUp(
+    () => client.connect(transport),
+    () => client.close(),
+    http,
+  );
   const api: Api = {
     listTools: () => client.listTools(),
     callTool: (name, args, options) => client.callTool({ name, arguments: args }, options) as Promise<ToolResult>,
@@ -281,11 +344,22 @@ async function open(c: Case): Promise<Session> {
     close: () => client.close(),
   };
   return {
-    api, wire, errors, elicitations, v2: client, server, http, exchanges, getStreamOpen: getStream.promise,
-    ...transport instanceof StdioTransportV2 ? childOf(transport) : {
-      sessionId: () => transport.sessionId,
-      deleteSession: (sessionId: string) => new HttpTransportV2(url!, { sessionId, fetch: fetchOption }).terminateSession(),
-    },
+    api,
+    wire,
+    errors,
+    elicitations,
+    v2: client,
+    server,
+    http,
+    exchanges,
+    getStreamOpen: getStream.promise,
+    ...(transport instanceof StdioTransportV2
+      ? childOf(transport)
+      : {
+          sessionId: () => transport.sessionId,
+          deleteSession: (sessionId: string) =>
+            new HttpTransportV2(url!, { sessionId, fetch: fetchOption }).terminateSession(),
+        }),
     stderr: () => stderrChunks.join(''),
   };
 }
@@ -314,7 +388,8 @@ function text(value: string) {
 
 /** The outbound request for a tool call started after `mark` frames were recorded. */
 function outboundCall(session: Session, name: string, mark = 0): Frame {
-  const frame = session.wire.frames.slice(mark)
+  const frame = session.wire.frames
+    .slice(mark)
     .find((f) => f.dir === 'out' && f.frame.method === 'tools/call' && f.frame.params?.name === name)?.frame;
   assert.ok(frame !== undefined, `no outbound tools/call for ${name}`);
   return frame;
@@ -380,106 +455,151 @@ for (const c of CASES) {
       });
     });
 
-    test('a call with progress: every step reaches the client before the answer (the last ones may be dropped: deviation 1)', T, async () => {
-      const mark = session.wire.frames.length;
-      const errorMark = session.errors.length;
-      const delivered: Progress[] = [];
-      const result = await session.api.callTool('test_tool_with_progress', {}, { onprogress: (p) => delivered.push(p) });
-      assert.deepEqual(result.content, text('Progress completed'));
+    test(
+      'a call with progress: every step reaches the client before the answer (the last ones may be dropped: deviation 1)',
+      T,
+      async () => {
+        const mark = session.wire.frames.length;
+        const errorMark = session.errors.length;
+        const delivered: Progress[] = [];
+        const result = await session.api.callTool(
+          'test_tool_with_progress',
+          {},
+          { onprogress: (p) => delivered.push(p) },
+        );
+        assert.deepEqual(result.content, text('Progress completed'));
 
-      // The wire: three progress notifications for the call's token, all before its answer, none after.
-      const request = outboundCall(session, 'test_tool_with_progress', mark);
-      const token = request.params._meta.progressToken;
-      assert.ok(typeof token === 'string' || typeof token === 'number');
-      const inbound = session.wire.frames.slice(mark).filter((f) => f.dir === 'in').map((f) => f.frame);
-      const answerAt = inbound.findIndex((frame) => frame.id === request.id);
-      const progressAt = inbound.flatMap((frame, index) =>
-        frame.method === 'notifications/progress' && frame.params.progressToken === token ? [index] : []);
-      const steps = [0, 50, 100].map((step) => ({ progress: step, total: 100, message: `Completed step ${step} of 100` }));
-      assert.deepEqual(progressAt.map((index) => inbound[index].params), steps.map((step) => ({ progressToken: token, ...step })));
-      assert.ok(progressAt.every((index) => index < answerAt), 'progress after the answer');
+        // The wire: three progress notifications for the call's token, all before its answer, none after.
+        const request = outboundCall(session, 'test_tool_with_progress', mark);
+        const token = request.params._meta.progressToken;
+        assert.ok(typeof token === 'string' || typeof token === 'number');
+        const inbound = session.wire.frames
+          .slice(mark)
+          .filter((f) => f.dir === 'in')
+          .map((f) => f.frame);
+        const answerAt = inbound.findIndex((frame) => frame.id === request.id);
+        const progressAt = inbound.flatMap((frame, index) =>
+          frame.method === 'notifications/progress' && frame.params.progressToken === token ? [index] : [],
+        );
+        const steps = [0, 50, 100].map((step) => ({
+          progress: step,
+          total: 100,
+          message: `Completed step ${step} of 100`,
+        }));
+        assert.deepEqual(
+          progressAt.map((index) => inbound[index].params),
+          steps.map((step) => ({ progressToken: token, ...step })),
+        );
+        assert.ok(
+          progressAt.every((index) => index < answerAt),
+          'progress after the answer',
+        );
 
-      // The client: each step reached onprogress, or (deviation 1) was dropped and reported through onerror because
-      // the client had already retired the token when it got to it; dropped steps are always the last ones. Over
-      // stdio the last step (written in the same tick as the answer) is in practice always dropped, and a stalled
-      // client can drop them all; that steps do reach onprogress is pinned by the cancel test, where no answer races.
-      const dropped = session.errors.slice(errorMark).flatMap((error) => {
-        const match = UNKNOWN_PROGRESS.exec(error.message);
-        return match === null ? [] : [(JSON.parse(match[1]!) as { params: Progress & { progressToken: unknown } }).params];
-      });
-      assert.deepEqual(unexpected(session.errors.slice(errorMark)), []);
-      assert.deepEqual([...delivered, ...dropped.map(({ progressToken: _token, ...step }) => step)], steps);
-    });
-
-    test('a call reports progress to onprogress; cancelled, it rejects, gets no answer, and the server stays healthy', T, async () => {
-      const mark = session.wire.frames.length;
-      const resumption = session.exchanges.next((exchange) => exchange.lastEventId !== undefined);
-      const running = deferred<Progress>();
-      const controller = new AbortController();
-      // The first progress reaches onprogress (nothing races it here) and proves the handler runs; only then abort.
-      const call = session.api.callTool('test_sleep', { ms: 60_000 }, { signal: controller.signal, onprogress: (p) => running.resolve(p) });
-      const progress = await running.promise;
-      assert.equal(progress.total, 60_000);
-      assert.ok(progress.progress > 0 && progress.progress < 60_000);
-      controller.abort(CANCEL_REASON);
-      await assert.rejects(call, (error: Error) => error.message.includes(CANCEL_REASON));
-      const request = outboundCall(session, 'test_sleep', mark);
-
-      if (c.transport === 'http' && c.era === 'modern') {
-        // Modern HTTP: the client drops the request's stream, which is the cancel (MCP 2026-07-28, Basic > Transports >
-        // Streamable HTTP > Cancellation); the server
-        // closes the request's connection, so the 60 s handler is no longer running.
-        assert.ok(!session.wire.out().some((frame) => frame.method === 'notifications/cancelled'));
-        await until(() => session.server!.connectionCount === 0);
-      } else {
-        const cancel = session.wire.frames.slice(mark).find((f) => f.dir === 'out' && f.frame.method === 'notifications/cancelled')?.frame;
-        assert.ok(cancel !== undefined, 'the client sent notifications/cancelled');
-        assert.equal(cancel.params.requestId, request.id);
-        assert.equal(cancel.params.reason, CANCEL_REASON);
-      }
-
-      await quietly(session, async () => {
-        const next = await session.api.callTool('test_simple_text', {});
-        assert.deepEqual(next.content, text('This is a simple text response for testing.'));
-      });
-      // Nothing at all for the cancelled id: no result, no error (a later answer would have come before `next`'s).
-      const answered = session.wire.frames.slice(mark).filter((f) => f.dir === 'in' && f.frame.id === request.id);
-      assert.deepEqual(answered, []);
-
-      if (c.client === 'sdk v1' && c.transport === 'http') {
-        // The server ends the cancelled POST's SSE stream without an answer; having seen its priming event id, the
-        // v1 client resumes it (the priming `retry:` later) with GET + Last-Event-ID while its standalone GET
-        // stream is open. That is a resumption, not a second standalone stream: served, not 409 (server fix).
-        await quietly(session, async () => {
-          const resume = await resumption;
-          assert.deepEqual(resume, { method: 'GET', lastEventId: resume.lastEventId, status: 200 });
-          assert.ok(typeof resume.lastEventId === 'string' && resume.lastEventId !== '');
+        // The client: each step reached onprogress, or (deviation 1) was dropped and reported through onerror because
+        // the client had already retired the token when it got to it; dropped steps are always the last ones. Over
+        // stdio the last step (written in the same tick as the answer) is in practice always dropped, and a stalled
+        // client can drop them all; that steps do reach onprogress is pinned by the cancel test, where no answer races.
+        const dropped = session.errors.slice(errorMark).flatMap((error) => {
+          const match = UNKNOWN_PROGRESS.exec(error.message);
+          return match === null
+            ? []
+            : [(JSON.parse(match[1]!) as { params: Progress & { progressToken: unknown } }).params];
         });
-      }
-    });
+        assert.deepEqual(unexpected(session.errors.slice(errorMark)), []);
+        assert.deepEqual([...delivered, ...dropped.map(({ progressToken: _token, ...step }) => step)], steps);
+      },
+    );
+
+    test(
+      'a call reports progress to onprogress; cancelled, it rejects, gets no answer, and the server stays healthy',
+      T,
+      async () => {
+        const mark = session.wire.frames.length;
+        const resumption = session.exchanges.next((exchange) => exchange.lastEventId !== undefined);
+        const running = deferred<Progress>();
+        const controller = new AbortController();
+        // The first progress reaches onprogress (nothing races it here) and proves the handler runs; only then abort.
+        const call = session.api.callTool(
+          'test_sleep',
+          { ms: 60_000 },
+          { signal: controller.signal, onprogress: (p) => running.resolve(p) },
+        );
+        const progress = await running.promise;
+        assert.equal(progress.total, 60_000);
+        assert.ok(progress.progress > 0 && progress.progress < 60_000);
+        controller.abort(CANCEL_REASON);
+        await assert.rejects(call, (error: Error) => error.message.includes(CANCEL_REASON));
+        const request = outboundCall(session, 'test_sleep', mark);
+
+        if (c.transport === 'http' && c.era === 'modern') {
+          // Modern HTTP: the client drops the request's stream, which is the cancel (MCP 2026-07-28, Basic > Transports >
+          // Streamable HTTP > Cancellation); the server
+          // closes the request's connection, so the 60 s handler is no longer running.
+          assert.ok(!session.wire.out().some((frame) => frame.method === 'notifications/cancelled'));
+          await until(() => session.server!.connectionCount === 0);
+        } else {
+          const cancel = session.wire.frames
+            .slice(mark)
+            .find((f) => f.dir === 'out' && f.frame.method === 'notifications/cancelled')?.frame;
+          assert.ok(cancel !== undefined, 'the client sent notifications/cancelled');
+          assert.equal(cancel.params.requestId, request.id);
+          assert.equal(cancel.params.reason, CANCEL_REASON);
+        }
+
+        await quietly(session, async () => {
+          const next = await session.api.callTool('test_simple_text', {});
+          assert.deepEqual(next.content, text('This is a simple text response for testing.'));
+        });
+        // Nothing at all for the cancelled id: no result, no error (a later answer would have come before `next`'s).
+        const answered = session.wire.frames.slice(mark).filter((f) => f.dir === 'in' && f.frame.id === request.id);
+        assert.deepEqual(answered, []);
+
+        if (c.client === 'sdk v1' && c.transport === 'http') {
+          // The server ends the cancelled POST's SSE stream without an answer; having seen its priming event id, the
+          // v1 client resumes it (the priming `retry:` later) with GET + Last-Event-ID while its standalone GET
+          // stream is open. That is a resumption, not a second standalone stream: served, not 409 (server fix).
+          await quietly(session, async () => {
+            const resume = await resumption;
+            assert.deepEqual(resume, { method: 'GET', lastEventId: resume.lastEventId, status: 200 });
+            assert.ok(typeof resume.lastEventId === 'string' && resume.lastEventId !== '');
+          });
+        }
+      },
+    );
 
     test('lists and reads resources and resource templates', T, async () => {
       await quietly(session, async () => {
         const resources = (await session.api.listResources()).resources.map((resource) => resource.uri);
         assert.deepEqual(resources, ['test://static-text', 'test://static-binary', 'test://watched-resource']);
-        assert.deepEqual((await session.api.listResourceTemplates()).resourceTemplates, [{
-          name: 'Template Resource',
-          uriTemplate: 'test://template/{id}/data',
-          description: 'Data for an id',
-          mimeType: 'application/json',
-        }]);
-        const stamp = c.era === 'modern' ? { _meta: { [SERVER_INFO]: EVERYTHING_INFO }, ttlMs: 0, cacheScope: 'private' } : {};
+        assert.deepEqual((await session.api.listResourceTemplates()).resourceTemplates, [
+          {
+            name: 'Template Resource',
+            uriTemplate: 'test://template/{id}/data',
+            description: 'Data for an id',
+            mimeType: 'application/json',
+          },
+        ]);
+        const stamp =
+          c.era === 'modern' ? { _meta: { [SERVER_INFO]: EVERYTHING_INFO }, ttlMs: 0, cacheScope: 'private' } : {};
         assert.deepEqual(await session.api.readResource('test://static-text'), {
           ...stamp,
-          contents: [{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+          contents: [
+            {
+              uri: 'test://static-text',
+              mimeType: 'text/plain',
+              text: 'This is the content of the static text resource.',
+            },
+          ],
         });
         assert.deepEqual(await session.api.readResource('test://template/7/data'), {
           ...stamp,
-          contents: [{
-            uri: 'test://template/7/data',
-            mimeType: 'application/json',
-            text: JSON.stringify({ id: '7', templateTest: true, data: 'Data for ID: 7' }),
-          }],
+          contents: [
+            {
+              uri: 'test://template/7/data',
+              mimeType: 'application/json',
+              text: JSON.stringify({ id: '7', templateTest: true, data: 'Data for ID: 7' }),
+            },
+          ],
         });
       });
     });
@@ -490,10 +610,12 @@ for (const c of CASES) {
         assert.ok(names.includes('test_prompt_with_arguments'));
         assert.equal(names.includes('test_input_required_result_prompt'), c.era === 'modern');
         const prompt = await session.api.getPrompt('test_prompt_with_arguments', { arg1: 'paris', arg2: 'world' });
-        assert.deepEqual(prompt.messages, [{
-          role: 'user',
-          content: { type: 'text', text: "Prompt with arguments: arg1='paris', arg2='world'" },
-        }]);
+        assert.deepEqual(prompt.messages, [
+          {
+            role: 'user',
+            content: { type: 'text', text: "Prompt with arguments: arg1='paris', arg2='world'" },
+          },
+        ]);
       });
     });
 
@@ -516,24 +638,33 @@ for (const c of CASES) {
         });
       });
 
-      test('answers test_elicitation (elicitation/create from the server) with its elicitation handler', T, async () => {
-        await quietly(session, async () => {
-          const mark = session.elicitations.length;
-          const result = await session.api.callTool('test_elicitation', { message: 'Who are you?' });
-          assert.deepEqual(session.elicitations.slice(mark), [{
-            message: 'Who are you?',
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                username: { type: 'string', description: "User's response" },
-                email: { type: 'string', description: "User's email address" },
+      test(
+        'answers test_elicitation (elicitation/create from the server) with its elicitation handler',
+        T,
+        async () => {
+          await quietly(session, async () => {
+            const mark = session.elicitations.length;
+            const result = await session.api.callTool('test_elicitation', { message: 'Who are you?' });
+            assert.deepEqual(session.elicitations.slice(mark), [
+              {
+                message: 'Who are you?',
+                requestedSchema: {
+                  type: 'object',
+                  properties: {
+                    username: { type: 'string', description: "User's response" },
+                    email: { type: 'string', description: "User's email address" },
+                  },
+                  required: ['username', 'email'],
+                },
               },
-              required: ['username', 'email'],
-            },
-          }]);
-          assert.deepEqual(result.content, text('User response: action=accept, content={"username":"ada","email":"ada@example.com"}'));
-        });
-      });
+            ]);
+            assert.deepEqual(
+              result.content,
+              text('User response: action=accept, content={"username":"ada","email":"ada@example.com"}'),
+            );
+          });
+        },
+      );
     } else {
       test('receives notifications/tools/list_changed on a subscriptions/listen stream', T, async () => {
         await quietly(session, async () => {
@@ -543,7 +674,9 @@ for (const c of CASES) {
           session.api.onToolListChanged((notification) => received.resolve(notification));
           const subscription: McpSubscription = await client.listen({ toolsListChanged: true });
           assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
-          const listen = session.wire.frames.slice(mark).find((f) => f.dir === 'out' && f.frame.method === 'subscriptions/listen')?.frame;
+          const listen = session.wire.frames
+            .slice(mark)
+            .find((f) => f.dir === 'out' && f.frame.method === 'subscriptions/listen')?.frame;
           assert.ok(listen !== undefined);
           assert.deepEqual(listen.params.notifications, { toolsListChanged: true });
 
@@ -558,10 +691,13 @@ for (const c of CASES) {
           assert.equal(await subscription.closed, 'local');
           // Closing sends notifications/cancelled for the listen id: the spec's way on stdio. Over HTTP, where
           // closing the stream is the cancel, the client POSTs it too (deviation 3); the server answers 202.
-          const cancels = session.wire.frames.slice(mark)
-            .filter((f) => f.dir === 'out' && f.frame.method === 'notifications/cancelled').map((f) => f.frame.params.requestId);
+          const cancels = session.wire.frames
+            .slice(mark)
+            .filter((f) => f.dir === 'out' && f.frame.method === 'notifications/cancelled')
+            .map((f) => f.frame.params.requestId);
           assert.deepEqual(cancels, [listen.id]);
-          if (c.transport === 'http') assert.deepEqual(await cancelPost, { method: 'POST', rpc: 'notifications/cancelled', status: 202 });
+          if (c.transport === 'http')
+            assert.deepEqual(await cancelPost, { method: 'POST', rpc: 'notifications/cancelled', status: 202 });
           // Nothing more for the listen id: no final result, no error (a late one would come before this answer).
           await session.api.callTool('test_simple_text', {});
           const answers = session.wire.frames.slice(mark).filter((f) => f.dir === 'in' && f.frame.id === listen.id);
@@ -569,32 +705,45 @@ for (const c of CASES) {
         });
       });
 
-      test('answers test_input_required_result_elicitation (input_required) with its elicitation handler', T, async () => {
-        await quietly(session, async () => {
-          const mark = session.wire.frames.length;
-          const elicitMark = session.elicitations.length;
-          const result = await session.api.callTool(MODERN_ONLY_TOOL, {});
-          assert.deepEqual(result.content, text('Hello, Ada!'));
-          const question = {
-            message: 'What is your name?',
-            requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-          };
-          assert.deepEqual(session.elicitations.slice(elicitMark), [question]);
+      test(
+        'answers test_input_required_result_elicitation (input_required) with its elicitation handler',
+        T,
+        async () => {
+          await quietly(session, async () => {
+            const mark = session.wire.frames.length;
+            const elicitMark = session.elicitations.length;
+            const result = await session.api.callTool(MODERN_ONLY_TOOL, {});
+            assert.deepEqual(result.content, text('Hello, Ada!'));
+            const question = {
+              message: 'What is your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            };
+            assert.deepEqual(session.elicitations.slice(elicitMark), [question]);
 
-          // The round trip on the wire: input_required, then a retry on a new id carrying the answer.
-          const calls = session.wire.frames.slice(mark).filter((f) => f.dir === 'out' && f.frame.method === 'tools/call').map((f) => f.frame);
-          assert.equal(calls.length, 2);
-          assert.notEqual(calls[0].id, calls[1].id);
-          assert.equal(calls[0].params.inputResponses, undefined);
-          const first = session.wire.in().find((frame) => frame.id === calls[0].id);
-          assert.equal(first.result.resultType, 'input_required');
-          assert.deepEqual(first.result.inputRequests, { user_name: { method: 'elicitation/create', params: question } });
-          assert.deepEqual(calls[1].params.inputResponses, { user_name: { action: 'accept', content: { name: 'Ada' } } });
-          assert.equal(calls[1].params.requestState, first.result.requestState);
-          // No server→client request exists in this era.
-          assert.ok(!session.wire.frames.slice(mark).some((f) => f.dir === 'in' && f.frame.method === 'elicitation/create'));
-        });
-      });
+            // The round trip on the wire: input_required, then a retry on a new id carrying the answer.
+            const calls = session.wire.frames
+              .slice(mark)
+              .filter((f) => f.dir === 'out' && f.frame.method === 'tools/call')
+              .map((f) => f.frame);
+            assert.equal(calls.length, 2);
+            assert.notEqual(calls[0].id, calls[1].id);
+            assert.equal(calls[0].params.inputResponses, undefined);
+            const first = session.wire.in().find((frame) => frame.id === calls[0].id);
+            assert.equal(first.result.resultType, 'input_required');
+            assert.deepEqual(first.result.inputRequests, {
+              user_name: { method: 'elicitation/create', params: question },
+            });
+            assert.deepEqual(calls[1].params.inputResponses, {
+              user_name: { action: 'accept', content: { name: 'Ada' } },
+            });
+            assert.equal(calls[1].params.requestState, first.result.requestState);
+            // No server→client request exists in this era.
+            assert.ok(
+              !session.wire.frames.slice(mark).some((f) => f.dir === 'in' && f.frame.method === 'elicitation/create'),
+            );
+          });
+        },
+      );
     }
 
     if (c.transport === 'stdio') {
@@ -605,21 +754,25 @@ for (const c of CASES) {
         assert.equal(session.stderr(), '');
       });
     } else if (c.era === 'legacy') {
-      test('closes without DELETE, leaving its session (deviation 2); the SDK\'s terminateSession() ends it', T, async () => {
-        const handler = session.http!.handler;
-        const sessionId = session.sessionId!();
-        assert.ok(sessionId !== undefined);
-        assert.equal(handler.sessionCount, 1);
-        const mark = session.exchanges.list.length;
-        await session.api.close();
-        assert.deepEqual(session.exchanges.list.slice(mark), []);
-        assert.equal(handler.sessionCount, 1);
-        await session.deleteSession!(sessionId);
-        assert.deepEqual(session.exchanges.list.slice(mark), [{ method: 'DELETE', status: 200 }]);
-        assert.equal(handler.sessionCount, 0);
-        await session.http!.close();
-        assert.equal(session.server!.connectionCount, 0);
-      });
+      test(
+        "closes without DELETE, leaving its session (deviation 2); the SDK's terminateSession() ends it",
+        T,
+        async () => {
+          const handler = session.http!.handler;
+          const sessionId = session.sessionId!();
+          assert.ok(sessionId !== undefined);
+          assert.equal(handler.sessionCount, 1);
+          const mark = session.exchanges.list.length;
+          await session.api.close();
+          assert.deepEqual(session.exchanges.list.slice(mark), []);
+          assert.equal(handler.sessionCount, 1);
+          await session.deleteSession!(sessionId);
+          assert.deepEqual(session.exchanges.list.slice(mark), [{ method: 'DELETE', status: 200 }]);
+          assert.equal(handler.sessionCount, 0);
+          await session.http!.close();
+          assert.equal(session.server!.connectionCount, 0);
+        },
+      );
     } else {
       test('closes: nothing is left open on the server', T, async () => {
         await session.api.close();
@@ -633,70 +786,94 @@ for (const c of CASES) {
 // ---------------------------------------------------------------------------------------------------------------
 // The server fix the v1 client exposed, pinned at the wire (docs/client-deviations.md, notes)
 
-test('a GET resuming a cancelled request\'s POST stream is served while the standalone GET stream is open; a second standalone GET is still 409', T, async () => {
-  const server = createEverythingServer();
-  const http = await serveHttp(server, { port: 0 });
-  try {
-    let sessionId = '';
-    const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': LEGACY,
-      ...sessionId === '' ? {} : { 'mcp-session-id': sessionId },
-      ...extra,
-    });
-    const post = (body: Frame) => fetch(http.url, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
-    const get = (lastEventId?: string) =>
-      fetch(http.url, { headers: headers(lastEventId === undefined ? { accept: 'text/event-stream' } : { accept: 'text/event-stream', 'last-event-id': lastEventId }) });
-    const conflict = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Conflict: only one GET stream per session' } };
+test(
+  "a GET resuming a cancelled request's POST stream is served while the standalone GET stream is open; a second standalone GET is still 409",
+  T,
+  async () => {
+    const server = createEverythingServer();
+    const http = await serveHttp(server, { port: 0 });
+    try {
+      let sessionId = '';
+      const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': LEGACY,
+        ...(sessionId === '' ? {} : { 'mcp-session-id': sessionId }),
+        ...extra,
+      });
+      const post = (body: Frame) => fetch(http.url, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+      const get = (lastEventId?: string) =>
+        fetch(http.url, {
+          headers: headers(
+            lastEventId === undefined
+              ? { accept: 'text/event-stream' }
+              : { accept: 'text/event-stream', 'last-event-id': lastEventId },
+          ),
+        });
+      const conflict = {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Conflict: only one GET stream per session' },
+      };
 
-    const initialize = await post({
-      jsonrpc: '2.0', id: 0, method: 'initialize',
-      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'wire', version: '1.0.0' } },
-    });
-    sessionId = initialize.headers.get('mcp-session-id')!;
-    assert.equal((await new SseReader(initialize).rest()).at(-1)?.message.result.protocolVersion, LEGACY);
-    assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
+      const initialize = await post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'wire', version: '1.0.0' } },
+      });
+      sessionId = initialize.headers.get('mcp-session-id')!;
+      assert.equal((await new SseReader(initialize).rest()).at(-1)?.message.result.protocolVersion, LEGACY);
+      assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
 
-    const standalone = new SseReader(await get());
-    server.notifyListChanged('tools');
-    const own = (await standalone.next())!;
-    assert.equal(own.message.method, 'notifications/tools/list_changed');
+      const standalone = new SseReader(await get());
+      server.notifyListChanged('tools');
+      const own = (await standalone.next())!;
+      assert.equal(own.message.method, 'notifications/tools/list_changed');
 
-    // A call with progress, cancelled once it runs: its stream ends without an answer, after its priming event.
-    const call = new SseReader(await post({
-      jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_sleep', arguments: { ms: 60_000 }, _meta: { progressToken: 't1' } },
-    }));
-    const first = (await call.next())!;
-    assert.equal(first.message.method, 'notifications/progress');
-    assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).status, 202);
-    const events = [first, ...await call.rest()];
-    assert.ok(events.every((event) => event.message.method === 'notifications/progress'));
-    assert.equal(call.priming.length, 1);
+      // A call with progress, cancelled once it runs: its stream ends without an answer, after its priming event.
+      const call = new SseReader(
+        await post({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'test_sleep', arguments: { ms: 60_000 }, _meta: { progressToken: 't1' } },
+        }),
+      );
+      const first = (await call.next())!;
+      assert.equal(first.message.method, 'notifications/progress');
+      assert.equal(
+        (await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })).status,
+        202,
+      );
+      const events = [first, ...(await call.rest())];
+      assert.ok(events.every((event) => event.message.method === 'notifications/progress'));
+      assert.equal(call.priming.length, 1);
 
-    // Resuming it from its priming event replays everything it carried, then stays open with nothing more.
-    const fromStart = new SseReader(await get(call.priming[0]));
-    assert.deepEqual(await Promise.all(events.map(() => fromStart.next())), events);
-    // Resuming from its last event replays nothing.
-    const fromEnd = await get(events.at(-1)!.id);
-    assert.equal(fromEnd.status, 200);
+      // Resuming it from its priming event replays everything it carried, then stays open with nothing more.
+      const fromStart = new SseReader(await get(call.priming[0]));
+      assert.deepEqual(await Promise.all(events.map(() => fromStart.next())), events);
+      // Resuming from its last event replays nothing.
+      const fromEnd = await get(events.at(-1)!.id);
+      assert.equal(fromEnd.status, 200);
 
-    // Not resumptions of another stream: the standalone stream's own id, or an id the session never issued.
-    for (const lastEventId of [own.id!, 'no-such-event_1']) {
-      const refused = await get(lastEventId);
-      assert.equal(refused.status, 409);
-      assert.deepEqual(await refused.json(), conflict);
+      // Not resumptions of another stream: the standalone stream's own id, or an id the session never issued.
+      for (const lastEventId of [own.id!, 'no-such-event_1']) {
+        const refused = await get(lastEventId);
+        assert.equal(refused.status, 409);
+        assert.deepEqual(await refused.json(), conflict);
+      }
+      // The standalone stream still delivers.
+      server.notifyListChanged('prompts');
+      assert.equal((await standalone.message()).method, 'notifications/prompts/list_changed');
+
+      // Ending the session ends every stream it holds, the resumed ones included.
+      assert.equal((await fetch(http.url, { method: 'DELETE', headers: headers() })).status, 200);
+      await fromStart.ended();
+      await new SseReader(fromEnd).ended();
+      await standalone.ended();
+    } finally {
+      await http.close();
     }
-    // The standalone stream still delivers.
-    server.notifyListChanged('prompts');
-    assert.equal((await standalone.message()).method, 'notifications/prompts/list_changed');
-
-    // Ending the session ends every stream it holds, the resumed ones included.
-    assert.equal((await fetch(http.url, { method: 'DELETE', headers: headers() })).status, 200);
-    await fromStart.ended();
-    await new SseReader(fromEnd).ended();
-    await standalone.ended();
-  } finally {
-    await http.close();
-  }
-});
+  },
+);

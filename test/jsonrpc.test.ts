@@ -1,22 +1,26 @@
 // Unit tests of the JSON-RPC framing rules in jsonrpc.ts: classification by key presence, the exact -32600 answers
 // for malformed ids and shapes, id typing (0 and "" are ids), parseJson, ProtocolError's wire form.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import {
-  ErrorCode,
-  PARSE_ERROR,
-  ProtocolError,
   classify,
+  ErrorCode,
   errorResponse,
   invalidParams,
   isRequestId,
   methodNotFound,
+  PARSE_ERROR,
+  ProtocolError,
   parseJson,
   successResponse,
 } from '../jsonrpc.ts';
 
-const BAD_ID = { kind: 'invalid', id: null, error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' } };
+const BAD_ID = {
+  kind: 'invalid',
+  id: null,
+  error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' },
+};
 
 function invalid(id: string | number | null, message: string) {
   return { kind: 'invalid', id, error: { code: -32600, message: `Invalid Request: ${message}` } };
@@ -59,14 +63,26 @@ test('isRequestId accepts strings and safe integers only', () => {
 
 test('malformed request shapes are invalid requests that echo a valid id', () => {
   assert.deepEqual(classify({ id: 3, method: 'ping' }), invalid(3, 'jsonrpc must be exactly "2.0"'));
-  assert.deepEqual(classify({ jsonrpc: '1.0', id: 'a', method: 'ping' }), invalid('a', 'jsonrpc must be exactly "2.0"'));
+  assert.deepEqual(
+    classify({ jsonrpc: '1.0', id: 'a', method: 'ping' }),
+    invalid('a', 'jsonrpc must be exactly "2.0"'),
+  );
   assert.deepEqual(classify({ jsonrpc: 2, id: 0, method: 'ping' }), invalid(0, 'jsonrpc must be exactly "2.0"'));
   assert.deepEqual(classify({ jsonrpc: '2.0', id: 4, method: 1 }), invalid(4, 'method must be a non-empty string'));
   assert.deepEqual(classify({ jsonrpc: '2.0', id: 4, method: null }), invalid(4, 'method must be a non-empty string'));
   assert.deepEqual(classify({ jsonrpc: '2.0', id: '', method: '' }), invalid('', 'method must be a non-empty string'));
-  assert.deepEqual(classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: [1] }), invalid(5, 'params must be an object'));
-  assert.deepEqual(classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: null }), invalid(5, 'params must be an object'));
-  assert.deepEqual(classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: 'x' }), invalid(5, 'params must be an object'));
+  assert.deepEqual(
+    classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: [1] }),
+    invalid(5, 'params must be an object'),
+  );
+  assert.deepEqual(
+    classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: null }),
+    invalid(5, 'params must be an object'),
+  );
+  assert.deepEqual(
+    classify({ jsonrpc: '2.0', id: 5, method: 'ping', params: 'x' }),
+    invalid(5, 'params must be an object'),
+  );
 });
 
 test('malformed notifications are invalid requests with id null', () => {
@@ -102,7 +118,10 @@ test('values that are not objects are invalid requests with id null', () => {
 test('an object with neither method, result nor error is invalid and echoes a valid id', () => {
   assert.deepEqual(classify({}), invalid(null, 'a message needs a method, a result or an error'));
   assert.deepEqual(classify({ jsonrpc: '2.0', id: 9 }), invalid(9, 'a message needs a method, a result or an error'));
-  assert.deepEqual(classify({ jsonrpc: '2.0', id: 1.5 }), invalid(null, 'a message needs a method, a result or an error'));
+  assert.deepEqual(
+    classify({ jsonrpc: '2.0', id: 1.5 }),
+    invalid(null, 'a message needs a method, a result or an error'),
+  );
 });
 
 test('responses: results and errors with valid ids are responses', () => {
@@ -181,12 +200,20 @@ test('ProtocolError serializes code, message and data, omitting absent data only
 
 test('helpers build the exact frames and errors', () => {
   assert.deepEqual(successResponse(0, {}), { jsonrpc: '2.0', id: 0, result: {} });
-  assert.deepEqual(errorResponse(null, { code: -32600, message: 'm' }), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'm' } });
+  assert.deepEqual(errorResponse(null, { code: -32600, message: 'm' }), {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32600, message: 'm' },
+  });
   assert.deepEqual(invalidParams('params.x must be a string').toJSON(), {
     code: -32602,
     message: 'Invalid params: params.x must be a string',
   });
-  assert.deepEqual(methodNotFound('x/unknown').toJSON(), { code: -32601, message: 'Method not found', data: 'x/unknown' });
+  assert.deepEqual(methodNotFound('x/unknown').toJSON(), {
+    code: -32601,
+    message: 'Method not found',
+    data: 'x/unknown',
+  });
   assert.deepEqual(ErrorCode, {
     ParseError: -32700,
     InvalidRequest: -32600,

@@ -3,11 +3,11 @@
 // module, and no root module takes part in an import cycle. Transports hand the core what they know of an exchange
 // as data (FrameExtras), never through a module (docs/design.md, Layers).
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
@@ -59,13 +59,17 @@ for (const entry of ['stdio.ts', 'core.ts']) {
   test(`the import closure of ${entry} holds no transport or add-on module`, () => {
     const reached = [...closure(entry)];
     assert.ok(reached.includes('dispatcher.ts'), 'the closure is computed (it reaches the dispatcher)');
-    assert.deepEqual(reached.filter((file) => ADD_ON.test(file)), []);
+    assert.deepEqual(
+      reached.filter((file) => ADD_ON.test(file)),
+      [],
+    );
   });
 }
 
 test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {
   const reached = closure('http.ts');
-  for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts']) assert.ok(reached.has(file), file);
+  for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts'])
+    assert.ok(reached.has(file), file);
 });
 
 test('no root module takes part in an import cycle, type-only imports included', () => {
@@ -76,8 +80,29 @@ test('no root module takes part in an import cycle, type-only imports included',
 });
 
 test('the cycle check finds a cycle when there is one, through a type-only import too', () => {
-  assert.deepEqual(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']]])), ['a.ts', 'b.ts', 'c.ts', 'a.ts']);
-  assert.equal(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', []], ['c.ts', ['a.ts', 'b.ts']]])), undefined);
+  assert.deepEqual(
+    findCycle(
+      new Map([
+        ['a.ts', ['b.ts']],
+        ['b.ts', ['c.ts']],
+        ['c.ts', ['a.ts']],
+      ]),
+    ),
+    ['a.ts', 'b.ts', 'c.ts', 'a.ts'],
+  );
+  assert.equal(
+    findCycle(
+      new Map([
+        ['a.ts', ['b.ts']],
+        ['b.ts', []],
+        ['c.ts', ['a.ts', 'b.ts']],
+      ]),
+    ),
+    undefined,
+  );
   const typeOnly = "import type { Lifecycle } from './era.ts';\nexport { x } from './core.ts';";
-  assert.deepEqual([...typeOnly.matchAll(IMPORT)].map((match) => match[1]), ['era.ts', 'core.ts']);
+  assert.deepEqual(
+    [...typeOnly.matchAll(IMPORT)].map((match) => match[1]),
+    ['era.ts', 'core.ts'],
+  );
 });

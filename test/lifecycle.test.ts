@@ -3,16 +3,20 @@
 // Initialization), serving before notifications/initialized and the idempotent repeat, logging/setLevel, tasks/*,
 // and 2025-03-26 batches.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, LOGGING_LEVELS, type Context, type ServerOptions } from '../core.ts';
-import { deferred, ENVELOPE_FREE_CLIENT, MemoryLogger, untilResponse, WireClient, type Frame } from './harness.ts';
+import { test } from 'node:test';
+import { type Context, createServer, LOGGING_LEVELS, type ServerOptions } from '../core.ts';
+import { deferred, ENVELOPE_FREE_CLIENT, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 const NOT_INITIALIZED = { code: -32600, message: 'Invalid Request: server not initialized; send initialize first' };
 
-function initParams(protocolVersion: unknown = '2025-11-25', capabilities: unknown = {}, clientInfo: unknown = ENVELOPE_FREE_CLIENT) {
+function initParams(
+  protocolVersion: unknown = '2025-11-25',
+  capabilities: unknown = {},
+  clientInfo: unknown = ENVELOPE_FREE_CLIENT,
+) {
   return { protocolVersion, capabilities, clientInfo };
 }
 
@@ -23,7 +27,9 @@ function methodNotFound(id: string | number, method: string): Frame {
 /** A server with one tool of each feature kind, so every capability is advertised. */
 function fullServer(options: ServerOptions = {}) {
   const server = createServer({ name: 'full', version: '1.2.3' }, { logger: new MemoryLogger(), ...options });
-  server.tool('echo', { title: 'Echo', inputSchema: { type: 'object' } }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }));
+  server.tool('echo', { title: 'Echo', inputSchema: { type: 'object' } }, (args) => ({
+    content: [{ type: 'text', text: JSON.stringify(args) }],
+  }));
   server.resource('mem://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: 'a' }] }));
   server.prompt('p', { complete: { x: () => ['one'] }, arguments: [{ name: 'x' }] }, () => ({ messages: [] }));
   return server;
@@ -102,7 +108,11 @@ for (const [label, params] of MALFORMED) {
     // Still gated: nothing of the refused handshake was committed.
     assert.deepEqual(await client.request('tools/list', undefined, 2), fail(2, NOT_INITIALIZED));
     // A later valid initialize works, and only its own parameters count.
-    const accepted = await client.request('initialize', initParams('2025-06-18', { sampling: {} }, { name: 'second', version: '2' }), 3);
+    const accepted = await client.request(
+      'initialize',
+      initParams('2025-06-18', { sampling: {} }, { name: 'second', version: '2' }),
+      3,
+    );
     assert.equal(accepted.result.protocolVersion, '2025-06-18');
     const probe = await client.request('tools/call', { name: 'whoami' }, 4);
     assert.deepEqual(probe.result.structuredContent, {
@@ -120,17 +130,20 @@ for (const [label, params] of MALFORMED) {
 test('a server with every feature advertises all of them with the exact 2025-11-25 initialize result', async () => {
   const server = fullServer();
   const client = new WireClient(server);
-  assert.deepEqual(await client.request('initialize', initParams('2025-11-25'), 1), ok(1, {
-    protocolVersion: '2025-11-25',
-    capabilities: {
-      logging: {},
-      completions: {},
-      prompts: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      tools: { listChanged: true },
-    },
-    serverInfo: { name: 'full', version: '1.2.3' },
-  }));
+  assert.deepEqual(
+    await client.request('initialize', initParams('2025-11-25'), 1),
+    ok(1, {
+      protocolVersion: '2025-11-25',
+      capabilities: {
+        logging: {},
+        completions: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        tools: { listChanged: true },
+      },
+      serverInfo: { name: 'full', version: '1.2.3' },
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
@@ -153,7 +166,9 @@ test('a server with only tools advertises only tools and logging, and refuses ev
   for (const [method, params] of refused) {
     assert.deepEqual(await client.request(method, params, method), methodNotFound(method, method));
   }
-  assert.deepEqual((await client.request('tools/list', {}, 'ok')).result, { tools: [{ name: 't', inputSchema: { type: 'object', properties: {} } }] });
+  assert.deepEqual((await client.request('tools/list', {}, 'ok')).result, {
+    tools: [{ name: 't', inputSchema: { type: 'object', properties: {} } }],
+  });
   assert.deepEqual(await client.end(), []);
 });
 
@@ -173,7 +188,10 @@ test('logging: false advertises no logging, refuses logging/setLevel with -32601
   });
   const client = new WireClient(server);
   assert.deepEqual((await client.initialize()).capabilities, { tools: { listChanged: true } });
-  assert.deepEqual(await client.request('logging/setLevel', { level: 'debug' }, 1), methodNotFound(1, 'logging/setLevel'));
+  assert.deepEqual(
+    await client.request('logging/setLevel', { level: 'debug' }, 1),
+    methodNotFound(1, 'logging/setLevel'),
+  );
   client.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'log' } });
   assert.deepEqual(await untilResponse(client, 2), [ok(2, { content: [] })]);
   assert.deepEqual(await client.end(), []);
@@ -212,9 +230,10 @@ for (const version of LEGACY) {
     const client = new WireClient(fullServer());
     const init = await client.initialize(version);
     assert.equal('completions' in init.capabilities, version >= '2025-03-26');
-    assert.deepEqual(Object.keys(init.capabilities).sort(), [
-      ...(version >= '2025-03-26' ? ['completions'] : []), 'logging', 'prompts', 'resources', 'tools',
-    ].sort());
+    assert.deepEqual(
+      Object.keys(init.capabilities).sort(),
+      [...(version >= '2025-03-26' ? ['completions'] : []), 'logging', 'prompts', 'resources', 'tools'].sort(),
+    );
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -223,7 +242,10 @@ test('a server with only a resource template advertises resources with subscribe
   const server = createServer({ name: 's', version: '1' });
   server.resourceTemplate('mem://{id}', { name: 't' }, () => undefined);
   const client = new WireClient(server);
-  assert.deepEqual((await client.initialize()).capabilities, { logging: {}, resources: { subscribe: true, listChanged: true } });
+  assert.deepEqual((await client.initialize()).capabilities, {
+    logging: {},
+    resources: { subscribe: true, listChanged: true },
+  });
   assert.deepEqual((await client.request('resources/list', {}, 1)).result, { resources: [] });
   assert.deepEqual((await client.request('resources/subscribe', { uri: 'mem://1' }, 2)).result, {});
   assert.deepEqual(await client.end(), []);
@@ -248,7 +270,9 @@ test('capabilities are fixed at initialize: a feature registered later stays -32
 // instructions and serverInfo
 
 test('instructions are sent when configured and absent otherwise', async () => {
-  const withInstructions = new WireClient(createServer({ name: 's', version: '1' }, { instructions: 'Use the tools wisely.' }));
+  const withInstructions = new WireClient(
+    createServer({ name: 's', version: '1' }, { instructions: 'Use the tools wisely.' }),
+  );
   assert.equal((await withInstructions.initialize()).instructions, 'Use the tools wisely.');
   const without = new WireClient(createServer({ name: 's', version: '1' }));
   assert.equal('instructions' in (await without.initialize()), false);
@@ -295,13 +319,30 @@ test('before initialize only ping is served; legacy methods get -32600, unknown 
   assert.deepEqual(await client.request('ping', undefined, 0), ok(0, {}));
   assert.deepEqual(await client.request('ping', { _meta: { progressToken: 1 } }, ''), ok('', {}));
   const gated = [
-    'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe',
-    'resources/unsubscribe', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel',
+    'tools/list',
+    'tools/call',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'prompts/list',
+    'prompts/get',
+    'completion/complete',
+    'logging/setLevel',
   ];
   for (const method of gated) {
     assert.deepEqual(await client.request(method, {}, method), fail(method, NOT_INITIALIZED), method);
   }
-  for (const method of ['server/discover', 'x/unknown', 'tasks/get', 'tasks/list', 'constructor', '__proto__', 'toString']) {
+  for (const method of [
+    'server/discover',
+    'x/unknown',
+    'tasks/get',
+    'tasks/list',
+    'constructor',
+    '__proto__',
+    'toString',
+  ]) {
     assert.deepEqual(await client.request(method, {}, method), methodNotFound(method, method), method);
   }
   // The gate is still closed and then opens normally.
@@ -324,23 +365,31 @@ test('notifications before initialize are dropped silently, and a pre-initialize
   assert.deepEqual(await client.next(), ok(2, {}));
   // A cancel seen before initialize is not remembered for a later request with that id.
   await client.request('initialize', initParams(), 3);
-  assert.deepEqual(await client.request('tools/call', { name: 'echo', arguments: { a: 1 } }, 7), ok(7, {
-    content: [{ type: 'text', text: '{"a":1}' }],
-  }));
+  assert.deepEqual(
+    await client.request('tools/call', { name: 'echo', arguments: { a: 1 } }, 7),
+    ok(7, {
+      content: [{ type: 'text', text: '{"a":1}' }],
+    }),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
 test('requests are served right after the initialize result, without notifications/initialized', async () => {
   const client = new WireClient(fullServer());
   // Pipelined in one write: initialize and two requests, and never notifications/initialized.
-  client.input.write([
-    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initParams('2025-06-18') }),
-    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-    JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'prompts/list' }),
-    '',
-  ].join('\n'));
+  client.input.write(
+    [
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initParams('2025-06-18') }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'prompts/list' }),
+      '',
+    ].join('\n'),
+  );
   assert.equal((await client.next()).result.protocolVersion, '2025-06-18');
-  assert.deepEqual(await client.next(), ok(2, { tools: [{ name: 'echo', title: 'Echo', inputSchema: { type: 'object' } }] }));
+  assert.deepEqual(
+    await client.next(),
+    ok(2, { tools: [{ name: 'echo', title: 'Echo', inputSchema: { type: 'object' } }] }),
+  );
   assert.deepEqual(await client.next(), ok(3, { prompts: [{ name: 'p', arguments: [{ name: 'x' }] }] }));
   assert.deepEqual(await client.end(), []);
 });
@@ -365,7 +414,11 @@ test('a repeated initialize answers the first result under the new id and change
   const client = new WireClient(server);
   // The tunnel client's opening: discover (not served on a legacy-only core), initialize, initialize.
   assert.deepEqual(await client.request('server/discover', {}, 'd'), methodNotFound('d', 'server/discover'));
-  const first = await client.request('initialize', initParams('2025-06-18', { sampling: {} }, { name: 'one', version: '1' }), 1);
+  const first = await client.request(
+    'initialize',
+    initParams('2025-06-18', { sampling: {} }, { name: 'one', version: '1' }),
+    1,
+  );
   assert.equal(first.result.protocolVersion, '2025-06-18');
   assert.deepEqual(await client.request('logging/setLevel', { level: 'error' }, 'lvl'), ok('lvl', {}));
   assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://a' }, 'sub'), ok('sub', {}));
@@ -398,10 +451,18 @@ test('a repeated initialize answers the first result under the new id and change
     ok('log', { content: [] }),
   ]);
   server.notifyResourceUpdated('mem://a');
-  assert.deepEqual(await client.next(), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'mem://a' } });
+  assert.deepEqual(await client.next(), {
+    jsonrpc: '2.0',
+    method: 'notifications/resources/updated',
+    params: { uri: 'mem://a' },
+  });
   client.send({ jsonrpc: '2.0', id: 'sample', method: 'tools/call', params: { name: 'sample' } });
   const outbound = await client.waitFor((frame) => frame.method === 'sampling/createMessage');
-  client.send({ jsonrpc: '2.0', id: outbound.id, result: { role: 'assistant', content: { type: 'text', text: '' }, model: 'm' } });
+  client.send({
+    jsonrpc: '2.0',
+    id: outbound.id,
+    result: { role: 'assistant', content: { type: 'text', text: '' }, model: 'm' },
+  });
   assert.deepEqual(await client.response('sample'), ok('sample', { content: [{ type: 'text', text: 'm' }] }));
   assert.deepEqual(await client.end(), []);
 });
@@ -447,13 +508,22 @@ test('an invalid log level is -32602 and leaves the threshold unchanged', async 
   const client = new WireClient(loggingServer());
   await client.initialize();
   assert.deepEqual(await client.request('logging/setLevel', { level: 'critical' }, 0), ok(0, {}));
-  for (const [index, params] of [{ level: 'verbose' }, { level: 'INFO' }, { level: 3 }, { level: null }, {}, { level: 'toString' }].entries()) {
+  for (const [index, params] of [
+    { level: 'verbose' },
+    { level: 'INFO' },
+    { level: 3 },
+    { level: null },
+    {},
+    { level: 'toString' },
+  ].entries()) {
     const response = await client.request('logging/setLevel', params, index + 1);
     assert.equal(response.error.code, -32602, JSON.stringify(params));
   }
   const critical = LOGGING_LEVELS.slice(LOGGING_LEVELS.indexOf('critical')).map((l) => logFrame(l));
   assert.deepEqual(await logCall(client, 'x'), [
-    ...critical, logFrame('emergency', { structured: true }, 'named-logger'), ok('x', { content: [] }),
+    ...critical,
+    logFrame('emergency', { structured: true }, 'named-logger'),
+    ok('x', { content: [] }),
   ]);
   assert.deepEqual(await client.end(), []);
 });
@@ -468,7 +538,10 @@ test('the log threshold belongs to its connection', async () => {
   await quiet.request('logging/setLevel', { level: 'alert' });
   assert.equal((await logCall(verbose, 'v')).length, 8 + 1 + 1);
   assert.deepEqual(await logCall(quiet, 'q'), [
-    logFrame('alert'), logFrame('emergency'), logFrame('emergency', { structured: true }, 'named-logger'), ok('q', { content: [] }),
+    logFrame('alert'),
+    logFrame('emergency'),
+    logFrame('emergency', { structured: true }, 'named-logger'),
+    ok('q', { content: [] }),
   ]);
   assert.deepEqual(await verbose.end(), []);
   assert.deepEqual(await quiet.end(), []);
@@ -484,7 +557,13 @@ test('tasks/* requests are -32601 (no tasks capability is advertised)', async ()
   for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) {
     assert.deepEqual(await client.request(method, { taskId: 'x' }, method), methodNotFound(method, method));
   }
-  for (const method of ['server/discover', 'subscriptions/listen', 'notifications/initialized', 'x/unknown', 'hasOwnProperty']) {
+  for (const method of [
+    'server/discover',
+    'subscriptions/listen',
+    'notifications/initialized',
+    'x/unknown',
+    'hasOwnProperty',
+  ]) {
     assert.deepEqual(await client.request(method, {}, method), methodNotFound(method, method));
   }
   assert.deepEqual(await client.end(), []);
@@ -496,10 +575,14 @@ test('tasks/* requests are -32601 (no tasks capability is advertised)', async ()
 function batchServer() {
   const calls: string[] = [];
   const server = fullServer();
-  server.tool('record', { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } }, (args: { tag?: string }) => {
-    calls.push(args.tag ?? '');
-    return { content: [] };
-  });
+  server.tool(
+    'record',
+    { inputSchema: { type: 'object', properties: { tag: { type: 'string' } } } },
+    (args: { tag?: string }) => {
+      calls.push(args.tag ?? '');
+      return { content: [] };
+    },
+  );
   return { server, calls };
 }
 
@@ -520,12 +603,15 @@ test('under 2025-03-26 a batch is answered with one array holding a response per
   ]);
   const reply = await client.next();
   assert.ok(Array.isArray(reply));
-  assert.deepEqual(sortById(reply), sortById([
-    ok(1, {}),
-    ok(2, { content: [] }),
-    fail(null, { code: -32600, message: 'Invalid Request: id must be a string or an integer' }),
-    methodNotFound('x', 'x/unknown'),
-  ]));
+  assert.deepEqual(
+    sortById(reply),
+    sortById([
+      ok(1, {}),
+      ok(2, { content: [] }),
+      fail(null, { code: -32600, message: 'Invalid Request: id must be a string or an integer' }),
+      methodNotFound('x', 'x/unknown'),
+    ]),
+  );
   assert.deepEqual(calls, ['a']);
   assert.deepEqual(await client.end(), []);
 });
@@ -545,13 +631,18 @@ test('a request cancelled inside its batch is left out of the batch answer', asy
   const server = fullServer();
   const started = deferred();
   let aborted = false;
-  server.tool('hang', {}, (_args, ctx) => new Promise((_resolve, reject) => {
-    started.resolve();
-    ctx.signal.addEventListener('abort', () => {
-      aborted = true;
-      reject(new Error('aborted'));
-    });
-  }));
+  server.tool(
+    'hang',
+    {},
+    (_args, ctx) =>
+      new Promise((_resolve, reject) => {
+        started.resolve();
+        ctx.signal.addEventListener('abort', () => {
+          aborted = true;
+          reject(new Error('aborted'));
+        });
+      }),
+  );
   const client = new WireClient(server);
   await client.initialize('2025-03-26');
   client.send([
@@ -582,7 +673,10 @@ test('a batch waits for its slowest request and then answers everything at once'
   assert.deepEqual(await client.request('ping', undefined, 'probe'), ok('probe', {}));
   assert.deepEqual(client.unread(), []);
   gate.resolve();
-  assert.deepEqual(sortById(await client.next()), sortById([ok('fast', {}), ok('slow', { content: [{ type: 'text', text: 'slow done' }] })]));
+  assert.deepEqual(
+    sortById(await client.next()),
+    sortById([ok('fast', {}), ok('slow', { content: [{ type: 'text', text: 'slow done' }] })]),
+  );
   assert.deepEqual(await client.end(), []);
 });
 
@@ -594,13 +688,19 @@ test('a batch containing initialize is refused whole with -32600 and no element 
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'record', arguments: { tag: 'never' } } },
     { jsonrpc: '2.0', id: 2, method: 'initialize', params: initParams('2025-03-26') },
   ]);
-  assert.deepEqual(await client.next(), fail(null, { code: -32600, message: 'Invalid Request: initialize must not be part of a batch' }));
+  assert.deepEqual(
+    await client.next(),
+    fail(null, { code: -32600, message: 'Invalid Request: initialize must not be part of a batch' }),
+  );
   assert.deepEqual(await client.request('ping', undefined, 3), ok(3, {}));
   assert.deepEqual(calls, []);
   assert.deepEqual(await client.end(), []);
 });
 
-const BATCH_REFUSED = fail(null, { code: -32600, message: 'Invalid Request: batches are accepted only under protocol 2025-03-26' });
+const BATCH_REFUSED = fail(null, {
+  code: -32600,
+  message: 'Invalid Request: batches are accepted only under protocol 2025-03-26',
+});
 
 for (const version of ['2024-11-05', '2025-06-18', '2025-11-25']) {
   test(`under ${version} a batch is refused with a single -32600 and no element runs`, async () => {
@@ -631,7 +731,11 @@ test('an empty batch is -32600 under every version', async () => {
     const client = new WireClient(fullServer());
     await client.initialize(version);
     client.send('[]');
-    assert.deepEqual(await client.next(), fail(null, { code: -32600, message: 'Invalid Request: an empty batch is not a request' }), version);
+    assert.deepEqual(
+      await client.next(),
+      fail(null, { code: -32600, message: 'Invalid Request: an empty batch is not a request' }),
+      version,
+    );
     assert.deepEqual(await client.end(), []);
   }
 });

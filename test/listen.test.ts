@@ -3,18 +3,18 @@
 // the EOF drain (docs/api.md, Transports: `serveStdio`), connection isolation, both eras on one server, and
 // the demo server as a child process.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
-import { serveStdio, type StdioServer } from '../stdio.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { WireClient, deferred, type Frame } from './harness.ts';
-import { envelope, modern, SERVER_INFO, SUBSCRIPTION_ID, type Id } from './wire.ts';
+import { type StdioServer, serveStdio } from '../stdio.ts';
+import { deferred, type Frame, WireClient } from './harness.ts';
+import { envelope, type Id, modern, SERVER_INFO, SUBSCRIPTION_ID } from './wire.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'examples', 'everything.ts');
@@ -36,7 +36,11 @@ function cancel(id: Id): object {
 }
 
 function ack(id: Id, notifications: object): Frame {
-  return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications } };
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications },
+  };
 }
 
 function listChanged(id: Id, list: List): Frame {
@@ -44,11 +48,19 @@ function listChanged(id: Id, list: List): Frame {
 }
 
 function updated(id: Id, uri: string): Frame {
-  return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUBSCRIPTION_ID]: id }, uri } };
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/resources/updated',
+    params: { _meta: { [SUBSCRIPTION_ID]: id }, uri },
+  };
 }
 
 function finalResult(id: Id, info: object = INFO): Frame {
-  return { jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id, [SERVER_INFO]: info } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id, [SERVER_INFO]: info } },
+  };
 }
 
 const OVERFLOW_MESSAGE = 'Subscription overflowed: events were dropped; re-listen and refetch';
@@ -78,7 +90,12 @@ function fullServer(options: ServerOptions = {}): Server {
 // Client helpers
 
 /** Opens a listen and asserts that the very next frame on the wire is its acknowledgement. */
-async function openListen(client: WireClient, id: Id, notifications: object, acknowledged: object = notifications): Promise<void> {
+async function openListen(
+  client: WireClient,
+  id: Id,
+  notifications: object,
+  acknowledged: object = notifications,
+): Promise<void> {
   client.send(listen(id, notifications));
   assert.deepEqual(await client.next(), ack(id, acknowledged));
 }
@@ -151,10 +168,13 @@ class GatedOutput extends Writable {
   /** Resolves once a chunk is stuck in the held stream. */
   whenHeld(): Promise<void> {
     if (this.#held !== undefined) return Promise.resolve();
-    return new Promise((resolve) => (this.#onHeld = () => {
-      this.#onHeld = undefined;
-      resolve();
-    }));
+    return new Promise(
+      (resolve) =>
+        (this.#onHeld = () => {
+          this.#onHeld = undefined;
+          resolve();
+        }),
+    );
   }
 
   /** The reader takes everything again. */
@@ -204,7 +224,10 @@ class SlowClient {
   /** Opens a listen, waits for its ack, and lets the output settle. */
   async openListen(id: Id, notifications: object): Promise<void> {
     this.send(listen(id, notifications));
-    await this.output.waitFor((frame) => frame.method === 'notifications/subscriptions/acknowledged' && frame.params._meta[SUBSCRIPTION_ID] === id);
+    await this.output.waitFor(
+      (frame) =>
+        frame.method === 'notifications/subscriptions/acknowledged' && frame.params._meta[SUBSCRIPTION_ID] === id,
+    );
     await this.settled();
   }
 
@@ -221,33 +244,44 @@ class SlowClient {
 // ---------------------------------------------------------------------------------------------------------------
 // The acknowledgement
 
-test('the ack is the first frame for the listen and echoes exactly the requested kinds the server serves', T, async () => {
-  const client = new WireClient(fullServer());
-  await openListen(client, 'sub-1', {
-    toolsListChanged: true,
-    promptsListChanged: true,
-    resourcesListChanged: true,
-    resourceSubscriptions: ['test://a'],
-  });
-  assert.deepEqual(client.frames, [ack('sub-1', {
-    toolsListChanged: true,
-    promptsListChanged: true,
-    resourcesListChanged: true,
-    resourceSubscriptions: ['test://a'],
-  })]);
-  assert.deepEqual(await client.end(), [finalResult('sub-1')]);
-});
+test(
+  'the ack is the first frame for the listen and echoes exactly the requested kinds the server serves',
+  T,
+  async () => {
+    const client = new WireClient(fullServer());
+    await openListen(client, 'sub-1', {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['test://a'],
+    });
+    assert.deepEqual(client.frames, [
+      ack('sub-1', {
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true,
+        resourceSubscriptions: ['test://a'],
+      }),
+    ]);
+    assert.deepEqual(await client.end(), [finalResult('sub-1')]);
+  },
+);
 
 test('the ack is narrowed by the server: no prompts or resources served → those keys are dropped', T, async () => {
   const server = createServer(INFO);
   server.tool('echo', {}, () => text('echo'));
   const client = new WireClient(server);
-  await openListen(client, 'sub', {
-    toolsListChanged: true,
-    promptsListChanged: true,
-    resourcesListChanged: true,
-    resourceSubscriptions: ['test://a'],
-  }, { toolsListChanged: true });
+  await openListen(
+    client,
+    'sub',
+    {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+      resourceSubscriptions: ['test://a'],
+    },
+    { toolsListChanged: true },
+  );
   // And nothing of the dropped kinds is ever delivered.
   server.notifyListChanged('prompts');
   server.notifyListChanged('resources');
@@ -270,12 +304,17 @@ test('a server without tools drops toolsListChanged from the ack', T, async () =
 
 test('false keys and an empty resourceSubscriptions are omitted from the ack', T, async () => {
   const client = new WireClient(fullServer());
-  await openListen(client, 'sub', {
-    toolsListChanged: false,
-    promptsListChanged: true,
-    resourcesListChanged: false,
-    resourceSubscriptions: [],
-  }, { promptsListChanged: true });
+  await openListen(
+    client,
+    'sub',
+    {
+      toolsListChanged: false,
+      promptsListChanged: true,
+      resourcesListChanged: false,
+      resourceSubscriptions: [],
+    },
+    { promptsListChanged: true },
+  );
   assert.deepEqual(await client.end(), [finalResult('sub')]);
 });
 
@@ -316,8 +355,11 @@ test('an event published while the ack is being written is delivered, after the 
 
 test('an event raised by a request pipelined right behind the listen comes after the ack', T, async () => {
   const client = new WireClient(createEverythingServer());
-  client.send(`${JSON.stringify(listen('sub', { toolsListChanged: true }))}\n${JSON.stringify(
-    modern('tools/call', { name: 'test_trigger_tool_change', arguments: {} }, 'trigger'))}`);
+  client.send(
+    `${JSON.stringify(listen('sub', { toolsListChanged: true }))}\n${JSON.stringify(
+      modern('tools/call', { name: 'test_trigger_tool_change', arguments: {} }, 'trigger'),
+    )}`,
+  );
   assert.deepEqual(await client.next(), ack('sub', { toolsListChanged: true }));
   assert.deepEqual(await client.waitFor((frame) => frame.method !== undefined), listChanged('sub', 'tools'));
   const result = await client.response('trigger');
@@ -335,7 +377,11 @@ for (const id of ['sub-1', 42, 0, ''] as const) {
   test(`every frame of a listen with id ${JSON.stringify(id)} carries that id with its JSON type`, T, async () => {
     const server = fullServer();
     const client = new WireClient(server);
-    await openListen(client, id, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://a'] });
+    await openListen(client, id, {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ['test://a'],
+    });
     server.notifyListChanged('tools');
     server.notifyListChanged('prompts');
     server.notifyResourceUpdated('test://a');
@@ -365,19 +411,23 @@ test('a listen for toolsListChanged only gets nothing for prompts, resources or 
   assert.deepEqual(await client.end(), [finalResult('tools-only')]);
 });
 
-test('resource updates arrive only for the listed URIs, and resourceSubscriptions alone brings no list_changed', T, async () => {
-  const server = fullServer();
-  const client = new WireClient(server);
-  await openListen(client, 'res', { resourceSubscriptions: ['test://a'] });
-  server.notifyResourceUpdated('test://b');
-  server.notifyResourceUpdated('test://unknown');
-  server.notifyListChanged('resources');
-  server.notifyListChanged('tools');
-  await assertNothingMore(client);
-  server.notifyResourceUpdated('test://a');
-  assert.deepEqual(await client.next(), updated('res', 'test://a'));
-  assert.deepEqual(await client.end(), [finalResult('res')]);
-});
+test(
+  'resource updates arrive only for the listed URIs, and resourceSubscriptions alone brings no list_changed',
+  T,
+  async () => {
+    const server = fullServer();
+    const client = new WireClient(server);
+    await openListen(client, 'res', { resourceSubscriptions: ['test://a'] });
+    server.notifyResourceUpdated('test://b');
+    server.notifyResourceUpdated('test://unknown');
+    server.notifyListChanged('resources');
+    server.notifyListChanged('tools');
+    await assertNothingMore(client);
+    server.notifyResourceUpdated('test://a');
+    assert.deepEqual(await client.next(), updated('res', 'test://a'));
+    assert.deepEqual(await client.end(), [finalResult('res')]);
+  },
+);
 
 for (const [what, notifications] of [
   ['missing', undefined],
@@ -409,16 +459,29 @@ test('several listens on one connection each get the events they asked for, tagg
   const client = new WireClient(server);
   await openListen(client, 'a', { toolsListChanged: true });
   await openListen(client, 'b', { promptsListChanged: true });
-  await openListen(client, 3, { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://b'] });
+  await openListen(client, 3, {
+    toolsListChanged: true,
+    promptsListChanged: true,
+    resourceSubscriptions: ['test://b'],
+  });
   assert.equal(client.stdio.connection.listenCount, 3);
-  const byId = (frames: Frame[]) => [...frames].sort((x, y) => String(x.params._meta[SUBSCRIPTION_ID]).localeCompare(String(y.params._meta[SUBSCRIPTION_ID])));
+  const byId = (frames: Frame[]) =>
+    [...frames].sort((x, y) =>
+      String(x.params._meta[SUBSCRIPTION_ID]).localeCompare(String(y.params._meta[SUBSCRIPTION_ID])),
+    );
 
   server.notifyListChanged('tools');
-  assert.deepEqual(byId([await client.next(), await client.next()]), [listChanged(3, 'tools'), listChanged('a', 'tools')]);
+  assert.deepEqual(byId([await client.next(), await client.next()]), [
+    listChanged(3, 'tools'),
+    listChanged('a', 'tools'),
+  ]);
   await assertNothingMore(client);
 
   server.notifyListChanged('prompts');
-  assert.deepEqual(byId([await client.next(), await client.next()]), [listChanged(3, 'prompts'), listChanged('b', 'prompts')]);
+  assert.deepEqual(byId([await client.next(), await client.next()]), [
+    listChanged(3, 'prompts'),
+    listChanged('b', 'prompts'),
+  ]);
   await assertNothingMore(client);
 
   server.notifyResourceUpdated('test://b');
@@ -427,27 +490,44 @@ test('several listens on one connection each get the events they asked for, tagg
 
   const rest = await client.end();
   assert.equal(rest.length, 3);
-  for (const id of ['a', 'b', 3]) assert.deepEqual(rest.find((f) => f.id === id), finalResult(id));
+  for (const id of ['a', 'b', 3])
+    assert.deepEqual(
+      rest.find((f) => f.id === id),
+      finalResult(id),
+    );
 });
 
-test('events from the demo server\'s test_trigger_tool_change and test_trigger_prompt_change reach the stream', T, async () => {
-  const client = new WireClient(createEverythingServer());
-  await openListen(client, 'demo', { toolsListChanged: true, promptsListChanged: true });
-  const tools = await client.request('tools/call', { name: 'test_trigger_tool_change', arguments: {}, _meta: envelope() }, 't');
-  assert.deepEqual(tools.result.content, [{ type: 'text', text: 'Mutation triggered' }]);
-  const prompts = await client.request('tools/call', { name: 'test_trigger_prompt_change', arguments: {}, _meta: envelope() }, 'p');
-  assert.deepEqual(prompts.result.content, [{ type: 'text', text: 'Mutation triggered' }]);
-  // Each event is written by the handler, before its own result.
-  assert.deepEqual(client.frames.slice(1).map((f) => f.method ?? f.id), [
-    'notifications/tools/list_changed', 't', 'notifications/prompts/list_changed', 'p',
-  ]);
-  const rest = await client.end();
-  assert.deepEqual(rest.slice(0, 2), [listChanged('demo', 'tools'), listChanged('demo', 'prompts')]);
-  assert.equal(rest.length, 3, JSON.stringify(rest));
-  assert.equal(rest[2].id, 'demo');
-  assert.equal(rest[2].result.resultType, 'complete');
-  assert.equal(rest[2].result._meta[SUBSCRIPTION_ID], 'demo');
-});
+test(
+  "events from the demo server's test_trigger_tool_change and test_trigger_prompt_change reach the stream",
+  T,
+  async () => {
+    const client = new WireClient(createEverythingServer());
+    await openListen(client, 'demo', { toolsListChanged: true, promptsListChanged: true });
+    const tools = await client.request(
+      'tools/call',
+      { name: 'test_trigger_tool_change', arguments: {}, _meta: envelope() },
+      't',
+    );
+    assert.deepEqual(tools.result.content, [{ type: 'text', text: 'Mutation triggered' }]);
+    const prompts = await client.request(
+      'tools/call',
+      { name: 'test_trigger_prompt_change', arguments: {}, _meta: envelope() },
+      'p',
+    );
+    assert.deepEqual(prompts.result.content, [{ type: 'text', text: 'Mutation triggered' }]);
+    // Each event is written by the handler, before its own result.
+    assert.deepEqual(
+      client.frames.slice(1).map((f) => f.method ?? f.id),
+      ['notifications/tools/list_changed', 't', 'notifications/prompts/list_changed', 'p'],
+    );
+    const rest = await client.end();
+    assert.deepEqual(rest.slice(0, 2), [listChanged('demo', 'tools'), listChanged('demo', 'prompts')]);
+    assert.equal(rest.length, 3, JSON.stringify(rest));
+    assert.equal(rest[2].id, 'demo');
+    assert.equal(rest[2].result.resultType, 'complete');
+    assert.equal(rest[2].result._meta[SUBSCRIPTION_ID], 'demo');
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ending by cancel
@@ -504,98 +584,131 @@ test('1000 listen open/cancel cycles leave no entry behind, and the next request
 // ---------------------------------------------------------------------------------------------------------------
 // The per-connection limit
 
-test('with maxListens 2 a third listen gets -32603 "Subscription limit reached" and no ack; a cancel frees a slot', T, async () => {
-  const server = fullServer({ maxListens: 2 });
-  const client = new WireClient(server);
-  await openListen(client, 'a', { toolsListChanged: true });
-  await openListen(client, 'b', { toolsListChanged: true });
-  client.send(listen('c', { toolsListChanged: true }));
-  assert.deepEqual(await client.next(), { jsonrpc: '2.0', id: 'c', error: { code: -32603, message: 'Subscription limit reached' } });
-  assert.equal(client.stdio.connection.listenCount, 2);
-  server.notifyListChanged('tools');
-  const events = [await client.next(), await client.next()];
-  assert.deepEqual(events.map((f) => f.params._meta[SUBSCRIPTION_ID]).sort(), ['a', 'b'], 'the refused listen gets no events');
-  client.send(cancel('a'));
-  await openListen(client, 'c', { promptsListChanged: true });
-  assert.equal(client.stdio.connection.listenCount, 2);
-  const rest = await client.end();
-  assert.deepEqual(new Set(rest.map((f) => f.id)), new Set(['b', 'c']));
-});
+test(
+  'with maxListens 2 a third listen gets -32603 "Subscription limit reached" and no ack; a cancel frees a slot',
+  T,
+  async () => {
+    const server = fullServer({ maxListens: 2 });
+    const client = new WireClient(server);
+    await openListen(client, 'a', { toolsListChanged: true });
+    await openListen(client, 'b', { toolsListChanged: true });
+    client.send(listen('c', { toolsListChanged: true }));
+    assert.deepEqual(await client.next(), {
+      jsonrpc: '2.0',
+      id: 'c',
+      error: { code: -32603, message: 'Subscription limit reached' },
+    });
+    assert.equal(client.stdio.connection.listenCount, 2);
+    server.notifyListChanged('tools');
+    const events = [await client.next(), await client.next()];
+    assert.deepEqual(
+      events.map((f) => f.params._meta[SUBSCRIPTION_ID]).sort(),
+      ['a', 'b'],
+      'the refused listen gets no events',
+    );
+    client.send(cancel('a'));
+    await openListen(client, 'c', { promptsListChanged: true });
+    assert.equal(client.stdio.connection.listenCount, 2);
+    const rest = await client.end();
+    assert.deepEqual(new Set(rest.map((f) => f.id)), new Set(['b', 'c']));
+  },
+);
 
-test('the listen limit is per connection: another connection on the same server still gets its listens', T, async () => {
-  const server = fullServer({ maxListens: 1 });
-  const first = new WireClient(server);
-  const second = new WireClient(server);
-  await openListen(first, 'x', { toolsListChanged: true });
-  await openListen(second, 'x', { toolsListChanged: true });
-  assert.deepEqual(await first.end(), [finalResult('x')]);
-  assert.deepEqual(await second.end(), [finalResult('x')]);
-});
+test(
+  'the listen limit is per connection: another connection on the same server still gets its listens',
+  T,
+  async () => {
+    const server = fullServer({ maxListens: 1 });
+    const first = new WireClient(server);
+    const second = new WireClient(server);
+    await openListen(first, 'x', { toolsListChanged: true });
+    await openListen(second, 'x', { toolsListChanged: true });
+    assert.deepEqual(await first.end(), [finalResult('x')]);
+    assert.deepEqual(await second.end(), [finalResult('x')]);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Overflow under a backed-up output
 
-test('buffer overflow ends the listen with the -32603 overflow error, never the graceful result, and frees its slot', T, async () => {
-  const server = fullServer({ maxBufferedEvents: 3, maxListens: 1 });
-  const client = new SlowClient(server);
-  await client.openListen('sub', { toolsListChanged: true });
-  await client.backUp();
-  const queued = client.output.writableLength;
-  server.notifyListChanged('tools');
-  server.notifyListChanged('tools');
-  server.notifyListChanged('tools');
-  assert.equal(client.output.writableLength, queued, 'the events wait in the listen buffer, not in the output');
-  assert.equal(client.stdio.connection.listenCount, 1, 'three buffered events are within the limit');
-  server.notifyListChanged('tools'); // one more than the buffer holds
-  assert.equal(client.stdio.connection.listenCount, 0, 'the slot is freed at once');
+test(
+  'buffer overflow ends the listen with the -32603 overflow error, never the graceful result, and frees its slot',
+  T,
+  async () => {
+    const server = fullServer({ maxBufferedEvents: 3, maxListens: 1 });
+    const client = new SlowClient(server);
+    await client.openListen('sub', { toolsListChanged: true });
+    await client.backUp();
+    const queued = client.output.writableLength;
+    server.notifyListChanged('tools');
+    server.notifyListChanged('tools');
+    server.notifyListChanged('tools');
+    assert.equal(client.output.writableLength, queued, 'the events wait in the listen buffer, not in the output');
+    assert.equal(client.stdio.connection.listenCount, 1, 'three buffered events are within the limit');
+    server.notifyListChanged('tools'); // one more than the buffer holds
+    assert.equal(client.stdio.connection.listenCount, 0, 'the slot is freed at once');
 
-  client.output.release();
-  const error = await client.output.waitFor((frame) => frame.id === 'sub');
-  assert.deepEqual(error, overflowed('sub'));
-  assert.deepEqual(client.output.takeNew().map((f) => f.id ?? f.method), [
-    'notifications/subscriptions/acknowledged', 'backlog', 'sub',
-  ], 'the dropped events are not written, and the error is the only answer');
-  await client.settled();
-  assert.equal(client.stdio.connection.inFlightCount, 0);
+    client.output.release();
+    const error = await client.output.waitFor((frame) => frame.id === 'sub');
+    assert.deepEqual(error, overflowed('sub'));
+    assert.deepEqual(
+      client.output.takeNew().map((f) => f.id ?? f.method),
+      ['notifications/subscriptions/acknowledged', 'backlog', 'sub'],
+      'the dropped events are not written, and the error is the only answer',
+    );
+    await client.settled();
+    assert.equal(client.stdio.connection.inFlightCount, 0);
 
-  // Later events reach nothing; the freed slot takes a new listen (maxListens is 1).
-  server.notifyListChanged('tools');
-  await client.openListen('again', { toolsListChanged: true });
-  assert.deepEqual(client.output.takeNew(), [ack('again', { toolsListChanged: true })]);
-  client.input.end();
-  await client.stdio.closed;
-  assert.deepEqual(client.output.takeNew(), [finalResult('again')], 'no frame for the overflowed listen, ever again');
-});
+    // Later events reach nothing; the freed slot takes a new listen (maxListens is 1).
+    server.notifyListChanged('tools');
+    await client.openListen('again', { toolsListChanged: true });
+    assert.deepEqual(client.output.takeNew(), [ack('again', { toolsListChanged: true })]);
+    client.input.end();
+    await client.stdio.closed;
+    assert.deepEqual(client.output.takeNew(), [finalResult('again')], 'no frame for the overflowed listen, ever again');
+  },
+);
 
-test('events buffered within the limit arrive in order when the output drains, and the listen stays open', T, async () => {
-  const server = fullServer({ maxBufferedEvents: 3 });
-  const client = new SlowClient(server);
-  await client.openListen('sub', { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['test://a'] });
-  await client.backUp();
-  const queued = client.output.writableLength;
-  server.notifyListChanged('prompts');
-  server.notifyResourceUpdated('test://a');
-  server.notifyListChanged('tools');
-  assert.equal(client.output.writableLength, queued, 'the events wait in the listen buffer');
+test(
+  'events buffered within the limit arrive in order when the output drains, and the listen stays open',
+  T,
+  async () => {
+    const server = fullServer({ maxBufferedEvents: 3 });
+    const client = new SlowClient(server);
+    await client.openListen('sub', {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ['test://a'],
+    });
+    await client.backUp();
+    const queued = client.output.writableLength;
+    server.notifyListChanged('prompts');
+    server.notifyResourceUpdated('test://a');
+    server.notifyListChanged('tools');
+    assert.equal(client.output.writableLength, queued, 'the events wait in the listen buffer');
 
-  client.output.release();
-  await client.output.waitFor((frame) => frame.method === 'notifications/tools/list_changed');
-  await client.settled();
-  const fresh = client.output.takeNew();
-  assert.deepEqual(fresh.map((f) => f.id ?? f.method).slice(0, 2), ['notifications/subscriptions/acknowledged', 'backlog']);
-  assert.deepEqual(fresh.slice(2), [
-    listChanged('sub', 'prompts'),
-    updated('sub', 'test://a'),
-    listChanged('sub', 'tools'),
-  ]);
-  assert.equal(client.stdio.connection.listenCount, 1);
+    client.output.release();
+    await client.output.waitFor((frame) => frame.method === 'notifications/tools/list_changed');
+    await client.settled();
+    const fresh = client.output.takeNew();
+    assert.deepEqual(fresh.map((f) => f.id ?? f.method).slice(0, 2), [
+      'notifications/subscriptions/acknowledged',
+      'backlog',
+    ]);
+    assert.deepEqual(fresh.slice(2), [
+      listChanged('sub', 'prompts'),
+      updated('sub', 'test://a'),
+      listChanged('sub', 'tools'),
+    ]);
+    assert.equal(client.stdio.connection.listenCount, 1);
 
-  server.notifyListChanged('tools');
-  await client.output.waitFor((frame) => frame.method === 'notifications/tools/list_changed');
-  client.input.end();
-  await client.stdio.closed;
-  assert.deepEqual(client.output.takeNew(), [listChanged('sub', 'tools'), finalResult('sub')]);
-});
+    server.notifyListChanged('tools');
+    await client.output.waitFor((frame) => frame.method === 'notifications/tools/list_changed');
+    client.input.end();
+    await client.stdio.closed;
+    assert.deepEqual(client.output.takeNew(), [listChanged('sub', 'tools'), finalResult('sub')]);
+  },
+);
 
 test('an overflow on one listen leaves the other listens of the connection open', T, async () => {
   const server = fullServer({ maxBufferedEvents: 2 });
@@ -610,9 +723,16 @@ test('an overflow on one listen leaves the other listens of the connection open'
   await client.output.waitFor((frame) => frame.method === 'notifications/prompts/list_changed');
   await client.output.waitFor((frame) => frame.id === 'noisy');
   const fresh = client.output.takeNew();
-  assert.deepEqual(fresh.filter((f) => f.id === 'noisy'), [overflowed('noisy')]);
-  assert.deepEqual(fresh.filter((f) => f.method?.startsWith('notifications/') && f.method !== 'notifications/subscriptions/acknowledged'),
-    [listChanged('calm', 'prompts')]);
+  assert.deepEqual(
+    fresh.filter((f) => f.id === 'noisy'),
+    [overflowed('noisy')],
+  );
+  assert.deepEqual(
+    fresh.filter(
+      (f) => f.method?.startsWith('notifications/') && f.method !== 'notifications/subscriptions/acknowledged',
+    ),
+    [listChanged('calm', 'prompts')],
+  );
   client.input.end();
   await client.stdio.closed;
   assert.deepEqual(client.output.takeNew(), [finalResult('calm')]);
@@ -621,49 +741,63 @@ test('an overflow on one listen leaves the other listens of the connection open'
 // ---------------------------------------------------------------------------------------------------------------
 // End of input (MCP 2026-07-28, Basic > Transports > stdio > Shutdown; docs/api.md, Transports: `serveStdio`)
 
-test('EOF with two events buffered behind a backed-up output: ack, event, event, final result, then the server closes', T, async () => {
-  const server = fullServer();
-  const client = new SlowClient(server);
-  await client.openListen('sub-1', { toolsListChanged: true });
-  await client.backUp();
-  const queued = client.output.writableLength;
-  server.notifyListChanged('tools');
-  server.notifyListChanged('tools');
-  assert.equal(client.output.writableLength, queued, 'both events sit in the listen buffer');
-  client.input.end(); // the client closes stdin and keeps reading stdout
-  client.output.release();
-  await client.stdio.closed;
-  assert.equal(client.output.writableFinished, true, 'the output was ended after the last frame');
-  const frames = client.output.frames;
-  assert.deepEqual(frames.map((f) => f.id ?? f.method), [
-    'notifications/subscriptions/acknowledged', 'backlog',
-    'notifications/tools/list_changed', 'notifications/tools/list_changed', 'sub-1',
-  ]);
-  assert.deepEqual(frames[0], ack('sub-1', { toolsListChanged: true }));
-  assert.deepEqual(frames[2], listChanged('sub-1', 'tools'));
-  assert.deepEqual(frames[3], listChanged('sub-1', 'tools'));
-  assert.deepEqual(frames[4], finalResult('sub-1'));
-});
+test(
+  'EOF with two events buffered behind a backed-up output: ack, event, event, final result, then the server closes',
+  T,
+  async () => {
+    const server = fullServer();
+    const client = new SlowClient(server);
+    await client.openListen('sub-1', { toolsListChanged: true });
+    await client.backUp();
+    const queued = client.output.writableLength;
+    server.notifyListChanged('tools');
+    server.notifyListChanged('tools');
+    assert.equal(client.output.writableLength, queued, 'both events sit in the listen buffer');
+    client.input.end(); // the client closes stdin and keeps reading stdout
+    client.output.release();
+    await client.stdio.closed;
+    assert.equal(client.output.writableFinished, true, 'the output was ended after the last frame');
+    const frames = client.output.frames;
+    assert.deepEqual(
+      frames.map((f) => f.id ?? f.method),
+      [
+        'notifications/subscriptions/acknowledged',
+        'backlog',
+        'notifications/tools/list_changed',
+        'notifications/tools/list_changed',
+        'sub-1',
+      ],
+    );
+    assert.deepEqual(frames[0], ack('sub-1', { toolsListChanged: true }));
+    assert.deepEqual(frames[2], listChanged('sub-1', 'tools'));
+    assert.deepEqual(frames[3], listChanged('sub-1', 'tools'));
+    assert.deepEqual(frames[4], finalResult('sub-1'));
+  },
+);
 
-test('a graceful close while events are still buffered flushes them before the final result (the drain writes notifications)', T, async () => {
-  const server = fullServer();
-  const client = new SlowClient(server);
-  await client.openListen('sub-1', { toolsListChanged: true, resourceSubscriptions: ['test://a'] });
-  await client.backUp();
-  server.notifyListChanged('tools');
-  server.notifyResourceUpdated('test://a');
-  // close() ends exactly as on EOF, but now, while both events are still in the listen buffer.
-  const closing = client.stdio.close();
-  assert.equal(client.stdio.connection.listenCount, 0, 'the drain ended the listen');
-  client.output.release();
-  await closing;
-  assert.deepEqual(client.output.frames.slice(2), [
-    listChanged('sub-1', 'tools'),
-    updated('sub-1', 'test://a'),
-    finalResult('sub-1'),
-  ]);
-  assert.equal(client.output.frames.length, 5);
-});
+test(
+  'a graceful close while events are still buffered flushes them before the final result (the drain writes notifications)',
+  T,
+  async () => {
+    const server = fullServer();
+    const client = new SlowClient(server);
+    await client.openListen('sub-1', { toolsListChanged: true, resourceSubscriptions: ['test://a'] });
+    await client.backUp();
+    server.notifyListChanged('tools');
+    server.notifyResourceUpdated('test://a');
+    // close() ends exactly as on EOF, but now, while both events are still in the listen buffer.
+    const closing = client.stdio.close();
+    assert.equal(client.stdio.connection.listenCount, 0, 'the drain ended the listen');
+    client.output.release();
+    await closing;
+    assert.deepEqual(client.output.frames.slice(2), [
+      listChanged('sub-1', 'tools'),
+      updated('sub-1', 'test://a'),
+      finalResult('sub-1'),
+    ]);
+    assert.equal(client.output.frames.length, 5);
+  },
+);
 
 test('events buffered at close are written even when the output queue is past maxQueuedBytes', T, async () => {
   const server = fullServer();
@@ -678,93 +812,132 @@ test('events buffered at close are written even when the output queue is past ma
   await closing;
   // Dropping them here would end the listen "gracefully" after a silent loss; an overflow ends it with -32603 instead
   // (docs/eras.md, What each era's client sees).
-  assert.deepEqual(client.output.frames.slice(2), [listChanged('sub', 'tools'), listChanged('sub', 'tools'), finalResult('sub')]);
-});
-
-test('an ack due while the output queue is past maxQueuedBytes is still written, before the listen\'s events', T, async () => {
-  const server = fullServer();
-  const client = new SlowClient(server, { maxQueuedBytes: 10 });
-  client.output.hold();
-  // One chunk: the first answer fills the queue past the limit while the rest of the chunk is still being read.
-  client.input.write(`${JSON.stringify(modern('tools/list', {}, 'big'))}\n${JSON.stringify(listen('sub', { toolsListChanged: true }))}\n`);
-  await client.output.whenHeld();
-  assert.equal(client.stdio.connection.listenCount, 1, 'the whole chunk was read while the answer sat in the queue');
-  assert.ok(client.output.writableLength > 10, 'the queue was over the limit when the ack was due');
-  client.output.release();
-  await client.settled();
-  server.notifyListChanged('tools');
-  client.input.end();
-  await client.stdio.closed;
-  assert.deepEqual(client.output.frames.map((f) => f.id ?? f.method), [
-    'big', 'notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'sub',
-  ]);
-  assert.deepEqual(client.output.frames[1], ack('sub', { toolsListChanged: true }));
-});
-
-test('a listen with nothing buffered ends at EOF with its final result carrying subscriptionId and serverInfo', T, async () => {
-  const client = new WireClient(fullServer());
-  await openListen(client, 'sub', { toolsListChanged: true });
-  const rest = await client.end();
-  assert.deepEqual(rest, [finalResult('sub')]);
-  assert.deepEqual(Object.keys(rest[0].result).sort(), ['_meta', 'resultType']);
-  assert.deepEqual(Object.keys(rest[0].result._meta).sort(), [SERVER_INFO, SUBSCRIPTION_ID].sort());
-});
-
-test('EOF: the listen ends at once, and a running tools/call still gets its progress and result during the drain', T, async () => {
-  const started = deferred();
-  const finish = deferred();
-  const server = fullServer();
-  server.tool('slow', {}, async (_args, ctx) => {
-    started.resolve();
-    await finish.promise;
-    ctx.progress(1, 1, 'almost');
-    return text('done');
-  });
-  const client = new WireClient(server);
-  await openListen(client, 'sub', { toolsListChanged: true });
-  client.send(modern('tools/call', { name: 'slow', arguments: {} }, 'call', { progressToken: 'tok' }));
-  await started.promise;
-  client.input.end();
-  // The final result proves the server is draining; only now may the handler finish.
-  assert.deepEqual(await client.next(), finalResult('sub'));
-  assert.equal(client.stdio.connection.closed, false, 'output stays enabled during the drain');
-  finish.resolve();
-  const rest = await client.end();
-  assert.deepEqual(rest, [
-    { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 1, message: 'almost' } },
-    { jsonrpc: '2.0', id: 'call', result: { ...text('done'), resultType: 'complete', _meta: { [SERVER_INFO]: INFO } } },
+  assert.deepEqual(client.output.frames.slice(2), [
+    listChanged('sub', 'tools'),
+    listChanged('sub', 'tools'),
+    finalResult('sub'),
   ]);
 });
 
-test('nothing is written at EOF for a listen cancelled before it; the other listen gets its final result', T, async () => {
-  const server = fullServer();
-  const client = new WireClient(server);
-  await openListen(client, 'gone', { toolsListChanged: true });
-  await openListen(client, 'kept', { toolsListChanged: true });
-  client.send(cancel('gone'));
-  assert.deepEqual(await client.end(), [finalResult('kept')]);
-  assert.equal(client.frames.filter((f) => f.id === 'gone' || f.params?._meta?.[SUBSCRIPTION_ID] === 'gone').length, 1, 'only its ack');
-});
+test(
+  "an ack due while the output queue is past maxQueuedBytes is still written, before the listen's events",
+  T,
+  async () => {
+    const server = fullServer();
+    const client = new SlowClient(server, { maxQueuedBytes: 10 });
+    client.output.hold();
+    // One chunk: the first answer fills the queue past the limit while the rest of the chunk is still being read.
+    client.input.write(
+      `${JSON.stringify(modern('tools/list', {}, 'big'))}\n${JSON.stringify(listen('sub', { toolsListChanged: true }))}\n`,
+    );
+    await client.output.whenHeld();
+    assert.equal(client.stdio.connection.listenCount, 1, 'the whole chunk was read while the answer sat in the queue');
+    assert.ok(client.output.writableLength > 10, 'the queue was over the limit when the ack was due');
+    client.output.release();
+    await client.settled();
+    server.notifyListChanged('tools');
+    client.input.end();
+    await client.stdio.closed;
+    assert.deepEqual(
+      client.output.frames.map((f) => f.id ?? f.method),
+      ['big', 'notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'sub'],
+    );
+    assert.deepEqual(client.output.frames[1], ack('sub', { toolsListChanged: true }));
+  },
+);
+
+test(
+  'a listen with nothing buffered ends at EOF with its final result carrying subscriptionId and serverInfo',
+  T,
+  async () => {
+    const client = new WireClient(fullServer());
+    await openListen(client, 'sub', { toolsListChanged: true });
+    const rest = await client.end();
+    assert.deepEqual(rest, [finalResult('sub')]);
+    assert.deepEqual(Object.keys(rest[0].result).sort(), ['_meta', 'resultType']);
+    assert.deepEqual(Object.keys(rest[0].result._meta).sort(), [SERVER_INFO, SUBSCRIPTION_ID].sort());
+  },
+);
+
+test(
+  'EOF: the listen ends at once, and a running tools/call still gets its progress and result during the drain',
+  T,
+  async () => {
+    const started = deferred();
+    const finish = deferred();
+    const server = fullServer();
+    server.tool('slow', {}, async (_args, ctx) => {
+      started.resolve();
+      await finish.promise;
+      ctx.progress(1, 1, 'almost');
+      return text('done');
+    });
+    const client = new WireClient(server);
+    await openListen(client, 'sub', { toolsListChanged: true });
+    client.send(modern('tools/call', { name: 'slow', arguments: {} }, 'call', { progressToken: 'tok' }));
+    await started.promise;
+    client.input.end();
+    // The final result proves the server is draining; only now may the handler finish.
+    assert.deepEqual(await client.next(), finalResult('sub'));
+    assert.equal(client.stdio.connection.closed, false, 'output stays enabled during the drain');
+    finish.resolve();
+    const rest = await client.end();
+    assert.deepEqual(rest, [
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'tok', progress: 1, total: 1, message: 'almost' },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 'call',
+        result: { ...text('done'), resultType: 'complete', _meta: { [SERVER_INFO]: INFO } },
+      },
+    ]);
+  },
+);
+
+test(
+  'nothing is written at EOF for a listen cancelled before it; the other listen gets its final result',
+  T,
+  async () => {
+    const server = fullServer();
+    const client = new WireClient(server);
+    await openListen(client, 'gone', { toolsListChanged: true });
+    await openListen(client, 'kept', { toolsListChanged: true });
+    client.send(cancel('gone'));
+    assert.deepEqual(await client.end(), [finalResult('kept')]);
+    assert.equal(
+      client.frames.filter((f) => f.id === 'gone' || f.params?._meta?.[SUBSCRIPTION_ID] === 'gone').length,
+      1,
+      'only its ack',
+    );
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Streams belong to their connection
 
-test('EOF on one connection ends only its own listens; the other connection\'s listen stays open and delivering', T, async () => {
-  const server = fullServer();
-  const m1 = new WireClient(server);
-  const m2 = new WireClient(server);
-  await openListen(m1, 'sub', { toolsListChanged: true });
-  await openListen(m2, 'sub', { toolsListChanged: true });
-  const baseline = server.connectionCount;
+test(
+  "EOF on one connection ends only its own listens; the other connection's listen stays open and delivering",
+  T,
+  async () => {
+    const server = fullServer();
+    const m1 = new WireClient(server);
+    const m2 = new WireClient(server);
+    await openListen(m1, 'sub', { toolsListChanged: true });
+    await openListen(m2, 'sub', { toolsListChanged: true });
+    const baseline = server.connectionCount;
 
-  assert.deepEqual(await m1.end(), [finalResult('sub')]);
-  assert.ok(server.connectionCount < baseline, 'the ended connection let go of the change hub');
-  assert.equal(m2.stdio.connection.listenCount, 1);
-  server.notifyListChanged('tools');
-  assert.deepEqual(await m2.next(), listChanged('sub', 'tools'), 'still delivering, and no final result came first');
-  await assertNothingMore(m2);
-  assert.deepEqual(await m2.end(), [finalResult('sub')]);
-});
+    assert.deepEqual(await m1.end(), [finalResult('sub')]);
+    assert.ok(server.connectionCount < baseline, 'the ended connection let go of the change hub');
+    assert.equal(m2.stdio.connection.listenCount, 1);
+    server.notifyListChanged('tools');
+    assert.deepEqual(await m2.next(), listChanged('sub', 'tools'), 'still delivering, and no final result came first');
+    await assertNothingMore(m2);
+    assert.deepEqual(await m2.end(), [finalResult('sub')]);
+  },
+);
 
 test('a legacy connection ending on the same server does not touch a modern listen', T, async () => {
   const server = fullServer();
@@ -786,49 +959,61 @@ test('a legacy connection ending on the same server does not touch a modern list
 // ---------------------------------------------------------------------------------------------------------------
 // Both eras on one server: one notify API
 
-test('one notifyListChanged reaches a legacy client as a bare broadcast and a listen as a tagged event; a modern connection without a listen gets nothing', T, async () => {
-  const server = fullServer();
-  const legacy = new WireClient(server);
-  const listener = new WireClient(server);
-  const bystander = new WireClient(server);
-  await legacy.initialize();
-  await openListen(listener, 'sub', { toolsListChanged: true });
-  await assertNothingMore(bystander); // a modern connection, no listen
-  assert.equal(bystander.stdio.connection.era, 'modern');
+test(
+  'one notifyListChanged reaches a legacy client as a bare broadcast and a listen as a tagged event; a modern connection without a listen gets nothing',
+  T,
+  async () => {
+    const server = fullServer();
+    const legacy = new WireClient(server);
+    const listener = new WireClient(server);
+    const bystander = new WireClient(server);
+    await legacy.initialize();
+    await openListen(listener, 'sub', { toolsListChanged: true });
+    await assertNothingMore(bystander); // a modern connection, no listen
+    assert.equal(bystander.stdio.connection.era, 'modern');
 
-  server.notifyListChanged('tools');
-  assert.deepEqual(await legacy.next(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-  assert.deepEqual(await listener.next(), listChanged('sub', 'tools'));
-  await assertNothingMore(bystander);
-  await assertNothingMore(listener);
-  assert.deepEqual(await legacy.request('ping', undefined, 'p'), { jsonrpc: '2.0', id: 'p', result: {} });
-  assert.deepEqual(legacy.unread(), []);
+    server.notifyListChanged('tools');
+    assert.deepEqual(await legacy.next(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    assert.deepEqual(await listener.next(), listChanged('sub', 'tools'));
+    await assertNothingMore(bystander);
+    await assertNothingMore(listener);
+    assert.deepEqual(await legacy.request('ping', undefined, 'p'), { jsonrpc: '2.0', id: 'p', result: {} });
+    assert.deepEqual(legacy.unread(), []);
 
-  assert.deepEqual(await legacy.end(), []);
-  assert.deepEqual(await listener.end(), [finalResult('sub')]);
-  assert.deepEqual(await bystander.end(), []);
-});
+    assert.deepEqual(await legacy.end(), []);
+    assert.deepEqual(await listener.end(), [finalResult('sub')]);
+    assert.deepEqual(await bystander.end(), []);
+  },
+);
 
-test('resource updates: legacy resources/subscribe gets the bare notification, a modern listen the tagged one, an unsubscribed modern connection nothing', T, async () => {
-  const server = fullServer();
-  const legacy = new WireClient(server);
-  const listener = new WireClient(server);
-  const bystander = new WireClient(server);
-  await legacy.initialize();
-  await legacy.request('resources/subscribe', { uri: 'test://a' }, 's');
-  await openListen(listener, 'sub', { resourceSubscriptions: ['test://a'] });
-  await assertNothingMore(bystander);
+test(
+  'resource updates: legacy resources/subscribe gets the bare notification, a modern listen the tagged one, an unsubscribed modern connection nothing',
+  T,
+  async () => {
+    const server = fullServer();
+    const legacy = new WireClient(server);
+    const listener = new WireClient(server);
+    const bystander = new WireClient(server);
+    await legacy.initialize();
+    await legacy.request('resources/subscribe', { uri: 'test://a' }, 's');
+    await openListen(listener, 'sub', { resourceSubscriptions: ['test://a'] });
+    await assertNothingMore(bystander);
 
-  server.notifyResourceUpdated('test://b');
-  server.notifyResourceUpdated('test://a');
-  assert.deepEqual(await legacy.next(), { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://a' } });
-  assert.deepEqual(await listener.next(), updated('sub', 'test://a'));
-  await assertNothingMore(bystander);
-  await assertNothingMore(listener);
-  assert.deepEqual(await legacy.end(), []);
-  assert.deepEqual(await listener.end(), [finalResult('sub')]);
-  assert.deepEqual(await bystander.end(), []);
-});
+    server.notifyResourceUpdated('test://b');
+    server.notifyResourceUpdated('test://a');
+    assert.deepEqual(await legacy.next(), {
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'test://a' },
+    });
+    assert.deepEqual(await listener.next(), updated('sub', 'test://a'));
+    await assertNothingMore(bystander);
+    await assertNothingMore(listener);
+    assert.deepEqual(await legacy.end(), []);
+    assert.deepEqual(await listener.end(), [finalResult('sub')]);
+    assert.deepEqual(await bystander.end(), []);
+  },
+);
 
 test('a legacy connection has no subscriptions/listen: -32601, no ack, and its broadcasts go on', T, async () => {
   const server = fullServer();
@@ -845,50 +1030,54 @@ test('a legacy connection has no subscriptions/listen: -32601, no ack, and its b
 // ---------------------------------------------------------------------------------------------------------------
 // The demo server as a child process
 
-test('child process: listen, test_publish two events, close stdin → ack, both events, the call result, the final result, exit 0', T, async (t: TestContext) => {
-  const child = spawn(process.execPath, [EVERYTHING, '--stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // only when the test failed
-  });
-  const exit = once(child, 'exit');
-  let out = '';
-  let pending = '';
-  const frames: Frame[] = [];
-  const acked = deferred();
-  child.stderr!.resume();
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    pending += chunk;
-    let newline: number;
-    while ((newline = pending.indexOf('\n')) !== -1) {
-      const frame = JSON.parse(pending.slice(0, newline)); // anything but a frame on stdout fails here
-      pending = pending.slice(newline + 1);
-      frames.push(frame);
-      if (frame.method === 'notifications/subscriptions/acknowledged') acked.resolve();
-    }
-  });
-  const write = (frame: object) => child.stdin!.write(`${JSON.stringify(frame)}\n`);
-  write(listen('sub', { toolsListChanged: true }));
-  await acked.promise;
-  write(modern('tools/call', { name: 'test_publish', arguments: { event: 'tools', count: 2 } }, 2));
-  child.stdin!.end();
-  const [code, signal] = await exit;
-  assert.equal(code, 0);
-  assert.equal(signal, null);
-  assert.ok(out.endsWith('\n'));
+test(
+  'child process: listen, test_publish two events, close stdin → ack, both events, the call result, the final result, exit 0',
+  T,
+  async (t: TestContext) => {
+    const child = spawn(process.execPath, [EVERYTHING, '--stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); // only when the test failed
+    });
+    const exit = once(child, 'exit');
+    let out = '';
+    let pending = '';
+    const frames: Frame[] = [];
+    const acked = deferred();
+    child.stderr!.resume();
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      pending += chunk;
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) !== -1) {
+        const frame = JSON.parse(pending.slice(0, newline)); // anything but a frame on stdout fails here
+        pending = pending.slice(newline + 1);
+        frames.push(frame);
+        if (frame.method === 'notifications/subscriptions/acknowledged') acked.resolve();
+      }
+    });
+    const write = (frame: object) => child.stdin!.write(`${JSON.stringify(frame)}\n`);
+    write(listen('sub', { toolsListChanged: true }));
+    await acked.promise;
+    write(modern('tools/call', { name: 'test_publish', arguments: { event: 'tools', count: 2 } }, 2));
+    child.stdin!.end();
+    const [code, signal] = await exit;
+    assert.equal(code, 0);
+    assert.equal(signal, null);
+    assert.ok(out.endsWith('\n'));
 
-  assert.equal(frames.length, 5, JSON.stringify(frames));
-  assert.deepEqual(frames[0], ack('sub', { toolsListChanged: true }));
-  const events = frames.filter((f) => f.method === 'notifications/tools/list_changed');
-  assert.deepEqual(events, [listChanged('sub', 'tools'), listChanged('sub', 'tools')]);
-  const call = frames.find((f) => f.id === 2);
-  assert.deepEqual(call.result.content, [{ type: 'text', text: 'Published 2 tools event(s)' }]);
-  assert.equal(call.result.resultType, 'complete');
-  const finals = frames.filter((f) => f.id === 'sub');
-  assert.equal(finals.length, 1);
-  assert.equal(finals[0].result.resultType, 'complete');
-  assert.equal(finals[0].result._meta[SUBSCRIPTION_ID], 'sub');
-  assert.equal(typeof finals[0].result._meta[SERVER_INFO].name, 'string');
-  const last = frames.indexOf(finals[0]);
-  for (const event of events) assert.ok(frames.indexOf(event) < last, 'events come before the final result');
-});
+    assert.equal(frames.length, 5, JSON.stringify(frames));
+    assert.deepEqual(frames[0], ack('sub', { toolsListChanged: true }));
+    const events = frames.filter((f) => f.method === 'notifications/tools/list_changed');
+    assert.deepEqual(events, [listChanged('sub', 'tools'), listChanged('sub', 'tools')]);
+    const call = frames.find((f) => f.id === 2);
+    assert.deepEqual(call.result.content, [{ type: 'text', text: 'Published 2 tools event(s)' }]);
+    assert.equal(call.result.resultType, 'complete');
+    const finals = frames.filter((f) => f.id === 'sub');
+    assert.equal(finals.length, 1);
+    assert.equal(finals[0].result.resultType, 'complete');
+    assert.equal(finals[0].result._meta[SUBSCRIPTION_ID], 'sub');
+    assert.equal(typeof finals[0].result._meta[SERVER_INFO].name, 'string');
+    const last = frames.indexOf(finals[0]);
+    for (const event of events) assert.ok(frames.indexOf(event) < last, 'events come before the final result');
+  },
+);

@@ -6,7 +6,10 @@ import { delimiter, join, sep } from 'node:path';
 
 /** npm's own Node when run from npm, else the first `node` on PATH outside node_modules, else the usual places. */
 export function machineNode(): string {
-  const onPath = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'node'));
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => join(dir, 'node'));
   const candidates = [process.env.npm_node_execpath, ...onPath, '/usr/local/bin/node', '/usr/bin/node'];
   for (const candidate of candidates) {
     if (candidate === undefined || candidate === '' || !existsSync(candidate)) continue;

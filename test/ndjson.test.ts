@@ -14,7 +14,11 @@ const NOT_UTF8: Event = { notUtf8: true };
 /** Feeds the chunks, then ends the input; returns what the sink saw, in order. */
 function split(chunks: (Buffer | string)[], maxLineBytes = 1024, end = true): Event[] {
   const events: Event[] = [];
-  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED), notUtf8: () => events.push(NOT_UTF8) };
+  const sink = {
+    line: (text: string) => events.push(text),
+    oversized: () => events.push(OVERSIZED),
+    notUtf8: () => events.push(NOT_UTF8),
+  };
   const splitter = new LineSplitter(maxLineBytes);
   for (const chunk of chunks) splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
   if (end) splitter.end(sink);
@@ -23,7 +27,9 @@ function split(chunks: (Buffer | string)[], maxLineBytes = 1024, end = true): Ev
 
 /** Every way of cutting `bytes` into two chunks, plus one byte per chunk. */
 function cuts(bytes: Buffer): { name: string; chunks: Buffer[] }[] {
-  const ways: { name: string; chunks: Buffer[] }[] = [{ name: 'one byte per chunk', chunks: [...bytes].map((byte) => Buffer.from([byte])) }];
+  const ways: { name: string; chunks: Buffer[] }[] = [
+    { name: 'one byte per chunk', chunks: [...bytes].map((byte) => Buffer.from([byte])) },
+  ];
   for (let at = 0; at <= bytes.length; at++) {
     ways.push({ name: `cut at byte ${at}`, chunks: [bytes.subarray(0, at), bytes.subarray(at)] });
   }
@@ -36,7 +42,10 @@ test('splits on LF and hands over each line without its newline', () => {
 
 test('several frames in one chunk come out in order', () => {
   const chunk = Array.from({ length: 50 }, (_, i) => `{"id":${i}}\n`).join('');
-  assert.deepEqual(split([chunk]), Array.from({ length: 50 }, (_, i) => `{"id":${i}}`));
+  assert.deepEqual(
+    split([chunk]),
+    Array.from({ length: 50 }, (_, i) => `{"id":${i}}`),
+  );
 });
 
 test('CRLF: exactly one trailing CR is stripped, an inner CR is kept', () => {
@@ -141,11 +150,16 @@ test('an oversized final line without a newline is reported once and end() deliv
 test('memory is bounded: never more than maxLineBytes held, however long the line', () => {
   const limit = 1000;
   const events: Event[] = [];
-  const sink = { line: (text: string) => events.push(text), oversized: () => events.push(OVERSIZED), notUtf8: () => events.push(NOT_UTF8) };
+  const sink = {
+    line: (text: string) => events.push(text),
+    oversized: () => events.push(OVERSIZED),
+    notUtf8: () => events.push(NOT_UTF8),
+  };
   const splitter = new LineSplitter(limit);
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   let maxHeld = 0;
-  for (let i = 0; i < 160; i++) { // 10 MiB without a newline
+  for (let i = 0; i < 160; i++) {
+    // 10 MiB without a newline
     splitter.push(chunk, sink);
     maxHeld = Math.max(maxHeld, splitter.bufferedBytes);
   }
@@ -158,6 +172,9 @@ test('memory is bounded: never more than maxLineBytes held, however long the lin
   assert.deepEqual(events, [OVERSIZED, '{"id":1}', '{"id":']);
 });
 
-test('bytes are handed over as they are: invalid JSON is the parser\'s business, not the splitter\'s', () => {
-  assert.deepEqual(split(['{"jsonrpc":"2.0","id":1,"method":\n', 'not json\n']), ['{"jsonrpc":"2.0","id":1,"method":', 'not json']);
+test("bytes are handed over as they are: invalid JSON is the parser's business, not the splitter's", () => {
+  assert.deepEqual(split(['{"jsonrpc":"2.0","id":1,"method":\n', 'not json\n']), [
+    '{"jsonrpc":"2.0","id":1,"method":',
+    'not json',
+  ]);
 });

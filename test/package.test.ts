@@ -2,14 +2,24 @@
 // import only node: built-ins and their siblings, and the built dist/ (made by `npm run build`, which `npm test`
 // runs first) imported and serving a request on the machine's Node 20, through file URLs and through the exports map.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { machineNode } from './machine-node.ts';
@@ -17,7 +27,9 @@ import { machineNode } from './machine-node.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const MODULES = readdirSync(ROOT).filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).sort();
+const MODULES = readdirSync(ROOT)
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+  .sort();
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-core-package-'));
@@ -39,12 +51,20 @@ async function serveOnce(t: TestContext, node: string, script: string, lines: ob
   child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
   const [code, signal] = await exit;
   assert.ok(stdout === '' || stdout.endsWith('\n'));
-  const frames = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  const frames = stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
   return { code, signal, frames, stderr };
 }
 
 const SESSION = [
-  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1.0.0' } } },
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1.0.0' } },
+  },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'node_version', arguments: {} } },
 ];
@@ -86,12 +106,20 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
   for (const [subpath, entry] of Object.entries<Record<string, string>>(pkg.exports)) {
     assert.equal(Object.keys(entry)[0], 'types', `${subpath}: TypeScript reads the first matching condition`);
   }
-  assert.deepEqual(Object.keys(pkg.exports).filter((key) => !['.', './stdio', './http', './fetch', './protocol', './testing'].includes(key)), []);
+  assert.deepEqual(
+    Object.keys(pkg.exports).filter(
+      (key) => !['.', './stdio', './http', './fetch', './protocol', './testing'].includes(key),
+    ),
+    [],
+  );
 });
 
 test('package.json: dev tools are devDependencies, with a Node >= 22.19 for type stripping', () => {
   for (const tool of ['typescript', 'c8', '@types/node', 'node']) assert.ok(pkg.devDependencies[tool], tool);
-  const [major, minor] = String(pkg.devDependencies.node).replace(/^[\^~>=\s]+/, '').split('.').map(Number);
+  const [major, minor] = String(pkg.devDependencies.node)
+    .replace(/^[\^~>=\s]+/, '')
+    .split('.')
+    .map(Number);
   assert.ok(major > 22 || (major === 22 && minor >= 19), `node ${pkg.devDependencies.node}`);
   assert.match(pkg.scripts.build, /\btsc\b/);
   assert.match(pkg.scripts.test, /npm run build/, 'the tests run on a fresh build');
@@ -120,7 +148,9 @@ test('the packed package holds only dist/*.js, dist/*.d.ts, README.md, LICENSE a
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(packed.status, 0, packed.stderr);
   const files: string[] = JSON.parse(packed.stdout)[0].files.map((file: { path: string }) => file.path);
-  const unexpected = files.filter((file) => !/^dist\/[^/]+\.(js|d\.ts)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file));
+  const unexpected = files.filter(
+    (file) => !/^dist\/[^/]+\.(js|d\.ts)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file),
+  );
   assert.deepEqual(unexpected, []);
   for (const file of ['dist/core.js', 'dist/core.d.ts', 'dist/stdio.js', 'dist/stdio.d.ts', 'README.md', 'LICENSE']) {
     assert.ok(files.includes(file), file);
@@ -156,7 +186,10 @@ test('npm run build emitted a current dist/*.js and .d.ts for every root module'
     for (const built of [`${base}.js`, `${base}.d.ts`]) {
       const path = join(DIST, built);
       assert.ok(existsSync(path), `dist/${built} is missing: run npm run build`);
-      assert.ok(statSync(path).mtimeMs >= statSync(join(ROOT, file)).mtimeMs, `dist/${built} is older than ${file}: run npm run build`);
+      assert.ok(
+        statSync(path).mtimeMs >= statSync(join(ROOT, file)).mtimeMs,
+        `dist/${built} is older than ${file}: run npm run build`,
+      );
     }
   }
   for (const entry of Object.values<Record<string, string>>(pkg.exports)) {
@@ -175,47 +208,59 @@ test('the built JavaScript imports ./*.js siblings (the .ts extensions were rewr
   }
 });
 
-test('the machine\'s Node is 20 and is not the dev Node running these tests', () => {
+test("the machine's Node is 20 and is not the dev Node running these tests", () => {
   const node = machineNode();
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   assert.match(version, /^v20\./, `${node} is ${version}`);
   assert.match(process.version, /^v2[2-9]\./, 'the tests themselves run on the dev Node');
 });
 
-test('the built package imported by file URL serves initialize and tools/call on the machine\'s Node 20', { timeout: 30_000 }, async (t) => {
+test("the built package imported by file URL serves initialize and tools/call on the machine's Node 20", {
+  timeout: 30_000,
+}, async (t) => {
   const dir = tempDir(t);
   const script = join(dir, 'server.mjs');
-  writeFileSync(script, [
-    `import { createServer } from ${JSON.stringify(pathToFileURL(join(DIST, 'core.js')).href)};`,
-    `import { serveStdio } from ${JSON.stringify(pathToFileURL(join(DIST, 'stdio.js')).href)};`,
-    SERVER_BODY,
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      `import { createServer } from ${JSON.stringify(pathToFileURL(join(DIST, 'core.js')).href)};`,
+      `import { serveStdio } from ${JSON.stringify(pathToFileURL(join(DIST, 'stdio.js')).href)};`,
+      SERVER_BODY,
+    ].join('\n'),
+  );
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core" and "mcp-core/stdio" on Node 20, and internals stay private', { timeout: 30_000 }, async (t) => {
+test('the exports map resolves "mcp-core" and "mcp-core/stdio" on Node 20, and internals stay private', {
+  timeout: 30_000,
+}, async (t) => {
   const dir = tempDir(t);
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules', 'mcp-core'), 'dir');
   const script = join(dir, 'server.mjs');
-  writeFileSync(script, [
-    `import { createServer } from 'mcp-core';`,
-    `import { serveStdio } from 'mcp-core/stdio';`,
-    // Only the documented entry points are reachable; a deep import is refused by the exports map.
-    `await import('mcp-core/dist/ndjson.js').then(() => process.exit(3), (error) => {`,
-    `  if (error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') process.exit(4);`,
-    `});`,
-    SERVER_BODY,
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      `import { createServer } from 'mcp-core';`,
+      `import { serveStdio } from 'mcp-core/stdio';`,
+      // Only the documented entry points are reachable; a deep import is refused by the exports map.
+      `await import('mcp-core/dist/ndjson.js').then(() => process.exit(3), (error) => {`,
+      `  if (error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') process.exit(4);`,
+      `});`,
+      SERVER_BODY,
+    ].join('\n'),
+  );
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map\'s types serve a strict TypeScript consumer', { timeout: 60_000 }, (t) => {
+test("the exports map's types serve a strict TypeScript consumer", { timeout: 60_000 }, (t) => {
   const dir = tempDir(t);
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules', 'mcp-core'), 'dir');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  writeFileSync(join(dir, 'consumer.ts'), `
+  writeFileSync(
+    join(dir, 'consumer.ts'),
+    `
 import { createServer, ProtocolError, type Context } from 'mcp-core';
 import { serveStdio, type StdioServer } from 'mcp-core/stdio';
 
@@ -234,20 +279,24 @@ void closed;
 createServer({});
 // @ts-expect-error maxLineBytes is a number
 serveStdio(server, { maxLineBytes: 'big' });
-`);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'es2022',
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      strict: true,
-      noEmit: true,
-      skipLibCheck: false,
-      types: ['node'],
-      typeRoots: [join(ROOT, 'node_modules', '@types')],
-    },
-    files: ['consumer.ts'],
-  }));
+`,
+  );
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files: ['consumer.ts'],
+    }),
+  );
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
   assert.equal(result.status, 0, result.stdout + result.stderr);

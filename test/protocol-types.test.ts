@@ -2,10 +2,10 @@
 // frames typed with them are served, and answers read through them have the fields the types promise. The
 // `@ts-expect-error` lines fail the type-check (npm test runs it) if the types stop catching those mistakes.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClientRequest, ClientResult, InputRequiredResult, ModernRequestMeta } from '../protocol.ts';
+import { test } from 'node:test';
 import { createEverythingServer } from '../examples/everything.ts';
+import type { ClientRequest, ClientResult, InputRequiredResult, ModernRequestMeta } from '../protocol.ts';
 import { WireClient } from './harness.ts';
 
 test('frames typed with the exported wire types are served, and their answers fit the result types', async () => {

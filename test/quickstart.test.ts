@@ -8,15 +8,25 @@
 // The pack runs in a temporary copy of the package (root .ts files, package.json, tsconfig.json, README, LICENSE,
 // node_modules linked for tsc), so its prepack build never rewrites the repository's dist/ under other test files.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { machineNode } from './machine-node.ts';
 
@@ -30,12 +40,16 @@ function readmeServer(): string {
   for (const match of readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)) {
     if (/from ['"]mcp-core['"]/.test(match[1]!)) return match[1]!;
   }
-  throw new Error('README.md has no ```ts block importing from \'mcp-core\'');
+  throw new Error("README.md has no ```ts block importing from 'mcp-core'");
 }
 
 /** Runs a command to completion (bounded), failing with its output on a non-zero exit. */
 async function run(t: TestContext, command: string, args: string[], cwd: string): Promise<string> {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const child = spawn(command, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
   t.after(() => clearTimeout(timer));
   let output = '';
@@ -48,7 +62,10 @@ async function run(t: TestContext, command: string, args: string[], cwd: string)
 }
 
 /** A placeholder value for each required argument, from the tool's input schema. */
-function argumentsFor(schema: { properties?: Record<string, { type?: string }>; required?: string[] }): Record<string, unknown> {
+function argumentsFor(schema: {
+  properties?: Record<string, { type?: string }>;
+  required?: string[];
+}): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const name of schema.required ?? []) {
     const type = schema.properties?.[name]?.type;
@@ -75,14 +92,24 @@ async function drive(t: TestContext, node: string, script: string, cwd: string) 
     assert.ok(!line.done, `the server closed stdout early; stderr:\n${stderr}`);
     return JSON.parse(line.value);
   };
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'quickstart', version: '1.0.0' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'quickstart', version: '1.0.0' } },
+  });
   const init = await next();
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
   const list = await next();
   const tool = list.result?.tools?.[0];
   assert.ok(tool, JSON.stringify(list));
-  send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: tool.name, arguments: argumentsFor(tool.inputSchema) } });
+  send({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: tool.name, arguments: argumentsFor(tool.inputSchema) },
+  });
   const call = await next();
   child.stdin.end();
   const [code, signal] = await exit;
@@ -91,49 +118,66 @@ async function drive(t: TestContext, node: string, script: string, cwd: string) 
   return { init, call };
 }
 
-test('the README quick start runs verbatim from the packed tarball: as .ts on the dev Node and stripped on Node 20', T, async (t) => {
-  const temp = mkdtempSync(join(tmpdir(), 'mcp-core-quickstart-'));
-  t.after(() => rmSync(temp, { recursive: true, force: true }));
+test(
+  'the README quick start runs verbatim from the packed tarball: as .ts on the dev Node and stripped on Node 20',
+  T,
+  async (t) => {
+    const temp = mkdtempSync(join(tmpdir(), 'mcp-core-quickstart-'));
+    t.after(() => rmSync(temp, { recursive: true, force: true }));
 
-  // npm pack, in a copy of the package so that the prepack build writes its own dist/.
-  const source = join(temp, 'source');
-  mkdirSync(source);
-  for (const name of readdirSync(ROOT)) {
-    if ((name.endsWith('.ts') && !name.endsWith('.d.ts')) || ['package.json', 'tsconfig.json', 'README.md', 'LICENSE'].includes(name)) {
-      copyFileSync(join(ROOT, name), join(source, name));
+    // npm pack, in a copy of the package so that the prepack build writes its own dist/.
+    const source = join(temp, 'source');
+    mkdirSync(source);
+    for (const name of readdirSync(ROOT)) {
+      if (
+        (name.endsWith('.ts') && !name.endsWith('.d.ts')) ||
+        ['package.json', 'tsconfig.json', 'README.md', 'LICENSE'].includes(name)
+      ) {
+        copyFileSync(join(ROOT, name), join(source, name));
+      }
     }
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
-  const packed = join(temp, 'packed');
-  mkdirSync(packed);
-  await run(t, 'npm', ['pack', '--pack-destination', packed, '--silent'], source);
-  const [tarball] = readdirSync(packed).filter((name) => name.endsWith('.tgz'));
-  assert.ok(tarball !== undefined, 'npm pack wrote a tarball');
+    symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
+    const packed = join(temp, 'packed');
+    mkdirSync(packed);
+    await run(t, 'npm', ['pack', '--pack-destination', packed, '--silent'], source);
+    const [tarball] = readdirSync(packed).filter((name) => name.endsWith('.tgz'));
+    assert.ok(tarball !== undefined, 'npm pack wrote a tarball');
 
-  // A fresh project with only the tarball installed (zero dependencies: nothing to fetch).
-  const project = join(temp, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'quickstart', version: '1.0.0', private: true, type: 'module' }));
-  await run(t, 'npm', ['install', '--no-audit', '--no-fund', '--offline', join(packed, tarball)], project);
-  const installed = join(project, 'node_modules', 'mcp-core');
-  assert.ok(existsSync(join(installed, 'dist', 'core.js')) && existsSync(join(installed, 'dist', 'core.d.ts')));
-  assert.deepEqual(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')), ['mcp-core'], 'no dependencies installed');
+    // A fresh project with only the tarball installed (zero dependencies: nothing to fetch).
+    const project = join(temp, 'project');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'quickstart', version: '1.0.0', private: true, type: 'module' }),
+    );
+    await run(t, 'npm', ['install', '--no-audit', '--no-fund', '--offline', join(packed, tarball)], project);
+    const installed = join(project, 'node_modules', 'mcp-core');
+    assert.ok(existsSync(join(installed, 'dist', 'core.js')) && existsSync(join(installed, 'dist', 'core.d.ts')));
+    assert.deepEqual(
+      readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')),
+      ['mcp-core'],
+      'no dependencies installed',
+    );
 
-  const code = readmeServer();
-  writeFileSync(join(project, 'server.ts'), code);
-  writeFileSync(join(project, 'server.js'), stripTypeScriptTypes(code));
+    const code = readmeServer();
+    writeFileSync(join(project, 'server.ts'), code);
+    writeFileSync(join(project, 'server.js'), stripTypeScriptTypes(code));
 
-  const node20 = machineNode();
-  for (const [node, script] of [[process.execPath, 'server.ts'], [node20, 'server.js']] as const) {
-    const { init, call } = await drive(t, node, script, project);
-    assert.equal(init.id, 1);
-    assert.equal(init.result.protocolVersion, '2025-11-25', `${node} ${script}`);
-    assert.equal(typeof init.result.serverInfo.name, 'string');
-    assert.equal(call.id, 3);
-    assert.equal(call.result?.isError, undefined, `${node} ${script}: ${JSON.stringify(call)}`);
-    assert.equal(call.result.content[0].type, 'text');
-    assert.ok(call.result.content[0].text.length > 0);
-  }
-  const version = await run(t, node20, ['--version'], project);
-  assert.match(version, /^v20\./, 'the compiled run used the machine\'s Node 20');
-});
+    const node20 = machineNode();
+    for (const [node, script] of [
+      [process.execPath, 'server.ts'],
+      [node20, 'server.js'],
+    ] as const) {
+      const { init, call } = await drive(t, node, script, project);
+      assert.equal(init.id, 1);
+      assert.equal(init.result.protocolVersion, '2025-11-25', `${node} ${script}`);
+      assert.equal(typeof init.result.serverInfo.name, 'string');
+      assert.equal(call.id, 3);
+      assert.equal(call.result?.isError, undefined, `${node} ${script}: ${JSON.stringify(call)}`);
+      assert.equal(call.result.content[0].type, 'text');
+      assert.ok(call.result.content[0].text.length > 0);
+    }
+    const version = await run(t, node20, ['--version'], project);
+    assert.match(version, /^v20\./, "the compiled run used the machine's Node 20");
+  },
+);

@@ -1,8 +1,13 @@
 // One HTTP exchange on its own socket through node:http, for tests that must set Host or Origin, send any method or
 // body, or read a refusal's status and headers exactly: the status, headers, body text and body JSON (if any).
 
-import { request as httpRequest, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
+import {
+  request as httpRequest,
+  type IncomingMessage,
+  type Server as NodeServer,
+  type ServerResponse,
+} from 'node:http';
 import { deferred, type Frame } from './harness.ts';
 import { MODERN } from './wire.ts';
 
@@ -15,7 +20,12 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
-export interface RawResponse { status: number; headers: IncomingMessage['headers']; text: string; json: Frame }
+export interface RawResponse {
+  status: number;
+  headers: IncomingMessage['headers'];
+  text: string;
+  json: Frame;
+}
 
 export function raw(
   url: string,
@@ -23,28 +33,31 @@ export function raw(
 ): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      path: options.path ?? target.pathname,
-      method: options.method ?? 'POST',
-      headers: options.headers ?? {},
-      agent: false,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: Frame;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode!, headers: response.headers, text, json });
-      });
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: options.path ?? target.pathname,
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: Frame;
+          try {
+            json = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode!, headers: response.headers, text, json });
+        });
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -62,7 +75,8 @@ export function modernHeaders(frame: Frame, extra: Record<string, string> = {}):
   if ((frame.method === 'tools/call' || frame.method === 'prompts/get') && typeof params.name === 'string') {
     headers['mcp-name'] = encodeHeaderValue(params.name);
   }
-  if (frame.method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = encodeHeaderValue(params.uri);
+  if (frame.method === 'resources/read' && typeof params.uri === 'string')
+    headers['mcp-name'] = encodeHeaderValue(params.uri);
   return { ...headers, ...extra };
 }
 
@@ -76,7 +90,7 @@ export function watchExchanges(node: NodeServer) {
   const lateWrites: string[] = [];
   const closeOf = (tag: string) => {
     let entry = closes.get(tag);
-    if (entry === undefined) closes.set(tag, entry = deferred());
+    if (entry === undefined) closes.set(tag, (entry = deferred()));
     return entry;
   };
   node.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {

@@ -1,18 +1,22 @@
 // Units of registry.ts: opaque cursor encoding and decoding, registry order and paging, and the change hub.
 
-import type { Era } from '../types.ts';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ProtocolError } from '../core.ts';
-import { ChangeHub, Registry, decodeCursor, encodeCursor, type ChangeEvent } from '../registry.ts';
+import { type ChangeEvent, ChangeHub, decodeCursor, encodeCursor, Registry } from '../registry.ts';
+import type { Era } from '../types.ts';
 
 function assertInvalidCursor(cursor: unknown, length: number): void {
-  assert.throws(() => decodeCursor(cursor, length, 't'), (error: unknown) => {
-    assert.ok(error instanceof ProtocolError, `${JSON.stringify(cursor)}: not a ProtocolError`);
-    assert.equal(error.code, -32602);
-    assert.equal(error.message, 'Invalid params: params.cursor is not a cursor this server issued');
-    return true;
-  }, JSON.stringify(cursor));
+  assert.throws(
+    () => decodeCursor(cursor, length, 't'),
+    (error: unknown) => {
+      assert.ok(error instanceof ProtocolError, `${JSON.stringify(cursor)}: not a ProtocolError`);
+      assert.equal(error.code, -32602);
+      assert.equal(error.message, 'Invalid params: params.cursor is not a cursor this server issued');
+      return true;
+    },
+    JSON.stringify(cursor),
+  );
 }
 
 test('an absent cursor is the first page', () => {
@@ -71,7 +75,7 @@ test('strings this server never minted are invalid cursors', () => {
   for (const cursor of invalid) assertInvalidCursor(cursor, 10);
 });
 
-test("a cursor of one list is not a cursor of another", () => {
+test('a cursor of one list is not a cursor of another', () => {
   const tools = encodeCursor(2, 't');
   assert.equal(decodeCursor(tools, 10, 't'), 2);
   assert.throws(() => decodeCursor(tools, 10, 'p'), /not a cursor this server issued/);
@@ -112,7 +116,10 @@ test('a page size that divides the list ends on a full page; a larger one gives 
   const r = registry(['a', 'b', 'c', 'd']);
   const first = r.page(undefined, 2, 'legacy');
   const second = r.page(first.nextCursor, 2, 'legacy');
-  assert.deepEqual(second.items.map((i) => i.name), ['c', 'd']);
+  assert.deepEqual(
+    second.items.map((i) => i.name),
+    ['c', 'd'],
+  );
   assert.equal(second.nextCursor, undefined);
   assert.deepEqual(r.page(undefined, 100, 'modern'), { items: r.values('modern'), nextCursor: undefined });
   assert.deepEqual(registry([]).page(undefined, 10, 'legacy'), { items: [], nextCursor: undefined });
@@ -128,7 +135,10 @@ test('a registry rejects a duplicate name, reports each change, and keeps order 
   assert.equal(r.remove('b'), false);
   assert.equal(changes, 4);
   r.add('b', { name: 'b', era: undefined });
-  assert.deepEqual(r.values('legacy').map((i) => i.name), ['a', 'c', 'b']);
+  assert.deepEqual(
+    r.values('legacy').map((i) => i.name),
+    ['a', 'c', 'b'],
+  );
   assert.equal(r.get('zzz', 'legacy'), undefined);
   assert.equal(r.get('constructor', 'legacy'), undefined);
 });
@@ -138,15 +148,30 @@ test('an item restricted to one era is listed, paged and found in that era only'
   r.add('both', { name: 'both', era: undefined });
   r.add('old', { name: 'old', era: 'legacy' });
   r.add('new', { name: 'new', era: 'modern' });
-  assert.deepEqual(r.values('legacy').map((i) => i.name), ['both', 'old']);
-  assert.deepEqual(r.values('modern').map((i) => i.name), ['both', 'new']);
-  assert.deepEqual(r.page(undefined, 1, 'modern').items.map((i) => i.name), ['both']);
-  assert.deepEqual(r.page(r.page(undefined, 1, 'modern').nextCursor, 1, 'modern').items.map((i) => i.name), ['new']);
+  assert.deepEqual(
+    r.values('legacy').map((i) => i.name),
+    ['both', 'old'],
+  );
+  assert.deepEqual(
+    r.values('modern').map((i) => i.name),
+    ['both', 'new'],
+  );
+  assert.deepEqual(
+    r.page(undefined, 1, 'modern').items.map((i) => i.name),
+    ['both'],
+  );
+  assert.deepEqual(
+    r.page(r.page(undefined, 1, 'modern').nextCursor, 1, 'modern').items.map((i) => i.name),
+    ['new'],
+  );
   assert.equal(r.get('new', 'legacy'), undefined);
   assert.equal(r.get('old', 'modern'), undefined);
   assert.equal(r.get('new', 'modern')?.name, 'new');
   r.remove('old');
-  assert.deepEqual(r.values('legacy').map((i) => i.name), ['both']);
+  assert.deepEqual(
+    r.values('legacy').map((i) => i.name),
+    ['both'],
+  );
 });
 
 test('the change hub delivers to every listener until it is removed', () => {

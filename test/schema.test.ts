@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
+import { test } from 'node:test';
 import { createServer } from '../core.ts';
+import { compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
-import { fail, modern, ok as result, request } from './wire.ts';
+import { fail, modern, request, ok as result } from './wire.ts';
 
 function issues(schema: JsonSchema, value: unknown): SchemaIssue[] {
   return compileSchema(schema)(value);
@@ -37,9 +37,7 @@ test('conformance schema compiles unchanged and accepts a valid value', () => {
 
 test('conformance schema reports nested, conditional and additional-property issues', () => {
   const validate = compileSchema(CONFORMANCE);
-  assert.deepEqual(validate({ contactMethod: 'phone', email: 'x@y' }), [
-    { path: ['phone'], message: 'is required' },
-  ]);
+  assert.deepEqual(validate({ contactMethod: 'phone', email: 'x@y' }), [{ path: ['phone'], message: 'is required' }]);
   assert.deepEqual(validate({ name: 5, address: { street: 1 }, contactMethod: 'email', email: 'e', nick: 'n' }), [
     { path: ['name'], message: 'must be string' },
     { path: ['address', 'street'], message: 'must be string' },
@@ -56,7 +54,10 @@ test('conformance schema reports nested, conditional and additional-property iss
 test('a schema object is never mutated by compiling or validating', () => {
   const schema: JsonSchema = {
     $defs: { n: { type: 'integer', minimum: 0 } },
-    type: 'array', items: { $ref: '#/$defs/n' }, minItems: 1, uniqueItems: true,
+    type: 'array',
+    items: { $ref: '#/$defs/n' },
+    minItems: 1,
+    uniqueItems: true,
   };
   const before = structuredClone(schema);
   const validate = compileSchema(schema);
@@ -98,7 +99,10 @@ test('required property missing names the property path', () => {
   const schema = { type: 'object', required: ['a', 'b'] };
   ok(schema, { a: 1, b: 2 });
   fails(schema, { a: 1 }, [{ path: ['b'], message: 'is required' }]);
-  fails(schema, {}, [{ path: ['a'], message: 'is required' }, { path: ['b'], message: 'is required' }]);
+  fails(schema, {}, [
+    { path: ['a'], message: 'is required' },
+    { path: ['b'], message: 'is required' },
+  ]);
 });
 
 test('required does not see inherited properties', () => {
@@ -209,28 +213,43 @@ test('enum and const over objects ignore key order and number spelling, at any d
 test('items applies to every element with index paths', () => {
   const schema = { items: { type: 'string' } };
   ok(schema, ['a', 'b']);
-  fails(schema, ['a', 1, 'c', null], [
-    { path: [1], message: 'must be string' },
-    { path: [3], message: 'must be string' },
-  ]);
+  fails(
+    schema,
+    ['a', 1, 'c', null],
+    [
+      { path: [1], message: 'must be string' },
+      { path: [3], message: 'must be string' },
+    ],
+  );
 });
 
 test('prefixItems validates positions and items applies after them', () => {
   const schema = { prefixItems: [{ type: 'string' }, { type: 'number' }], items: { type: 'boolean' } };
   ok(schema, ['a', 1, true, false]);
   ok(schema, ['a']);
-  fails(schema, [1, 'a', 'b'], [
-    { path: [0], message: 'must be string' },
-    { path: [1], message: 'must be number' },
-    { path: [2], message: 'must be boolean' },
-  ]);
+  fails(
+    schema,
+    [1, 'a', 'b'],
+    [
+      { path: [0], message: 'must be string' },
+      { path: [1], message: 'must be number' },
+      { path: [2], message: 'must be boolean' },
+    ],
+  );
   fails({ prefixItems: [{}], items: false }, [1, 2], [{ path: [1], message: 'is not allowed' }]);
 });
 
 test('draft-07 array items act as prefixItems with additionalItems after them', () => {
   const schema = { items: [{ type: 'string' }], additionalItems: { type: 'number' } };
   ok(schema, ['a', 1, 2]);
-  fails(schema, [1, 'x'], [{ path: [0], message: 'must be string' }, { path: [1], message: 'must be number' }]);
+  fails(
+    schema,
+    [1, 'x'],
+    [
+      { path: [0], message: 'must be string' },
+      { path: [1], message: 'must be number' },
+    ],
+  );
   ok({ items: [{ type: 'string' }] }, ['a', 'anything', 3]);
 });
 
@@ -257,7 +276,8 @@ test('uniqueItems equality is JSON equality: key order and number spelling do no
     '[[{"x":[1,{"y":2,"z":[3]}]}],[{"x":[1.0,{"z":[3],"y":2}]}]]',
     '[{"s":"1:a,b"},{"s":"1:a,b"}]',
     '["x",{"a":{}},"y",{"a":{}}]',
-  ]) fails({ uniqueItems: true }, JSON.parse(text), duplicate);
+  ])
+    fails({ uniqueItems: true }, JSON.parse(text), duplicate);
   for (const text of [
     '[{"a":1},{"a":"1"}]',
     '[[1,2],[2,1]]',
@@ -268,10 +288,11 @@ test('uniqueItems equality is JSON equality: key order and number spelling do no
     '[{"a=1":1},{"a":"=1"},{"a":1,"=1":1}]',
     '[[[]],[[[]]],[{}],[[{}]]]',
     '[true,"true",[true],[false]]',
-  ]) ok({ uniqueItems: true }, JSON.parse(text));
+  ])
+    ok({ uniqueItems: true }, JSON.parse(text));
 });
 
-test('values JSON cannot carry (as in a handler\'s structuredContent) compare without failing: cycles, bigints, functions', () => {
+test("values JSON cannot carry (as in a handler's structuredContent) compare without failing: cycles, bigints, functions", () => {
   const duplicate = [{ path: [], message: 'must not have duplicate items' }];
   const cyclic: unknown[] = [];
   cyclic.push(cyclic);
@@ -293,18 +314,24 @@ function counted(value: unknown): { value: unknown; mostReads(): number } {
   const reads = new Map<object, Map<PropertyKey, number>>();
   const wrap = (v: unknown): unknown => {
     if (typeof v !== 'object' || v === null) return v;
-    const target: object = Array.isArray(v) ? v.map(wrap) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)]));
+    const target: object = Array.isArray(v)
+      ? v.map(wrap)
+      : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrap(x)]));
     const counts = new Map<PropertyKey, number>();
     reads.set(target, counts);
     return new Proxy(target, {
       get(object, key, receiver) {
-        if (Object.hasOwn(object, key) && !(Array.isArray(object) && key === 'length')) counts.set(key, (counts.get(key) ?? 0) + 1);
+        if (Object.hasOwn(object, key) && !(Array.isArray(object) && key === 'length'))
+          counts.set(key, (counts.get(key) ?? 0) + 1);
         return Reflect.get(object, key, receiver);
       },
     });
   };
   const wrapped = wrap(value);
-  return { value: wrapped, mostReads: () => Math.max(0, ...[...reads.values()].flatMap((counts) => [...counts.values()])) };
+  return {
+    value: wrapped,
+    mostReads: () => Math.max(0, ...[...reads.values()].flatMap((counts) => [...counts.values()])),
+  };
 }
 
 test('uniqueItems reads each member a bounded number of times, however many items there are', () => {
@@ -318,7 +345,11 @@ test('uniqueItems reads each member a bounded number of times, however many item
 
 test('alternatives that recurse through one schema read each member a bounded number of times, at any depth', () => {
   // Both branches follow kids and differ only in required (checked last): each level is judged by both.
-  const branch = (key: string) => ({ type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/n' } } }, required: [key] });
+  const branch = (key: string) => ({
+    type: 'object',
+    properties: { kids: { type: 'array', items: { $ref: '#/$defs/n' } } },
+    required: [key],
+  });
   for (const [schema, issuesAtLeaf] of [
     [{ $ref: '#/$defs/n', $defs: { n: { oneOf: [branch('a'), branch('b')] } } }, 1],
     [{ $ref: '#/$defs/n', $defs: { n: { anyOf: [branch('b'), branch('a')] } } }, 1],
@@ -343,7 +374,10 @@ test('alternatives that recurse through one schema read each member a bounded nu
 });
 
 test('an invalid object reached through several paths to one schema is reported once', () => {
-  const schema = { $defs: { n: { type: 'object', required: ['x'] } }, allOf: [{ $ref: '#/$defs/n' }, { $ref: '#/$defs/n' }] };
+  const schema = {
+    $defs: { n: { type: 'object', required: ['x'] } },
+    allOf: [{ $ref: '#/$defs/n' }, { $ref: '#/$defs/n' }],
+  };
   fails(schema, {}, [{ path: ['x'], message: 'is required' }]);
 });
 
@@ -351,12 +385,16 @@ test('contains with minContains and maxContains counts matching items', () => {
   ok({ contains: { type: 'string' } }, [1, 'a']);
   fails({ contains: { type: 'string' } }, [1, 2], [{ path: [], message: 'must contain at least 1 matching item' }]);
   ok({ contains: { type: 'string' }, minContains: 2, maxContains: 3 }, ['a', 'b', 1]);
-  fails({ contains: { type: 'string' }, minContains: 2 }, ['a'], [
-    { path: [], message: 'must contain at least 2 matching items' },
-  ]);
-  fails({ contains: { type: 'string' }, maxContains: 1 }, ['a', 'b'], [
-    { path: [], message: 'must contain at most 1 matching item' },
-  ]);
+  fails(
+    { contains: { type: 'string' }, minContains: 2 },
+    ['a'],
+    [{ path: [], message: 'must contain at least 2 matching items' }],
+  );
+  fails(
+    { contains: { type: 'string' }, maxContains: 1 },
+    ['a', 'b'],
+    [{ path: [], message: 'must contain at most 1 matching item' }],
+  );
   ok({ contains: { type: 'string' }, minContains: 0 }, []);
 });
 
@@ -483,12 +521,19 @@ test('$ref to an $anchor and to a draft-07 fragment $id resolves', () => {
 });
 
 test('$ref using the root $id as base resolves into the root', () => {
-  const schema = { $id: 'https://example.com/s.json', $defs: { n: { type: 'number' } }, items: { $ref: 'https://example.com/s.json#/$defs/n' } };
+  const schema = {
+    $id: 'https://example.com/s.json',
+    $defs: { n: { type: 'number' } },
+    items: { $ref: 'https://example.com/s.json#/$defs/n' },
+  };
   fails(schema, ['x'], [{ path: [0], message: 'must be number' }]);
 });
 
 test('recursive $ref to the root validates nested trees', () => {
-  const tree = { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#' } } } };
+  const tree = {
+    type: 'object',
+    properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#' } } },
+  };
   ok(tree, { value: 1, children: [{ value: 2, children: [{ value: 3, children: [] }] }] });
   fails(tree, { value: 1, children: [{ value: 2, children: [{ value: 'x' }] }] }, [
     { path: ['children', 0, 'children', 0, 'value'], message: 'must be number' },
@@ -498,15 +543,24 @@ test('recursive $ref to the root validates nested trees', () => {
 test('recursive $ref through $defs compiles once and validates', () => {
   const schema = {
     $ref: '#/$defs/node',
-    $defs: { node: { type: 'object', properties: { next: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/node' }] } }, required: ['next'] } },
+    $defs: {
+      node: {
+        type: 'object',
+        properties: { next: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/node' }] } },
+        required: ['next'],
+      },
+    },
   };
   ok(schema, { next: { next: { next: null } } });
   fails(schema, { next: { next: {} } }, [{ path: ['next'], message: 'must match at least one schema in anyOf' }]);
 });
 
 test('a $ref cycle that never descends into the value is rejected at compile time', () => {
-  assert.throws(() => compileSchema({ $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }),
-    { name: 'TypeError', message: /cycle/ });
+  assert.throws(
+    () =>
+      compileSchema({ $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }),
+    { name: 'TypeError', message: /cycle/ },
+  );
   assert.throws(() => compileSchema({ anyOf: [{ type: 'string' }, { $ref: '#' }] }), TypeError);
 });
 
@@ -561,16 +615,28 @@ test('constructor and __proto__ keys are additional properties like any other', 
 
 test('unknown keywords and annotations are ignored', () => {
   const schema = {
-    $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'urn:x', $comment: 'c', title: 't',
-    description: 'd', default: 5, examples: [1], format: 'email', 'x-custom': { type: 'string' }, nonsense: 1,
-    readOnly: true, type: 'string',
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'urn:x',
+    $comment: 'c',
+    title: 't',
+    description: 'd',
+    default: 5,
+    examples: [1],
+    format: 'email',
+    'x-custom': { type: 'string' },
+    nonsense: 1,
+    readOnly: true,
+    type: 'string',
   };
   ok(schema, 'not-an-email');
   fails(schema, 1, [{ path: [], message: 'must be string' }]);
 });
 
 test('issues are capped at 20', () => {
-  const result = issues({ items: { type: 'string' } }, Array.from({ length: 50 }, (_, i) => i));
+  const result = issues(
+    { items: { type: 'string' } },
+    Array.from({ length: 50 }, (_, i) => i),
+  );
   assert.equal(result.length, 20);
   assert.deepEqual(result[19], { path: [19], message: 'must be string' });
 });
@@ -629,23 +695,40 @@ test('formatPath joins identifiers with dots, indexes with brackets and quotes o
 test('arguments nested 10 000 deep: a schema that follows them names the path 513 levels down, one that does not accepts them, and the server keeps serving', async () => {
   const logger = new MemoryLogger();
   const server = createServer({ name: 's', version: '1' }, { logger });
-  const tree = { type: ['array', 'object'], items: { $ref: '#/$defs/tree' }, additionalProperties: { $ref: '#/$defs/tree' } };
-  server.tool('tree', { inputSchema: { type: 'object', properties: { t: { $ref: '#/$defs/tree' } }, $defs: { tree } } }, () => ({ content: [] }));
-  server.tool('any', { inputSchema: { type: 'object', properties: { t: {} } } }, () => ({ content: [{ type: 'text', text: 'accepted' }] }));
+  const tree = {
+    type: ['array', 'object'],
+    items: { $ref: '#/$defs/tree' },
+    additionalProperties: { $ref: '#/$defs/tree' },
+  };
+  server.tool(
+    'tree',
+    { inputSchema: { type: 'object', properties: { t: { $ref: '#/$defs/tree' } }, $defs: { tree } } },
+    () => ({ content: [] }),
+  );
+  server.tool('any', { inputSchema: { type: 'object', properties: { t: {} } } }, () => ({
+    content: [{ type: 'text', text: 'accepted' }],
+  }));
   const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
   const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
   const call = (id: number, name: string, nest: string, meta = '') =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"t":${nest}}${meta}}}`;
-  const tooDeep = (path: string) => `Invalid arguments for tool 'tree': arguments.t${path} is nested more than 512 levels deep`;
+  const tooDeep = (path: string) =>
+    `Invalid arguments for tool 'tree': arguments.t${path} is nested more than 512 levels deep`;
   const accepted = { content: [{ type: 'text', text: 'accepted' }] };
 
   // Before 2025-11-25 invalid arguments are -32602.
   const legacy = new WireClient(server);
   await legacy.initialize('2025-06-18');
   legacy.send(call(1, 'tree', arrays));
-  assert.deepEqual(await legacy.response(1), fail(1, { code: -32602, message: `Invalid params: ${tooDeep('[0]'.repeat(512)).slice('Invalid '.length)}` }));
+  assert.deepEqual(
+    await legacy.response(1),
+    fail(1, { code: -32602, message: `Invalid params: ${tooDeep('[0]'.repeat(512)).slice('Invalid '.length)}` }),
+  );
   legacy.send(call(2, 'tree', objects));
-  assert.deepEqual(await legacy.response(2), fail(2, { code: -32602, message: `Invalid params: ${tooDeep('.a'.repeat(512)).slice('Invalid '.length)}` }));
+  assert.deepEqual(
+    await legacy.response(2),
+    fail(2, { code: -32602, message: `Invalid params: ${tooDeep('.a'.repeat(512)).slice('Invalid '.length)}` }),
+  );
   legacy.send(call(3, 'any', arrays));
   assert.deepEqual(await legacy.response(3), result(3, accepted));
   legacy.send(call(4, 'any', objects));
@@ -658,7 +741,10 @@ test('arguments nested 10 000 deep: a schema that follows them names the path 51
   const current = new WireClient(server);
   await current.initialize('2025-11-25');
   current.send(call(1, 'tree', arrays));
-  assert.deepEqual(await current.response(1), result(1, { content: [{ type: 'text', text: tooDeep('[0]'.repeat(512)) }], isError: true }));
+  assert.deepEqual(
+    await current.response(1),
+    result(1, { content: [{ type: 'text', text: tooDeep('[0]'.repeat(512)) }], isError: true }),
+  );
   const envelope = JSON.stringify(modern('tools/call').params._meta);
   const enveloped = new WireClient(server);
   enveloped.send(call(1, 'tree', objects, `,"_meta":${envelope}`));

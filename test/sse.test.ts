@@ -3,24 +3,41 @@
 // sessions), and the single-writer SSE response (keep-alive, peer disconnect, backpressure, no leaked listeners or
 // timers).
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { text } from 'node:stream/consumers';
+import { test } from 'node:test';
+import {
+  formatEvent,
+  formatPriming,
+  KEEP_ALIVE,
+  MemoryEventStore,
+  newStreamId,
+  SSE_HEADERS,
+  SseWriter,
+} from '../sse.ts';
 import { deferred } from './harness.ts';
-import { formatEvent, formatPriming, KEEP_ALIVE, SSE_HEADERS, MemoryEventStore, newStreamId, SseWriter } from '../sse.ts';
 
 /** A WHATWG EventSource parser (html.spec.whatwg.org §9.2.6), enough to check what a client sees. */
-function parseSse(stream: string): { events: { type: string; data: string; lastEventId: string }[]; lastEventId: string; retry?: number } {
+function parseSse(stream: string): {
+  events: { type: string; data: string; lastEventId: string }[];
+  lastEventId: string;
+  retry?: number;
+} {
   const events: { type: string; data: string; lastEventId: string }[] = [];
-  let data = '', type = '', idBuffer = '', lastEventId = '', retry: number | undefined;
+  let data = '',
+    type = '',
+    idBuffer = '',
+    lastEventId = '',
+    retry: number | undefined;
   for (const line of stream.split(/\r\n|\r|\n/).slice(0, -1)) {
     if (line === '') {
       lastEventId = idBuffer;
-      if (data !== '') events.push({ type: type || 'message', data: data.endsWith('\n') ? data.slice(0, -1) : data, lastEventId });
+      if (data !== '')
+        events.push({ type: type || 'message', data: data.endsWith('\n') ? data.slice(0, -1) : data, lastEventId });
       data = type = '';
       continue;
     }
@@ -39,14 +56,19 @@ function parseSse(stream: string): { events: { type: string; data: string; lastE
 // ---- event text ----
 
 test('formatEvent writes id, event and one data line, ending with a blank line', () => {
-  assert.equal(formatEvent('{"jsonrpc":"2.0","id":1,"result":{}}', 'abc_7'), 'id: abc_7\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
+  assert.equal(
+    formatEvent('{"jsonrpc":"2.0","id":1,"result":{}}', 'abc_7'),
+    'id: abc_7\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+  );
   assert.equal(formatEvent('{"a":1}'), 'event: message\ndata: {"a":1}\n\n');
 });
 
 test('formatEvent splits a stray line break into data lines that a client joins back', () => {
   const data = '{"a":\n1,\r\n"b":\r2}';
   assert.equal(formatEvent(data, 's_1'), 'id: s_1\nevent: message\ndata: {"a":\ndata: 1,\ndata: "b":\ndata: 2}\n\n');
-  assert.deepEqual(parseSse(formatEvent(data, 's_1')).events, [{ type: 'message', data: '{"a":\n1,\n"b":\n2}', lastEventId: 's_1' }]);
+  assert.deepEqual(parseSse(formatEvent(data, 's_1')).events, [
+    { type: 'message', data: '{"a":\n1,\n"b":\n2}', lastEventId: 's_1' },
+  ]);
 });
 
 test('an event id containing CR, LF or NUL is refused rather than written', () => {
@@ -65,7 +87,10 @@ test('formatPriming is an id with empty data, with retry when given', () => {
   const seen = parseSse(formatPriming('abc_1', 5000));
   assert.equal(seen.lastEventId, 'abc_1');
   assert.equal(seen.retry, 5000);
-  assert.deepEqual(seen.events.map((event) => event.data), ['']);
+  assert.deepEqual(
+    seen.events.map((event) => event.data),
+    [''],
+  );
 });
 
 test('KEEP_ALIVE is a self-terminated comment: no event, last event id unchanged', () => {
@@ -77,7 +102,12 @@ test('KEEP_ALIVE is a self-terminated comment: no event, last event id unchanged
     { type: 'message', data: '{"n":2}', lastEventId: 's_1' },
   ]);
   // Blank-line splitters see the keep-alive as its own block.
-  assert.deepEqual(stream.split('\n\n').filter(Boolean), ['id: s_1\nevent: message\ndata: {"n":1}', ':', ':', 'event: message\ndata: {"n":2}']);
+  assert.deepEqual(stream.split('\n\n').filter(Boolean), [
+    'id: s_1\nevent: message\ndata: {"n":1}',
+    ':',
+    ':',
+    'event: message\ndata: {"n":2}',
+  ]);
 });
 
 test('SSE_HEADERS: event-stream, not cached or transformed, not buffered by proxies', () => {
@@ -97,9 +127,10 @@ test('newStreamId is random url-safe text without the id separator', () => {
   for (const id of ids) assert.match(id, /^[0-9a-f]{32}$/);
 });
 
-test('replay returns only the events of the id\'s own stream, after it, in order', () => {
+test("replay returns only the events of the id's own stream, after it, in order", () => {
   const store = new MemoryEventStore();
-  const a = newStreamId(), b = newStreamId();
+  const a = newStreamId(),
+    b = newStreamId();
   const a1 = store.append('s1', a, '{"a":1}');
   const b1 = store.append('s1', b, '{"b":1}');
   const a2 = store.append('s1', a, '{"a":2}');
@@ -110,13 +141,19 @@ test('replay returns only the events of the id\'s own stream, after it, in order
   const [seqA1, seqB1, seqA2] = [a1, b1, a2].map((id) => Number(id.split('_')[1]));
   assert.equal(seqB1, seqA1 + 1, 'one sequence per session, shared by its streams');
   assert.equal(seqA2, seqB1 + 1);
-  assert.deepEqual(store.replayAfter('s1', a1), { streamId: a, events: [{ id: a2, data: '{"a":2}' }, { id: a3, data: '{"a":3}' }] });
+  assert.deepEqual(store.replayAfter('s1', a1), {
+    streamId: a,
+    events: [
+      { id: a2, data: '{"a":2}' },
+      { id: a3, data: '{"a":3}' },
+    ],
+  });
   assert.deepEqual(store.replayAfter('s1', b1), { streamId: b, events: [{ id: b2, data: '{"b":2}' }] });
   assert.deepEqual(store.replayAfter('s1', a3), { streamId: a, events: [] });
   assert.equal(store.size, 5);
 });
 
-test('unknown, malformed and other sessions\' ids replay nothing', () => {
+test("unknown, malformed and other sessions' ids replay nothing", () => {
   const store = new MemoryEventStore();
   const stream = newStreamId();
   const own = store.append('s1', stream, '{"n":1}');
@@ -124,29 +161,49 @@ test('unknown, malformed and other sessions\' ids replay nothing', () => {
   const foreign = store.append('s2', newStreamId(), '{"secret":1}');
   store.append('s2', newStreamId(), '{"secret":2}');
   const seq = Number(own.split('_')[1]);
-  for (const id of ['', '_', `_${seq}`, stream, `${stream}_`, `${stream}_x`, `${stream}_${seq + 99}`, `${stream}_${seq - 1}`,
-    `${stream}_1e3`, `${stream}_-1`, `${newStreamId()}_${seq}`, foreign, `${stream}_99999999999999999999999`]) {
+  for (const id of [
+    '',
+    '_',
+    `_${seq}`,
+    stream,
+    `${stream}_`,
+    `${stream}_x`,
+    `${stream}_${seq + 99}`,
+    `${stream}_${seq - 1}`,
+    `${stream}_1e3`,
+    `${stream}_-1`,
+    `${newStreamId()}_${seq}`,
+    foreign,
+    `${stream}_99999999999999999999999`,
+  ]) {
     assert.equal(store.replayAfter('s1', id), undefined, id);
   }
   assert.equal(store.replayAfter('s3', own), undefined, 'a session without events');
   assert.equal(store.replayAfter('s2', own), undefined, 'the id of another session');
 });
 
-test('two sessions sharing a store and a stream name never replay each other\'s events', () => {
+test("two sessions sharing a store and a stream name never replay each other's events", () => {
   const store = new MemoryEventStore();
   const shared = newStreamId();
   const one = [store.append('s1', shared, '{"s":1,"n":1}'), store.append('s1', shared, '{"s":1,"n":2}')];
   const two = [store.append('s2', shared, '{"s":2,"n":1}'), store.append('s2', shared, '{"s":2,"n":2}')];
   assert.equal(new Set([...one, ...two]).size, 4, 'sessions start their sequences at unrelated points');
-  assert.deepEqual(store.replayAfter('s1', one[0]), { streamId: shared, events: [{ id: one[1], data: '{"s":1,"n":2}' }] });
-  assert.deepEqual(store.replayAfter('s2', two[0]), { streamId: shared, events: [{ id: two[1], data: '{"s":2,"n":2}' }] });
+  assert.deepEqual(store.replayAfter('s1', one[0]), {
+    streamId: shared,
+    events: [{ id: one[1], data: '{"s":1,"n":2}' }],
+  });
+  assert.deepEqual(store.replayAfter('s2', two[0]), {
+    streamId: shared,
+    events: [{ id: two[1], data: '{"s":2,"n":2}' }],
+  });
   assert.equal(store.replayAfter('s2', one[0]), undefined);
   assert.equal(store.replayAfter('s1', two[0]), undefined);
 });
 
 test('stream ids that could not be parsed back out of an event id are refused', () => {
   const store = new MemoryEventStore();
-  for (const bad of ['', 'a_b', 'a b', 'a\nb', '1/2']) assert.throws(() => store.append('s1', bad, '{}'), TypeError, bad);
+  for (const bad of ['', 'a_b', 'a b', 'a\nb', '1/2'])
+    assert.throws(() => store.append('s1', bad, '{}'), TypeError, bad);
   assert.equal(store.size, 0);
 });
 
@@ -157,7 +214,13 @@ test('a priming event (empty data) can be resumed from but is never replayed', (
   const first = store.append('s1', post, '{"n":1}');
   const again = store.append('s1', post, '');
   const second = store.append('s1', post, '{"n":2}');
-  assert.deepEqual(store.replayAfter('s1', priming), { streamId: post, events: [{ id: first, data: '{"n":1}' }, { id: second, data: '{"n":2}' }] });
+  assert.deepEqual(store.replayAfter('s1', priming), {
+    streamId: post,
+    events: [
+      { id: first, data: '{"n":1}' },
+      { id: second, data: '{"n":2}' },
+    ],
+  });
   assert.deepEqual(store.replayAfter('s1', again), { streamId: post, events: [{ id: second, data: '{"n":2}' }] });
 });
 
@@ -169,25 +232,44 @@ test('each session keeps its newest maxEventsPerSession events; an evicted id re
   assert.equal(store.size, 4);
   assert.equal(store.replayAfter('s1', ids[0]), undefined);
   assert.equal(store.replayAfter('s1', ids[1]), undefined);
-  assert.deepEqual(store.replayAfter('s1', ids[2]), { streamId: stream, events: [{ id: ids[3], data: '{"n":4}' }, { id: ids[4], data: '{"n":5}' }] });
+  assert.deepEqual(store.replayAfter('s1', ids[2]), {
+    streamId: stream,
+    events: [
+      { id: ids[3], data: '{"n":4}' },
+      { id: ids[4], data: '{"n":5}' },
+    ],
+  });
   assert.deepEqual(store.replayAfter('s2', other), { streamId: stream, events: [] }, 'the bound is per session');
 });
 
-test('a session over its bound evicts from its stream holding the most events: a chatty stream never evicts a smaller one\'s', () => {
+test("a session over its bound evicts from its stream holding the most events: a chatty stream never evicts a smaller one's", () => {
   const store = new MemoryEventStore({ maxEventsPerSession: 4 });
-  const post = newStreamId(), chatty = newStreamId();
+  const post = newStreamId(),
+    chatty = newStreamId();
   const priming = store.append('s1', post, '');
   const progress = store.append('s1', post, '{"progress":1}');
   const broadcasts = Array.from({ length: 10 }, (_, n) => store.append('s1', chatty, `{"b":${n}}`));
   assert.equal(store.size, 4);
-  assert.deepEqual(store.replayAfter('s1', priming), { streamId: post, events: [{ id: progress, data: '{"progress":1}' }] });
-  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), { streamId: chatty, events: [{ id: broadcasts[9], data: '{"b":9}' }] });
+  assert.deepEqual(store.replayAfter('s1', priming), {
+    streamId: post,
+    events: [{ id: progress, data: '{"progress":1}' }],
+  });
+  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), {
+    streamId: chatty,
+    events: [{ id: broadcasts[9], data: '{"b":9}' }],
+  });
   assert.equal(store.replayAfter('s1', broadcasts[7]), undefined, 'the chatty stream lost its own oldest');
   // Once the POST stream is the largest, it loses its own oldest (its priming event), never the chatty one's.
   const answer = store.append('s1', post, '{"answer":1}');
   assert.equal(store.replayAfter('s1', priming), undefined);
-  assert.deepEqual(store.replayAfter('s1', progress), { streamId: post, events: [{ id: answer, data: '{"answer":1}' }] });
-  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), { streamId: chatty, events: [{ id: broadcasts[9], data: '{"b":9}' }] });
+  assert.deepEqual(store.replayAfter('s1', progress), {
+    streamId: post,
+    events: [{ id: answer, data: '{"answer":1}' }],
+  });
+  assert.deepEqual(store.replayAfter('s1', broadcasts[8]), {
+    streamId: chatty,
+    events: [{ id: broadcasts[9], data: '{"b":9}' }],
+  });
   // Streams of equal size: the one holding events first pays; a stream whose last event goes is forgotten.
   const single = newStreamId();
   const only = store.append('s1', single, '{"single":1}');
@@ -303,7 +385,10 @@ test('end() and a peer disconnect both clear the keep-alive interval (it would o
     const handle = started.mock.calls.at(-1)?.result;
     assert.ok(handle, name);
     finish(writer, response);
-    assert.ok(cleared.mock.calls.some((call) => call.arguments[0] === handle), name);
+    assert.ok(
+      cleared.mock.calls.some((call) => call.arguments[0] === handle),
+      name,
+    );
   }
 });
 

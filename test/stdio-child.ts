@@ -16,10 +16,14 @@ function text(value: string) {
 
 // Answers only once stdin has ended, so its answer is written in the EOF drain window whenever the call arrives;
 // `bytes` pads it past what a pipe takes at once.
-server.tool('after_eof', { inputSchema: { type: 'object', properties: { bytes: { type: 'integer' } } } }, async (args: { bytes?: number }) => {
-  if (!process.stdin.readableEnded) await once(process.stdin, 'end');
-  return text(args.bytes === undefined ? 'answered after EOF' : 'x'.repeat(args.bytes));
-});
+server.tool(
+  'after_eof',
+  { inputSchema: { type: 'object', properties: { bytes: { type: 'integer' } } } },
+  async (args: { bytes?: number }) => {
+    if (!process.stdin.readableEnded) await once(process.stdin, 'end');
+    return text(args.bytes === undefined ? 'answered after EOF' : 'x'.repeat(args.bytes));
+  },
+);
 
 // Calls close() while its own call runs, so its answer is written in the drain window close() opens. The call runs
 // inside the read of its frame from stdin, where pausing stdin does not stop its handle reading.
@@ -30,10 +34,14 @@ server.tool('close', {}, async () => {
 });
 
 // Throws Error('boom'), or `undefined` itself with `{ undefined: true }`: rethrow mode must reject `closed` with it.
-server.tool('throw', { inputSchema: { type: 'object', properties: { undefined: { type: 'boolean' } } } }, (args: { undefined?: boolean }) => {
-  if (args.undefined === true) throw undefined;
-  throw new Error('boom');
-});
+server.tool(
+  'throw',
+  { inputSchema: { type: 'object', properties: { undefined: { type: 'boolean' } } } },
+  (args: { undefined?: boolean }) => {
+    if (args.undefined === true) throw undefined;
+    throw new Error('boom');
+  },
+);
 
 /** One line on stderr (stdout carries frames only). */
 function report(line: string): void {

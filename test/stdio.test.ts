@@ -2,26 +2,34 @@
 // drain (2025-11-25 lifecycle, shutdown, stdio; docs/reliability.md), a broken output, and servers as real child
 // processes.
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, openSync, closeSync, writeFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createServer, type Context, type Server } from '../core.ts';
+import { type Context, createServer, type Server } from '../core.ts';
 import { serveStdio } from '../stdio.ts';
-import { MemoryLogger, WireClient, deferred, type Frame } from './harness.ts';
+import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EVERYTHING = join(ROOT, 'examples', 'everything.ts');
 const STDIO_CHILD = join(ROOT, 'test', 'stdio-child.ts');
 
 const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
-const OVERSIZED = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: frame exceeds the limit' } };
-const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1.0.0' } };
+const OVERSIZED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32700, message: 'Parse error: frame exceeds the limit' },
+};
+const INIT_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'stdio-test', version: '1.0.0' },
+};
 
 function text(value: string) {
   return { content: [{ type: 'text' as const, text: value }] };
@@ -45,8 +53,11 @@ function call(id: string | number, name: string, args: object = {}, progressToke
 function testServer(register?: (server: Server) => void, options: { rethrow?: boolean } = {}) {
   const logger = new MemoryLogger();
   const server = createServer({ name: 'stdio-test', version: '1.0.0' }, { logger, ...options });
-  server.tool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
-    (args: { text?: string }) => text(args.text ?? ''));
+  server.tool(
+    'echo',
+    { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    (args: { text?: string }) => text(args.text ?? ''),
+  );
   register?.(server);
   return { server, logger };
 }
@@ -74,7 +85,8 @@ async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
 
 function framesPerId(frames: Frame[]): Map<unknown, number> {
   const counts = new Map<unknown, number>();
-  for (const frame of frames) if ('id' in frame && !('method' in frame)) counts.set(frame.id, (counts.get(frame.id) ?? 0) + 1);
+  for (const frame of frames)
+    if ('id' in frame && !('method' in frame)) counts.set(frame.id, (counts.get(frame.id) ?? 0) + 1);
   return counts;
 }
 
@@ -145,12 +157,17 @@ test('a line over maxLineBytes in one chunk is answered with the frame-limit -32
   assert.deepEqual(await client.next(), OVERSIZED);
   assert.deepEqual(await client.next(), pong(1));
   assert.deepEqual(await settles(client.end(), 'the end of the connection'), []);
-  assert.equal(client.frames.some((frame) => frame.id === 'big'), false);
+  assert.equal(
+    client.frames.some((frame) => frame.id === 'big'),
+    false,
+  );
 });
 
 test('a line over maxLineBytes across many chunks is answered once and the next line is served', async () => {
   const client = new WireClient(testServer().server, { maxLineBytes: 256 });
-  const big = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'ping', params: { pad: 'é'.repeat(5000) } }));
+  const big = Buffer.from(
+    JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'ping', params: { pad: 'é'.repeat(5000) } }),
+  );
   for (let at = 0; at < big.length; at += 13) client.input.write(big.subarray(at, at + 13));
   client.input.write(`\n${ping(1)}\n`);
   assert.deepEqual(await client.next(), OVERSIZED);
@@ -254,10 +271,12 @@ async function handshake(input: PassThrough, output: SlowReader): Promise<void> 
 
 test('a slow reader pauses reading: the next request is not processed until the output drains', async () => {
   const handled: string[] = [];
-  const { server } = testServer((s) => s.tool('blob', {}, (args: { tag?: string }) => {
-    handled.push(args.tag ?? '');
-    return text('x'.repeat(4000));
-  }));
+  const { server } = testServer((s) =>
+    s.tool('blob', {}, (args: { tag?: string }) => {
+      handled.push(args.tag ?? '');
+      return text('x'.repeat(4000));
+    }),
+  );
   const input = new PassThrough();
   const output = new SlowReader(1024);
   const stdio = serveStdio(server, { input, output });
@@ -283,13 +302,15 @@ test('a slow reader pauses reading: the next request is not processed until the 
 });
 
 test('past maxQueuedBytes notifications are dropped while responses are kept', async () => {
-  const { server, logger } = testServer((s) => s.tool('chatty', {}, (_args, ctx: Context) => {
-    for (let i = 1; i <= 100; i++) {
-      ctx.progress(i, 100, 'p'.repeat(100));
-      ctx.log('info', 'l'.repeat(100));
-    }
-    return text('done');
-  }));
+  const { server, logger } = testServer((s) =>
+    s.tool('chatty', {}, (_args, ctx: Context) => {
+      for (let i = 1; i <= 100; i++) {
+        ctx.progress(i, 100, 'p'.repeat(100));
+        ctx.log('info', 'l'.repeat(100));
+      }
+      return text('done');
+    }),
+  );
   const input = new PassThrough();
   const output = new SlowReader(1024);
   const maxQueuedBytes = 4096;
@@ -300,7 +321,10 @@ test('past maxQueuedBytes notifications are dropped while responses are kept', a
   output.reading = false;
   input.write(`${JSON.stringify(call('chatty', 'chatty', {}, 'tok'))}\n`);
   const responseWritten = deferred();
-  const poll = (): void => { if (writes.some((w) => w.frame.id === 'chatty')) responseWritten.resolve(); else setImmediate(poll); };
+  const poll = (): void => {
+    if (writes.some((w) => w.frame.id === 'chatty')) responseWritten.resolve();
+    else setImmediate(poll);
+  };
   poll();
   await responseWritten.promise;
 
@@ -318,7 +342,10 @@ test('past maxQueuedBytes notifications are dropped while responses are kept', a
   await settles(stdio.closed, 'closed');
   // Everything written reached the reader, the response exactly once and after the notifications that preceded it.
   const delivered = output.frames.slice(output.frames.findIndex((f) => f.id === 'init') + 1);
-  assert.deepEqual(delivered, writes.map((w) => w.frame));
+  assert.deepEqual(
+    delivered,
+    writes.map((w) => w.frame),
+  );
   assert.deepEqual(delivered.at(-1), { jsonrpc: '2.0', id: 'chatty', result: text('done') });
   assert.equal(framesPerId(delivered).get('chatty'), 1);
   assert.ok(logger.warnings.some((w) => /dropped \d+ notification/.test(w)));
@@ -326,10 +353,12 @@ test('past maxQueuedBytes notifications are dropped while responses are kept', a
 
 test('a fast client and a slow reader: output memory stays bounded and every response arrives once, in order', async () => {
   let handled = 0;
-  const { server } = testServer((s) => s.tool('blob', {}, () => {
-    handled++;
-    return text('y'.repeat(1000));
-  }));
+  const { server } = testServer((s) =>
+    s.tool('blob', {}, () => {
+      handled++;
+      return text('y'.repeat(1000));
+    }),
+  );
   const input = new PassThrough();
   const highWaterMark = 4096;
   const output = new SlowReader(highWaterMark);
@@ -348,14 +377,20 @@ test('a fast client and a slow reader: output memory stays bounded and every res
   assert.ok(output.writableLength < 2 * highWaterMark);
   assert.ok(handled < 10, `${handled} requests were read`);
   const waiting = input.readableLength + input.writableLength;
-  assert.ok(waiting >= (count - handled) * Buffer.byteLength(JSON.stringify(call(0, 'blob'))), 'the rest waits in the input');
+  assert.ok(
+    waiting >= (count - handled) * Buffer.byteLength(JSON.stringify(call(0, 'blob'))),
+    'the rest waits in the input',
+  );
 
   output.readAll();
   await output.response(count - 1);
   input.end();
   await settles(stdio.closed, 'closed');
   const responses = output.frames.filter((frame) => typeof frame.id === 'number');
-  assert.deepEqual(responses.map((frame) => frame.id), Array.from({ length: count }, (_, i) => i));
+  assert.deepEqual(
+    responses.map((frame) => frame.id),
+    Array.from({ length: count }, (_, i) => i),
+  );
   assert.ok(responses.every((frame) => frame.result.content[0].text.length === 1000));
 });
 
@@ -365,14 +400,16 @@ test('a fast client and a slow reader: output memory stays bounded and every res
 test('EOF drain: a running request finishes, and its progress and log notifications sent after EOF arrive', async () => {
   const started = deferred();
   const go = deferred();
-  const { server } = testServer((s) => s.tool('work', {}, async (_args, ctx: Context) => {
-    started.resolve();
-    await go.promise;
-    ctx.progress(1, 2, 'half');
-    ctx.log('info', 'during the drain');
-    ctx.progress(2, 2, 'done');
-    return text('finished after EOF');
-  }));
+  const { server } = testServer((s) =>
+    s.tool('work', {}, async (_args, ctx: Context) => {
+      started.resolve();
+      await go.promise;
+      ctx.progress(1, 2, 'half');
+      ctx.log('info', 'during the drain');
+      ctx.progress(2, 2, 'done');
+      return text('finished after EOF');
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 }); // closing must not wait for the window
   await client.initialize();
   client.send(call(7, 'work', {}, 'p7'));
@@ -385,9 +422,17 @@ test('EOF drain: a running request finishes, and its progress and log notificati
   go.resolve();
 
   assert.deepEqual(await settles(client.end(), 'the end of the connection'), [
-    { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p7', progress: 1, total: 2, message: 'half' } },
+    {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'p7', progress: 1, total: 2, message: 'half' },
+    },
     { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'during the drain' } },
-    { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p7', progress: 2, total: 2, message: 'done' } },
+    {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'p7', progress: 2, total: 2, message: 'done' },
+    },
     { jsonrpc: '2.0', id: 7, result: text('finished after EOF') },
   ]);
   assert.equal(client.stdio.connection.closed, true);
@@ -397,11 +442,13 @@ test('EOF drain: a running request finishes, and its progress and log notificati
 test('EOF drain: several requests finishing in any order each get their one result', async () => {
   const gates = [deferred(), deferred(), deferred()];
   const started = [deferred(), deferred(), deferred()];
-  const { server } = testServer((s) => s.tool('gated', {}, async (args: { n: number }) => {
-    started[args.n].resolve();
-    await gates[args.n].promise;
-    return text(`gate ${args.n}`);
-  }));
+  const { server } = testServer((s) =>
+    s.tool('gated', {}, async (args: { n: number }) => {
+      started[args.n].resolve();
+      await gates[args.n].promise;
+      return text(`gate ${args.n}`);
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 });
   await client.initialize();
   for (const n of [0, 1, 2]) client.send(call(`g${n}`, 'gated', { n }));
@@ -451,8 +498,13 @@ test('EOF drain: a request still running when the window ends is aborted and get
   const signal = await aborted.promise;
   assert.equal(signal.aborted, true);
   await stuckReturned.promise;
-  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [{ jsonrpc: '2.0', id: 'late', result: text('in time') }]);
-  assert.equal(client.frames.some((frame) => frame.id === 'stuck' || frame.params?.progressToken === 'ps'), false);
+  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [
+    { jsonrpc: '2.0', id: 'late', result: text('in time') },
+  ]);
+  assert.equal(
+    client.frames.some((frame) => frame.id === 'stuck' || frame.params?.progressToken === 'ps'),
+    false,
+  );
   for (const [id, n] of framesPerId(client.frames)) assert.equal(n, 1, `frames for id ${String(id)}`);
 });
 
@@ -461,14 +513,16 @@ test('EOF drain: a request the client cancelled before EOF gets nothing, and the
   const cancelled = deferred();
   const go = deferred();
   const returned = deferred();
-  const { server } = testServer((s) => s.tool('ignores_cancel', {}, async (_args, ctx: Context) => {
-    started.resolve();
-    ctx.signal.addEventListener('abort', () => cancelled.resolve());
-    await go.promise;
-    ctx.progress(1, 1);
-    queueMicrotask(() => returned.resolve());
-    return text('cancelled yet answered');
-  }));
+  const { server } = testServer((s) =>
+    s.tool('ignores_cancel', {}, async (_args, ctx: Context) => {
+      started.resolve();
+      ctx.signal.addEventListener('abort', () => cancelled.resolve());
+      await go.promise;
+      ctx.progress(1, 1);
+      queueMicrotask(() => returned.resolve());
+      return text('cancelled yet answered');
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 });
   await client.initialize();
   client.send(call('c1', 'ignores_cancel', {}, 'pc'));
@@ -480,28 +534,35 @@ test('EOF drain: a request the client cancelled before EOF gets nothing, and the
   go.resolve();
   await returned.promise;
   await settle();
-  assert.equal(client.frames.some((frame) => frame.id === 'c1' || frame.method === 'notifications/progress'), false);
+  assert.equal(
+    client.frames.some((frame) => frame.id === 'c1' || frame.method === 'notifications/progress'),
+    false,
+  );
 });
 
 test('EOF drain: a server→client request still unanswered at EOF fails in the handler, whose result is still written', async () => {
   const failure = deferred<unknown>();
-  const { server } = testServer((s) => s.tool('roots', {}, async (_args, ctx: Context) => {
-    try {
-      await ctx.listRoots();
-      return text('answered');
-    } catch (error) {
-      failure.resolve(error);
-      return text('no answer');
-    }
-  }));
+  const { server } = testServer((s) =>
+    s.tool('roots', {}, async (_args, ctx: Context) => {
+      try {
+        await ctx.listRoots();
+        return text('answered');
+      } catch (error) {
+        failure.resolve(error);
+        return text('no answer');
+      }
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 });
   await client.initialize('2025-11-25', { roots: {} });
   client.send(call('r', 'roots'));
   const outbound = await client.waitFor((frame) => frame.method === 'roots/list');
   assert.equal(typeof outbound.id, 'number');
   client.input.end();
-  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [{ jsonrpc: '2.0', id: 'r', result: text('no answer') }]);
-  assert.ok(await failure.promise instanceof Error);
+  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [
+    { jsonrpc: '2.0', id: 'r', result: text('no answer') },
+  ]);
+  assert.ok((await failure.promise) instanceof Error);
 });
 
 test('EOF before any request writes nothing, ends the output and resolves closed', async () => {
@@ -524,11 +585,13 @@ test('EOF before any request writes nothing, ends the output and resolves closed
 test('close() ends like EOF: the running request gets the drain window and its result', async () => {
   const started = deferred();
   const go = deferred();
-  const { server } = testServer((s) => s.tool('work', {}, async () => {
-    started.resolve();
-    await go.promise;
-    return text('done');
-  }));
+  const { server } = testServer((s) =>
+    s.tool('work', {}, async () => {
+      started.resolve();
+      await go.promise;
+      return text('done');
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 });
   await client.initialize();
   client.send(call(1, 'work'));
@@ -537,14 +600,20 @@ test('close() ends like EOF: the running request gets the drain window and its r
   client.send(ping('after close')); // no longer read
   go.resolve();
   await closing;
-  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [{ jsonrpc: '2.0', id: 1, result: text('done') }]);
+  assert.deepEqual(await settles(client.end(), 'the end of the connection'), [
+    { jsonrpc: '2.0', id: 1, result: text('done') },
+  ]);
 });
 
-test('in rethrow mode closed rejects with the handler\'s own error after its -32603 is written', async () => {
+test("in rethrow mode closed rejects with the handler's own error after its -32603 is written", async () => {
   const boom = new Error('boom');
-  const { server, logger } = testServer((s) => s.tool('boom', {}, () => {
-    throw boom;
-  }), { rethrow: true });
+  const { server, logger } = testServer(
+    (s) =>
+      s.tool('boom', {}, () => {
+        throw boom;
+      }),
+    { rethrow: true },
+  );
   server.resource('test://r', { name: 'r' }, () => {
     throw boom;
   });
@@ -553,14 +622,20 @@ test('in rethrow mode closed rejects with the handler\'s own error after its -32
   client.send({ jsonrpc: '2.0', id: 'read', method: 'resources/read', params: { uri: 'test://r' } });
   await assert.rejects(client.stdio.closed, (error) => error === boom);
   if (!client.output.readableEnded) await once(client.output, 'end');
-  assert.deepEqual(client.unread(), [{ jsonrpc: '2.0', id: 'read', error: { code: -32603, message: 'Internal error' } }]);
+  assert.deepEqual(client.unread(), [
+    { jsonrpc: '2.0', id: 'read', error: { code: -32603, message: 'Internal error' } },
+  ]);
   assert.equal(logger.errors.length, 1);
 });
 
 test('in rethrow mode a handler throwing undefined rejects closed with undefined, not as a clean end', async () => {
-  const { server } = testServer((s) => s.tool('throws_undefined', {}, () => {
-    throw undefined;
-  }), { rethrow: true });
+  const { server } = testServer(
+    (s) =>
+      s.tool('throws_undefined', {}, () => {
+        throw undefined;
+      }),
+    { rethrow: true },
+  );
   const client = new WireClient(server);
   await client.initialize();
   client.send(call('u', 'throws_undefined'));
@@ -577,15 +652,17 @@ async function brokenOutputScenario(breakOutput: (output: PassThrough) => void) 
   const go = deferred();
   const aborted = deferred();
   const returned = deferred();
-  const { server, logger } = testServer((s) => s.tool('work', {}, async (_args, ctx: Context) => {
-    started.resolve();
-    ctx.signal.addEventListener('abort', () => aborted.resolve());
-    await go.promise;
-    ctx.progress(1, 1);
-    ctx.log('info', 'nobody is listening');
-    queueMicrotask(() => returned.resolve());
-    return text('nobody is listening');
-  }));
+  const { server, logger } = testServer((s) =>
+    s.tool('work', {}, async (_args, ctx: Context) => {
+      started.resolve();
+      ctx.signal.addEventListener('abort', () => aborted.resolve());
+      await go.promise;
+      ctx.progress(1, 1);
+      ctx.log('info', 'nobody is listening');
+      queueMicrotask(() => returned.resolve());
+      return text('nobody is listening');
+    }),
+  );
   const client = new WireClient(server, { drainWindowMs: 600_000 });
   await client.initialize();
   client.send(call(1, 'work', {}, 'tok'));
@@ -594,7 +671,7 @@ async function brokenOutputScenario(breakOutput: (output: PassThrough) => void) 
 
   breakOutput(client.output);
   await settles(client.stdio.closed, 'closed');
-  await settles(aborted.promise, 'the handler\'s abort');
+  await settles(aborted.promise, "the handler's abort");
   assert.equal(client.stdio.connection.closed, true);
   assert.equal(client.input.listenerCount('data'), 0, 'input is no longer read');
 
@@ -609,12 +686,16 @@ async function brokenOutputScenario(breakOutput: (output: PassThrough) => void) 
 }
 
 test('EPIPE on the output: writing stops, handlers are aborted, closed resolves, nothing throws', async () => {
-  const logger = await brokenOutputScenario((output) => output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+  const logger = await brokenOutputScenario((output) =>
+    output.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })),
+  );
   assert.deepEqual(logger.errors, []);
 });
 
 test('another output error is logged and handled like EPIPE', async () => {
-  const logger = await brokenOutputScenario((output) => output.destroy(Object.assign(new Error('write EIO'), { code: 'EIO' })));
+  const logger = await brokenOutputScenario((output) =>
+    output.destroy(Object.assign(new Error('write EIO'), { code: 'EIO' })),
+  );
   assert.equal(logger.errors.length, 1);
   assert.match(logger.errors[0].message, /output/);
 });
@@ -648,7 +729,8 @@ function startChild(t: TestContext, args: string[], stdin: 'pipe' | number = 'pi
   // 'close' follows 'exit' once the child's stdio streams have ended too: by then everything it wrote has been read.
   const exit = once(child, 'close').then(([code, signal]) => ({ code, signal }));
   child.once('close', () => {
-    for (const { line, reject } of lineWaiters.splice(0)) reject(new Error(`the child ended without '${line}' on stderr:\n${err}`));
+    for (const { line, reject } of lineWaiters.splice(0))
+      reject(new Error(`the child ended without '${line}' on stderr:\n${err}`));
   });
   let out = '';
   let err = '';
@@ -692,7 +774,8 @@ function startChild(t: TestContext, args: string[], stdin: 'pipe' | number = 'pi
     frames,
     stdout: () => out,
     stderr: () => err,
-    stderrLine: (line) => hasLine(line) ? Promise.resolve() : new Promise((resolve, reject) => lineWaiters.push({ line, resolve, reject })),
+    stderrLine: (line) =>
+      hasLine(line) ? Promise.resolve() : new Promise((resolve, reject) => lineWaiters.push({ line, resolve, reject })),
   };
 }
 
@@ -710,147 +793,212 @@ const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT_P
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const CHILD_TIMEOUT = { timeout: 30_000 };
 
-test('child process: stdout carries only JSON-RPC frames, logs go to stderr, and EOF ends the process with 0', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING, '--stdio']);
-  child.send(INITIALIZE);
-  const init = await child.response(1);
-  assert.equal(init.result.protocolVersion, '2025-11-25');
-  child.send(INITIALIZED);
-  child.send(call(2, 'test_simple_text'));
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('This is a simple text response for testing.') });
-  child.send(call(3, 'test_throw', { message: 'detail-for-stderr-only' }));
-  const thrown = await child.response(3);
-  assert.equal(thrown.result.isError, true);
-  child.send('{"jsonrpc":"2.0","id":4,"method":');
-  child.send(ping(5));
-  assert.deepEqual(await child.response(5), pong(5));
-  child.endInput();
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-  assert.ok(child.frames.some((frame) => JSON.stringify(frame) === JSON.stringify(PARSE_ERROR)));
-  assert.ok(child.stderr().includes('detail-for-stderr-only'), 'the thrown error is logged to stderr');
-  assert.ok(!child.stdout().includes('detail-for-stderr-only'), 'and never shows on stdout');
-});
+test(
+  'child process: stdout carries only JSON-RPC frames, logs go to stderr, and EOF ends the process with 0',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [EVERYTHING, '--stdio']);
+    child.send(INITIALIZE);
+    const init = await child.response(1);
+    assert.equal(init.result.protocolVersion, '2025-11-25');
+    child.send(INITIALIZED);
+    child.send(call(2, 'test_simple_text'));
+    assert.deepEqual(await child.response(2), {
+      jsonrpc: '2.0',
+      id: 2,
+      result: text('This is a simple text response for testing.'),
+    });
+    child.send(call(3, 'test_throw', { message: 'detail-for-stderr-only' }));
+    const thrown = await child.response(3);
+    assert.equal(thrown.result.isError, true);
+    child.send('{"jsonrpc":"2.0","id":4,"method":');
+    child.send(ping(5));
+    assert.deepEqual(await child.response(5), pong(5));
+    child.endInput();
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+    assert.ok(child.frames.some((frame) => JSON.stringify(frame) === JSON.stringify(PARSE_ERROR)));
+    assert.ok(child.stderr().includes('detail-for-stderr-only'), 'the thrown error is logged to stderr');
+    assert.ok(!child.stdout().includes('detail-for-stderr-only'), 'and never shows on stdout');
+  },
+);
 
-test('child process: stdin closed with a 300 ms test_sleep in flight still writes its progress and result, then exits 0 on its own', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING, '--stdio']);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'test_sleep', { ms: 300 }, 'sleep'));
-  await child.response(1);
-  child.endInput();
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-  assert.deepEqual(child.frames.filter((frame) => frame.id === 2), [{ jsonrpc: '2.0', id: 2, result: text('Slept 300 ms') }]);
-  const progress = child.frames.filter((frame) => frame.method === 'notifications/progress');
-  assert.ok(progress.length >= 1, 'progress sent during the drain arrives');
-  assert.ok(progress.every((frame) => frame.params.progressToken === 'sleep' && frame.params.total === 300));
-  assert.equal(child.frames.indexOf(progress.at(-1)) < child.frames.findIndex((frame) => frame.id === 2), true);
-});
+test(
+  'child process: stdin closed with a 300 ms test_sleep in flight still writes its progress and result, then exits 0 on its own',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [EVERYTHING, '--stdio']);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'test_sleep', { ms: 300 }, 'sleep'));
+    await child.response(1);
+    child.endInput();
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+    assert.deepEqual(
+      child.frames.filter((frame) => frame.id === 2),
+      [{ jsonrpc: '2.0', id: 2, result: text('Slept 300 ms') }],
+    );
+    const progress = child.frames.filter((frame) => frame.method === 'notifications/progress');
+    assert.ok(progress.length >= 1, 'progress sent during the drain arrives');
+    assert.ok(progress.every((frame) => frame.params.progressToken === 'sleep' && frame.params.total === 300));
+    assert.equal(child.frames.indexOf(progress.at(-1)) < child.frames.findIndex((frame) => frame.id === 2), true);
+  },
+);
 
-test('child process: a file of frames piped to stdin (`server < requests.jsonl`) gets its 300 ms result', CHILD_TIMEOUT, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-core-stdio-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'requests.jsonl');
-  writeFileSync(file, [INITIALIZE, INITIALIZED, call(2, 'test_sleep', { ms: 300 })].map((f) => JSON.stringify(f)).join('\n') + '\n');
-  const fd = openSync(file, 'r');
-  let child: Child;
-  try {
-    child = startChild(t, [EVERYTHING, '--stdio'], fd);
-  } finally {
-    closeSync(fd);
-  }
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-  assert.equal(child.frames.filter((frame) => 'id' in frame && !('method' in frame)).length, 2);
-  assert.equal((await child.response(1)).result.protocolVersion, '2025-11-25');
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('Slept 300 ms') });
-});
+test(
+  'child process: a file of frames piped to stdin (`server < requests.jsonl`) gets its 300 ms result',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-core-stdio-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'requests.jsonl');
+    writeFileSync(
+      file,
+      [INITIALIZE, INITIALIZED, call(2, 'test_sleep', { ms: 300 })].map((f) => JSON.stringify(f)).join('\n') + '\n',
+    );
+    const fd = openSync(file, 'r');
+    let child: Child;
+    try {
+      child = startChild(t, [EVERYTHING, '--stdio'], fd);
+    } finally {
+      closeSync(fd);
+    }
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+    assert.equal(child.frames.filter((frame) => 'id' in frame && !('method' in frame)).length, 2);
+    assert.equal((await child.response(1)).result.protocolVersion, '2025-11-25');
+    assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('Slept 300 ms') });
+  },
+);
 
-test('child process: `node --experimental-strip-types examples/everything.ts` serves straight from the sources', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, ['--experimental-strip-types', 'examples/everything.ts', '--stdio']);
-  child.send(INITIALIZE);
-  assert.equal((await child.response(1)).result.serverInfo.name.length > 0, true);
-  child.send(INITIALIZED);
-  child.send(call(2, 'test_simple_text'));
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('This is a simple text response for testing.') });
-  child.endInput();
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-});
+test(
+  'child process: `node --experimental-strip-types examples/everything.ts` serves straight from the sources',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, ['--experimental-strip-types', 'examples/everything.ts', '--stdio']);
+    child.send(INITIALIZE);
+    assert.equal((await child.response(1)).result.serverInfo.name.length > 0, true);
+    child.send(INITIALIZED);
+    child.send(call(2, 'test_simple_text'));
+    assert.deepEqual(await child.response(2), {
+      jsonrpc: '2.0',
+      id: 2,
+      result: text('This is a simple text response for testing.'),
+    });
+    child.endInput();
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+  },
+);
 
-test('child process: when the stdout reader goes away the server stops and exits on its own', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [EVERYTHING, '--stdio']);
-  child.send(INITIALIZE);
-  await child.response(1);
-  child.send(INITIALIZED);
-  // The reader closes its end of stdout but keeps stdin open: the next write fails with EPIPE.
-  child.process.stdout!.destroy();
-  child.send(call(2, 'test_sleep', { ms: 100 }, 'tok'));
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assert.ok(!child.stderr().includes('EPIPE'), child.stderr());
-});
+test(
+  'child process: when the stdout reader goes away the server stops and exits on its own',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [EVERYTHING, '--stdio']);
+    child.send(INITIALIZE);
+    await child.response(1);
+    child.send(INITIALIZED);
+    // The reader closes its end of stdout but keeps stdin open: the next write fails with EPIPE.
+    child.process.stdout!.destroy();
+    child.send(call(2, 'test_sleep', { ms: 100 }, 'tok'));
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assert.ok(!child.stderr().includes('EPIPE'), child.stderr());
+  },
+);
 
 // On a real stdout pipe (test/stdio-child.ts reports on stderr how `closed` and `close()` settled): an answer written
 // in the drain window is still queued when the flush starts, and no 'drain' ever follows a write that was accepted.
 
-test('child process: an answer written in the EOF drain window reaches a real stdout pipe and closed resolves', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [STDIO_CHILD]);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'after_eof')); // answered only once the server has seen EOF
-  child.endInput();
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-  assert.equal((await child.response(1)).result.protocolVersion, '2025-11-25');
-  assert.deepEqual(child.frames.filter((frame) => frame.id === 2), [{ jsonrpc: '2.0', id: 2, result: text('answered after EOF') }]);
-  assert.equal(child.stderr(), 'closed: resolved\n');
-});
+test(
+  'child process: an answer written in the EOF drain window reaches a real stdout pipe and closed resolves',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [STDIO_CHILD]);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'after_eof')); // answered only once the server has seen EOF
+    child.endInput();
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+    assert.equal((await child.response(1)).result.protocolVersion, '2025-11-25');
+    assert.deepEqual(
+      child.frames.filter((frame) => frame.id === 2),
+      [{ jsonrpc: '2.0', id: 2, result: text('answered after EOF') }],
+    );
+    assert.equal(child.stderr(), 'closed: resolved\n');
+  },
+);
 
-test('child process: closed resolves only once a large answer written after EOF has been handed to the stdout pipe', CHILD_TIMEOUT, async (t) => {
-  const bytes = 4 * 1024 * 1024; // far more than a pipe holds: most of it waits in the stream when the flush starts
-  const child = startChild(t, [STDIO_CHILD, '--exit-when-closed']);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'after_eof', { bytes }));
-  child.endInput();
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assert.equal((await child.response(2)).result.content[0].text.length, bytes);
-  assert.equal(child.stderr(), 'closed: resolved\n');
-});
+test(
+  'child process: closed resolves only once a large answer written after EOF has been handed to the stdout pipe',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const bytes = 4 * 1024 * 1024; // far more than a pipe holds: most of it waits in the stream when the flush starts
+    const child = startChild(t, [STDIO_CHILD, '--exit-when-closed']);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'after_eof', { bytes }));
+    child.endInput();
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assert.equal((await child.response(2)).result.content[0].text.length, bytes);
+    assert.equal(child.stderr(), 'closed: resolved\n');
+  },
+);
 
 // The host keeps stdin open in these: once `closed` has settled, stdin must not keep the process alive (a failure
 // shows as the test's timeout, the child never exiting).
 
-test('child process: close() called during a call settles on a real stdout pipe, after the call\'s answer, and the process exits on its own with stdin still open', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [STDIO_CHILD]);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'close'));
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('closing') });
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assertOnlyFrames(child);
-  assert.deepEqual(child.stderr().split('\n').sort(), ['', 'close(): settled', 'closed: resolved']);
-});
+test(
+  "child process: close() called during a call settles on a real stdout pipe, after the call's answer, and the process exits on its own with stdin still open",
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [STDIO_CHILD]);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'close'));
+    assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, result: text('closing') });
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assertOnlyFrames(child);
+    assert.deepEqual(child.stderr().split('\n').sort(), ['', 'close(): settled', 'closed: resolved']);
+  },
+);
 
-test('child process in rethrow mode: closed rejects with the handler\'s own error on a real stdout pipe, after its -32603, and the process exits on its own with stdin still open', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [STDIO_CHILD, '--rethrow']);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'throw'));
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assert.ok(child.stderr().split('\n').includes('closed: rejected with Error: boom'), child.stderr());
-  assertOnlyFrames(child);
-});
+test(
+  "child process in rethrow mode: closed rejects with the handler's own error on a real stdout pipe, after its -32603, and the process exits on its own with stdin still open",
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [STDIO_CHILD, '--rethrow']);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'throw'));
+    assert.deepEqual(await child.response(2), {
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32603, message: 'Internal error' },
+    });
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assert.ok(child.stderr().split('\n').includes('closed: rejected with Error: boom'), child.stderr());
+    assertOnlyFrames(child);
+  },
+);
 
-test('child process in rethrow mode: a handler throwing undefined rejects closed with undefined on a real stdout pipe, after its -32603, and the process exits on its own with stdin still open', CHILD_TIMEOUT, async (t) => {
-  const child = startChild(t, [STDIO_CHILD, '--rethrow']);
-  child.send(INITIALIZE);
-  child.send(INITIALIZED);
-  child.send(call(2, 'throw', { undefined: true }));
-  assert.deepEqual(await child.response(2), { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error' } });
-  assert.deepEqual(await child.exit, { code: 0, signal: null });
-  assert.ok(child.stderr().split('\n').includes('closed: rejected with undefined'), child.stderr());
-  assertOnlyFrames(child);
-});
+test(
+  'child process in rethrow mode: a handler throwing undefined rejects closed with undefined on a real stdout pipe, after its -32603, and the process exits on its own with stdin still open',
+  CHILD_TIMEOUT,
+  async (t) => {
+    const child = startChild(t, [STDIO_CHILD, '--rethrow']);
+    child.send(INITIALIZE);
+    child.send(INITIALIZED);
+    child.send(call(2, 'throw', { undefined: true }));
+    assert.deepEqual(await child.response(2), {
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32603, message: 'Internal error' },
+    });
+    assert.deepEqual(await child.exit, { code: 0, signal: null });
+    assert.ok(child.stderr().split('\n').includes('closed: rejected with undefined'), child.stderr());
+    assertOnlyFrames(child);
+  },
+);

@@ -8,19 +8,25 @@
 // no accessor: it is observed through the limit it feeds (maxStreams = one batch, so one leaked count refuses the next
 // batch with 503), and a session's standalone-stream slot through the one-GET-per-session rule (a leak answers 409).
 
-import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
-import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage, type Server as NodeServer } from 'node:http';
+import {
+  Agent,
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server as NodeServer,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
+import { type TestContext, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createServer, type Server } from '../core.ts';
-import { MemoryEventStore, MemorySessionStore, serveHttp, type HttpServer } from '../http.ts';
-import { serveStdio, type StdioServer } from '../stdio.ts';
-import { MemoryLogger, type Frame } from './harness.ts';
-import { modern, MODERN, notification, request, SUBSCRIPTION_ID, type Id } from './wire.ts';
+import { type HttpServer, MemoryEventStore, MemorySessionStore, serveHttp } from '../http.ts';
+import { type StdioServer, serveStdio } from '../stdio.ts';
+import { type Frame, MemoryLogger } from './harness.ts';
+import { type Id, MODERN, modern, notification, request, SUBSCRIPTION_ID } from './wire.ts';
 
 const CYCLES = 10_000;
 const WARM_UP = 500; // cycles run before the baseline, so lazily built state (JIT, pools) is not counted as growth
@@ -72,7 +78,11 @@ createHook({
   },
 }).enable();
 
-interface Snapshot { heap: number; timers: number; resources: Record<string, number> }
+interface Snapshot {
+  heap: number;
+  timers: number;
+  resources: Record<string, number>;
+}
 
 /** Destroy hooks and socket closes are delivered in later turns of the event loop: a few turns let them land. */
 async function settle(): Promise<void> {
@@ -93,8 +103,10 @@ async function snapshot(): Promise<Snapshot> {
 
 function assertSettled(t: TestContext, label: string, before: Snapshot, after: Snapshot): void {
   const growth = after.heap - before.heap;
-  t.diagnostic(`${label}: heap ${(before.heap / 2 ** 20).toFixed(1)} MiB -> ${(after.heap / 2 ** 20).toFixed(1)} MiB ` +
-    `(delta ${(growth / 1024).toFixed(0)} KiB), core timers ${before.timers} -> ${after.timers}`);
+  t.diagnostic(
+    `${label}: heap ${(before.heap / 2 ** 20).toFixed(1)} MiB -> ${(after.heap / 2 ** 20).toFixed(1)} MiB ` +
+      `(delta ${(growth / 1024).toFixed(0)} KiB), core timers ${before.timers} -> ${after.timers}`,
+  );
   assert.equal(after.timers, before.timers, `${label}: live timers of the core (unref'd included)`);
   assert.deepEqual(after.resources, before.resources, `${label}: active handles and requests by type`);
   assert.ok(growth < HEAP_BOUND, `${label}: heap grew ${growth} bytes over ${CYCLES} cycles (bound ${HEAP_BOUND})`);
@@ -124,23 +136,32 @@ class Counter {
 // ---------------------------------------------------------------------------------------------------------------
 // The server: a tool that runs until it is aborted, a tool that announces a list change
 
-interface StormServer { server: Server; started: Counter; aborted: Counter; logger: MemoryLogger }
+interface StormServer {
+  server: Server;
+  started: Counter;
+  aborted: Counter;
+  logger: MemoryLogger;
+}
 
 function stormServer(): StormServer {
   const logger = new MemoryLogger();
   const server = createServer(INFO, { logger });
   const started = new Counter();
   const aborted = new Counter();
-  server.tool('slow', { description: 'Runs until it is aborted, then answers (an answer the core must drop)' }, (_args, ctx) =>
-    new Promise((resolve) => {
-      started.add();
-      const onAbort = (): void => {
-        aborted.add();
-        resolve({ content: [{ type: 'text', text: 'late' }] });
-      };
-      if (ctx.signal.aborted) onAbort();
-      else ctx.signal.addEventListener('abort', onAbort, { once: true });
-    }));
+  server.tool(
+    'slow',
+    { description: 'Runs until it is aborted, then answers (an answer the core must drop)' },
+    (_args, ctx) =>
+      new Promise((resolve) => {
+        started.add();
+        const onAbort = (): void => {
+          aborted.add();
+          resolve({ content: [{ type: 'text', text: 'late' }] });
+        };
+        if (ctx.signal.aborted) onAbort();
+        else ctx.signal.addEventListener('abort', onAbort, { once: true });
+      }),
+  );
   server.tool('touch', { description: 'Announces a tool list change' }, () => {
     server.notifyListChanged('tools');
     return { content: [{ type: 'text', text: 'touched' }] };
@@ -220,7 +241,11 @@ function cancelled(requestId: Id): Frame {
 
 /** Asserts that the frames are exactly the answers to `ids`, in order, each a result. */
 function assertAnswers(frames: Frame[], ids: Id[]): void {
-  assert.deepEqual(frames.map((frame) => frame.id), ids, `expected only the answers to ${ids.join(', ')}; got ${JSON.stringify(frames).slice(0, 500)}`);
+  assert.deepEqual(
+    frames.map((frame) => frame.id),
+    ids,
+    `expected only the answers to ${ids.join(', ')}; got ${JSON.stringify(frames).slice(0, 500)}`,
+  );
   for (const frame of frames) assert.ok('result' in frame && !('method' in frame), JSON.stringify(frame));
 }
 
@@ -235,108 +260,129 @@ async function stdioPeer(server: Server, era: StdioEra): Promise<StdioPeer> {
 }
 
 for (const era of ['legacy', 'modern'] as const) {
-  test(`stdio (${era === 'legacy' ? '2025' : '2026'}): ${CYCLES} slow tool calls cancelled in flight leave no request, timer or heap behind, and are never answered`, T, async (t) => {
-    const { server, started, aborted, logger } = stormServer();
-    const peer = await stdioPeer(server, era);
+  test(
+    `stdio (${era === 'legacy' ? '2025' : '2026'}): ${CYCLES} slow tool calls cancelled in flight leave no request, timer or heap behind, and are never answered`,
+    T,
+    async (t) => {
+      const { server, started, aborted, logger } = stormServer();
+      const peer = await stdioPeer(server, era);
+      const { connection } = peer.stdio;
+      const BATCH = 500;
+      let nextId = 1;
+      let markers = 0;
+      let peak = 0;
+
+      const cycle = async (count: number): Promise<void> => {
+        const ids = range(nextId, count);
+        nextId += count;
+        const target = started.value + count;
+        peer.send(ids.map((id) => stdioCall(era, id, 'slow')));
+        await started.until(target); // every handler runs: the cancels meet requests in flight
+        assert.equal(connection.inFlightCount, count, 'the in-flight table holds the batch');
+        peak = Math.max(peak, connection.inFlightCount);
+        const marker = `m${++markers}`;
+        peer.send([...ids.map(cancelled), stdioMarker(era, marker)]);
+        // The very next frame answers the marker: no cancelled request was answered, late or not.
+        assertAnswers(await peer.take(1), [marker]);
+        assert.equal(aborted.value, started.value, 'every handler saw its abort');
+        assert.equal(connection.inFlightCount, 0, 'the in-flight table is empty after the cancels');
+      };
+
+      for (let done = 0; done < WARM_UP; done += BATCH) await cycle(Math.min(BATCH, WARM_UP - done));
+      const before = await snapshot();
+      const startedBefore = started.value;
+      const connections = server.connectionCount;
+      for (let done = 0; done < CYCLES; done += BATCH) await cycle(BATCH);
+      // Handlers resolve late answers after their abort; a last marker proves none of them went out.
+      peer.send([stdioMarker(era, 'last')]);
+      assertAnswers(await peer.take(1), ['last']);
+      const after = await snapshot();
+
+      assert.equal(started.value - startedBefore, CYCLES);
+      assert.equal(aborted.value, started.value);
+      assert.equal(connection.inFlightCount, 0);
+      assert.equal(connection.pendingOutboundCount, 0);
+      assert.equal(connection.listenCount, 0);
+      assert.equal(connection.subscriptionCount, 0);
+      assert.equal(server.connectionCount, connections);
+      assert.deepEqual(logger.errors, []);
+      t.diagnostic(`${CYCLES} cycles in batches of ${BATCH}; in-flight peak ${peak}`);
+      assertSettled(t, `stdio ${era} cancel`, before, after);
+
+      assert.deepEqual(await peer.end(), [], 'nothing was written after the last marker');
+      assert.equal(server.connectionCount, 0, 'the connection left the change hub at end of input');
+    },
+  );
+}
+
+test(
+  `stdio (2026): ${CYCLES} subscriptions/listen streams ended by notifications/cancelled are released and receive no later event`,
+  T,
+  async (t) => {
+    const { server, logger } = stormServer();
+    const peer = await stdioPeer(server, 'modern');
     const { connection } = peer.stdio;
     const BATCH = 500;
     let nextId = 1;
     let markers = 0;
-    let peak = 0;
 
     const cycle = async (count: number): Promise<void> => {
       const ids = range(nextId, count);
       nextId += count;
-      const target = started.value + count;
-      peer.send(ids.map((id) => stdioCall(era, id, 'slow')));
-      await started.until(target); // every handler runs: the cancels meet requests in flight
-      assert.equal(connection.inFlightCount, count, 'the in-flight table holds the batch');
-      peak = Math.max(peak, connection.inFlightCount);
-      const marker = `m${++markers}`;
-      peer.send([...ids.map(cancelled), stdioMarker(era, marker)]);
-      // The very next frame answers the marker: no cancelled request was answered, late or not.
-      assertAnswers(await peer.take(1), [marker]);
-      assert.equal(aborted.value, started.value, 'every handler saw its abort');
-      assert.equal(connection.inFlightCount, 0, 'the in-flight table is empty after the cancels');
+      peer.send(ids.map((id) => modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, id)));
+      const acks = await peer.take(count);
+      assert.deepEqual(
+        acks,
+        ids.map((id) => ({
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: { toolsListChanged: true } },
+        })),
+      );
+      assert.equal(connection.listenCount, count, 'the listen table holds the batch');
+      assert.equal(connection.inFlightCount, count, 'each open listen is a request in flight');
+      // After the cancels, a tool list change: a released stream must not get it; then a marker closes the batch.
+      const touch = `touch${++markers}`;
+      const marker = `m${markers}`;
+      peer.send([...ids.map(cancelled), stdioCall('modern', touch, 'touch'), stdioMarker('modern', marker)]);
+      // The two answers (in either order: the tool call settles in a later microtask) and nothing else.
+      const answers = await peer.take(2);
+      assertAnswers(
+        answers.sort((a, b) => (a.id === touch ? -1 : b.id === touch ? 1 : 0)),
+        [touch, marker],
+      );
+      assert.equal(connection.listenCount, 0, 'the listen table is empty after the cancels');
+      assert.equal(connection.inFlightCount, 0);
     };
 
     for (let done = 0; done < WARM_UP; done += BATCH) await cycle(Math.min(BATCH, WARM_UP - done));
     const before = await snapshot();
-    const startedBefore = started.value;
-    const connections = server.connectionCount;
     for (let done = 0; done < CYCLES; done += BATCH) await cycle(BATCH);
-    // Handlers resolve late answers after their abort; a last marker proves none of them went out.
-    peer.send([stdioMarker(era, 'last')]);
-    assertAnswers(await peer.take(1), ['last']);
     const after = await snapshot();
 
-    assert.equal(started.value - startedBefore, CYCLES);
-    assert.equal(aborted.value, started.value);
-    assert.equal(connection.inFlightCount, 0);
-    assert.equal(connection.pendingOutboundCount, 0);
     assert.equal(connection.listenCount, 0);
-    assert.equal(connection.subscriptionCount, 0);
-    assert.equal(server.connectionCount, connections);
-    assert.deepEqual(logger.errors, []);
-    t.diagnostic(`${CYCLES} cycles in batches of ${BATCH}; in-flight peak ${peak}`);
-    assertSettled(t, `stdio ${era} cancel`, before, after);
-
-    assert.deepEqual(await peer.end(), [], 'nothing was written after the last marker');
-    assert.equal(server.connectionCount, 0, 'the connection left the change hub at end of input');
-  });
-}
-
-test(`stdio (2026): ${CYCLES} subscriptions/listen streams ended by notifications/cancelled are released and receive no later event`, T, async (t) => {
-  const { server, logger } = stormServer();
-  const peer = await stdioPeer(server, 'modern');
-  const { connection } = peer.stdio;
-  const BATCH = 500;
-  let nextId = 1;
-  let markers = 0;
-
-  const cycle = async (count: number): Promise<void> => {
-    const ids = range(nextId, count);
-    nextId += count;
-    peer.send(ids.map((id) => modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, id)));
-    const acks = await peer.take(count);
-    assert.deepEqual(acks, ids.map((id) => ({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: { toolsListChanged: true } },
-    })));
-    assert.equal(connection.listenCount, count, 'the listen table holds the batch');
-    assert.equal(connection.inFlightCount, count, 'each open listen is a request in flight');
-    // After the cancels, a tool list change: a released stream must not get it; then a marker closes the batch.
-    const touch = `touch${++markers}`;
-    const marker = `m${markers}`;
-    peer.send([...ids.map(cancelled), stdioCall('modern', touch, 'touch'), stdioMarker('modern', marker)]);
-    // The two answers (in either order: the tool call settles in a later microtask) and nothing else.
-    const answers = await peer.take(2);
-    assertAnswers(answers.sort((a, b) => (a.id === touch ? -1 : b.id === touch ? 1 : 0)), [touch, marker]);
-    assert.equal(connection.listenCount, 0, 'the listen table is empty after the cancels');
     assert.equal(connection.inFlightCount, 0);
-  };
-
-  for (let done = 0; done < WARM_UP; done += BATCH) await cycle(Math.min(BATCH, WARM_UP - done));
-  const before = await snapshot();
-  for (let done = 0; done < CYCLES; done += BATCH) await cycle(BATCH);
-  const after = await snapshot();
-
-  assert.equal(connection.listenCount, 0);
-  assert.equal(connection.inFlightCount, 0);
-  assert.equal(server.connectionCount, 1);
-  assert.deepEqual(logger.errors, []);
-  t.diagnostic(`${CYCLES} listen cycles in batches of ${BATCH}`);
-  assertSettled(t, 'stdio listen', before, after);
-  assert.deepEqual(await peer.end(), []);
-  assert.equal(server.connectionCount, 0);
-});
+    assert.equal(server.connectionCount, 1);
+    assert.deepEqual(logger.errors, []);
+    t.diagnostic(`${CYCLES} listen cycles in batches of ${BATCH}`);
+    assertSettled(t, 'stdio listen', before, after);
+    assert.deepEqual(await peer.end(), []);
+    assert.equal(server.connectionCount, 0);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP: a keep-alive client that counts its sockets, and a watch on the server's sockets and exchanges
 
-interface Exchange { request: ClientRequest; response: Promise<IncomingMessage> }
-interface Answer { status: number; headers: IncomingMessage['headers']; body: string }
+interface Exchange {
+  request: ClientRequest;
+  response: Promise<IncomingMessage>;
+}
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 class HttpClient {
   readonly agent: Agent;
@@ -393,7 +439,10 @@ class HttpClient {
 
   /** The client goes away: the exchange's socket is destroyed, whether an answer has begun or not. */
   static drop(exchange: Exchange): void {
-    exchange.response.then((response) => response.on('error', () => {}), () => {});
+    exchange.response.then(
+      (response) => response.on('error', () => {}),
+      () => {},
+    );
     exchange.request.destroy();
   }
 
@@ -418,7 +467,10 @@ async function firstEvent(exchange: Exchange): Promise<Frame> {
       while ((cut = text.indexOf('\n\n')) !== -1) {
         const block = text.slice(0, cut);
         text = text.slice(cut + 2);
-        const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6));
         if (data.length === 0) continue; // a comment
         response.off('data', onData);
         response.off('end', onEnd);
@@ -479,17 +531,25 @@ async function httpStorm(t: TestContext, maxStreams: number): Promise<HttpStorm>
     sessions,
     events,
     watch: new ServerWatch(http.httpServer),
-    http: { ...http, close: async () => {
-      closed = true;
-      await close();
-    } },
+    http: {
+      ...http,
+      close: async () => {
+        closed = true;
+        await close();
+      },
+    },
   };
 }
 
 const BOTH = 'application/json, text/event-stream';
 
 function legacyHeaders(sessionId: string): Record<string, string> {
-  return { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST };
+  return {
+    'content-type': 'application/json',
+    accept: BOTH,
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': LATEST,
+  };
 }
 
 function modernHeaders(method: string, name?: string): Record<string, string> {
@@ -504,8 +564,10 @@ function modernHeaders(method: string, name?: string): Record<string, string> {
 }
 
 async function openSession(client: HttpClient): Promise<string> {
-  const init = await client.post({ 'content-type': 'application/json', accept: BOTH },
-    request(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: CLIENT_INFO }));
+  const init = await client.post(
+    { 'content-type': 'application/json', accept: BOTH },
+    request(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: CLIENT_INFO }),
+  );
   assert.equal(init.status, 200, init.body);
   const sessionId = init.headers['mcp-session-id'];
   assert.equal(typeof sessionId, 'string');
@@ -553,156 +615,196 @@ async function stormPhases(
   assertSettled(t, label, before, after);
 }
 
-test(`HTTP (2025 session): ${CYCLES} slow tool calls cancelled on the session answer 202 and leave no request, exchange, timer or heap behind`, T, async (t) => {
-  const storm = await httpStorm(t, 10_000);
-  const { server, started, aborted, sessions } = storm;
-  const BATCH = 100;
-  const SESSIONS = 8;
-  const setup = new HttpClient(storm.http.url, SESSIONS);
-  const ids: string[] = [];
-  for (let i = 0; i < SESSIONS; i++) ids.push(await openSession(setup));
-  await setup.close();
-  assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
-  let nextId = 1;
+test(
+  `HTTP (2025 session): ${CYCLES} slow tool calls cancelled on the session answer 202 and leave no request, exchange, timer or heap behind`,
+  T,
+  async (t) => {
+    const storm = await httpStorm(t, 10_000);
+    const { server, started, aborted, sessions } = storm;
+    const BATCH = 100;
+    const SESSIONS = 8;
+    const setup = new HttpClient(storm.http.url, SESSIONS);
+    const ids: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) ids.push(await openSession(setup));
+    await setup.close();
+    assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
+    let nextId = 1;
 
-  await stormPhases(t, 'HTTP 2025 cancel', storm, BATCH, async (client, cycles) => {
-    for (let done = 0; done < cycles; done += BATCH) {
-      const count = Math.min(BATCH, cycles - done);
-      const requestIds = range(nextId, count);
-      nextId += count;
-      const target = started.value + count;
-      const calls = requestIds.map((id, i) =>
-        client.start('POST', legacyHeaders(ids[i % SESSIONS]!), request(id, 'tools/call', { name: 'slow', arguments: {} })));
-      await started.until(target);
-      assert.equal(sessionTables(sessions).inFlight, count, 'the sessions hold the batch in flight');
-      const cancels = await Promise.all(requestIds.map((id, i) => client.post(legacyHeaders(ids[i % SESSIONS]!), cancelled(id))));
-      for (const answer of cancels) assert.equal(answer.status, 202);
-      // Each cancelled POST ends with 202 and no body: nothing was written for its request, before or after.
-      for (const answer of await Promise.all(calls.map((call) => client.answer(call)))) {
-        assert.equal(answer.status, 202, answer.body);
-        assert.equal(answer.body, '');
+    await stormPhases(t, 'HTTP 2025 cancel', storm, BATCH, async (client, cycles) => {
+      for (let done = 0; done < cycles; done += BATCH) {
+        const count = Math.min(BATCH, cycles - done);
+        const requestIds = range(nextId, count);
+        nextId += count;
+        const target = started.value + count;
+        const calls = requestIds.map((id, i) =>
+          client.start(
+            'POST',
+            legacyHeaders(ids[i % SESSIONS]!),
+            request(id, 'tools/call', { name: 'slow', arguments: {} }),
+          ),
+        );
+        await started.until(target);
+        assert.equal(sessionTables(sessions).inFlight, count, 'the sessions hold the batch in flight');
+        const cancels = await Promise.all(
+          requestIds.map((id, i) => client.post(legacyHeaders(ids[i % SESSIONS]!), cancelled(id))),
+        );
+        for (const answer of cancels) assert.equal(answer.status, 202);
+        // Each cancelled POST ends with 202 and no body: nothing was written for its request, before or after.
+        for (const answer of await Promise.all(calls.map((call) => client.answer(call)))) {
+          assert.equal(answer.status, 202, answer.body);
+          assert.equal(answer.body, '');
+        }
+        assert.equal(aborted.value, started.value, 'every handler saw its abort');
+        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
       }
-      assert.equal(aborted.value, started.value, 'every handler saw its abort');
-      assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
-    }
-  });
+    });
 
-  assert.equal(started.value, WARM_UP + CYCLES);
-  assert.equal(aborted.value, started.value);
-  assert.equal(server.connectionCount, SESSIONS);
-  assert.equal(storm.events.size, 0, 'no event was stored for a request that never streamed');
-  const teardown = new HttpClient(storm.http.url, SESSIONS);
-  await endSessions(teardown, ids);
-  await teardown.close();
-  assert.equal(storm.http.handler.sessionCount, 0, 'the session table is back to empty');
-  assert.equal(server.connectionCount, 0, 'no session connection is left on the change hub');
-  assert.deepEqual(storm.logger.errors, []);
-  await storm.http.close();
-});
+    assert.equal(started.value, WARM_UP + CYCLES);
+    assert.equal(aborted.value, started.value);
+    assert.equal(server.connectionCount, SESSIONS);
+    assert.equal(storm.events.size, 0, 'no event was stored for a request that never streamed');
+    const teardown = new HttpClient(storm.http.url, SESSIONS);
+    await endSessions(teardown, ids);
+    await teardown.close();
+    assert.equal(storm.http.handler.sessionCount, 0, 'the session table is back to empty');
+    assert.equal(server.connectionCount, 0, 'no session connection is left on the change hub');
+    assert.deepEqual(storm.logger.errors, []);
+    await storm.http.close();
+  },
+);
 
-test(`HTTP (2026): ${CYCLES} slow tool calls whose client drops the exchange are aborted and release their connection`, T, async (t) => {
-  const storm = await httpStorm(t, 10_000);
-  const { server, started, aborted } = storm;
-  const BATCH = 100;
-  let nextId = 1;
+test(
+  `HTTP (2026): ${CYCLES} slow tool calls whose client drops the exchange are aborted and release their connection`,
+  T,
+  async (t) => {
+    const storm = await httpStorm(t, 10_000);
+    const { server, started, aborted } = storm;
+    const BATCH = 100;
+    let nextId = 1;
 
-  await stormPhases(t, 'HTTP 2026 abort', storm, BATCH, async (client, cycles) => {
-    for (let done = 0; done < cycles; done += BATCH) {
-      const count = Math.min(BATCH, cycles - done);
-      const requestIds = range(nextId, count);
-      nextId += count;
-      const target = started.value + count;
-      const calls = requestIds.map((id) =>
-        client.start('POST', modernHeaders('tools/call', 'slow'), modern('tools/call', { name: 'slow', arguments: {} }, id)));
-      await started.until(target);
-      assert.equal(server.connectionCount, count, 'one connection per running request');
-      const closed = storm.watch.exchangesClosed.value + count;
-      for (const call of calls) HttpClient.drop(call);
-      await storm.watch.exchangesClosed.until(closed);
-      assert.equal(aborted.value, target, 'each handler was aborted when its exchange closed');
-      assert.equal(server.connectionCount, 0, 'every request connection was closed with its exchange');
-    }
-  });
-
-  assert.equal(started.value, WARM_UP + CYCLES);
-  assert.equal(aborted.value, started.value);
-  assert.equal(server.connectionCount, 0);
-  assert.equal(storm.http.handler.sessionCount, 0);
-  assert.deepEqual(storm.logger.errors, []);
-  await storm.http.close();
-});
-
-test(`HTTP (2026): ${CYCLES} subscriptions/listen streams closed by the client release their connection and stream count`, T, async (t) => {
-  const BATCH = 100;
-  const storm = await httpStorm(t, BATCH); // a leaked open-stream count would refuse the next batch with 503
-  const { server } = storm;
-  await settle();
-  const timers = coreTimers.size; // this server's session reaper
-  let nextId = 1;
-
-  await stormPhases(t, 'HTTP 2026 listen', storm, BATCH, async (client, cycles) => {
-    for (let done = 0; done < cycles; done += BATCH) {
-      const count = Math.min(BATCH, cycles - done);
-      const ids = range(nextId, count);
-      nextId += count;
-      const listens = ids.map((id) => client.start('POST', modernHeaders('subscriptions/listen'),
-        modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, id)));
-      const acks = await Promise.all(listens.map(firstEvent));
-      assert.deepEqual(acks, ids.map((id) => ({
-        jsonrpc: '2.0',
-        method: 'notifications/subscriptions/acknowledged',
-        params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: { toolsListChanged: true } },
-      })));
-      assert.equal(server.connectionCount, count, 'one connection per open listen');
-      assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
-      const closed = storm.watch.exchangesClosed.value + count;
-      for (const listen of listens) HttpClient.drop(listen);
-      await storm.watch.exchangesClosed.until(closed);
-      assert.equal(server.connectionCount, 0, 'every listen connection was closed with its stream');
-    }
-  });
-
-  assert.equal(server.connectionCount, 0);
-  assert.deepEqual(storm.logger.errors, []);
-  await storm.http.close();
-});
-
-test(`HTTP (2025 session): ${CYCLES} standalone GET streams opened and dropped free their session's slot and stream count`, T, async (t) => {
-  const SESSIONS = 100; // one GET per session per batch (a session has one standalone stream at a time)
-  const storm = await httpStorm(t, SESSIONS); // a leaked open-stream count would refuse the next batch with 503
-  const { server, sessions } = storm;
-  const setup = new HttpClient(storm.http.url, 16);
-  const ids: string[] = [];
-  for (let i = 0; i < SESSIONS; i++) ids.push(await openSession(setup));
-  await setup.close();
-  await settle();
-  const timers = coreTimers.size; // this server's session reaper
-
-  await stormPhases(t, 'HTTP 2025 GET', storm, SESSIONS, async (client, cycles) => {
-    for (let done = 0; done < cycles; done += SESSIONS) {
-      const count = Math.min(SESSIONS, cycles - done);
-      const gets = ids.slice(0, count).map((id) => client.start('GET', { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LATEST }));
-      for (const response of await Promise.all(gets.map((get) => get.response))) {
-        // 409 would mean a session still holds a dropped stream; 503, a leaked open-stream count.
-        assert.equal(response.statusCode, 200);
-        assert.equal(response.headers['content-type'], 'text/event-stream');
+    await stormPhases(t, 'HTTP 2026 abort', storm, BATCH, async (client, cycles) => {
+      for (let done = 0; done < cycles; done += BATCH) {
+        const count = Math.min(BATCH, cycles - done);
+        const requestIds = range(nextId, count);
+        nextId += count;
+        const target = started.value + count;
+        const calls = requestIds.map((id) =>
+          client.start(
+            'POST',
+            modernHeaders('tools/call', 'slow'),
+            modern('tools/call', { name: 'slow', arguments: {} }, id),
+          ),
+        );
+        await started.until(target);
+        assert.equal(server.connectionCount, count, 'one connection per running request');
+        const closed = storm.watch.exchangesClosed.value + count;
+        for (const call of calls) HttpClient.drop(call);
+        await storm.watch.exchangesClosed.until(closed);
+        assert.equal(aborted.value, target, 'each handler was aborted when its exchange closed');
+        assert.equal(server.connectionCount, 0, 'every request connection was closed with its exchange');
       }
-      assert.equal(sessionTables(sessions).busy, count, 'each session holds its open stream');
-      assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
-      const closed = storm.watch.exchangesClosed.value + count;
-      for (const get of gets) HttpClient.drop(get);
-      await storm.watch.exchangesClosed.until(closed);
-      assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
-    }
-  });
+    });
 
-  assert.equal(server.connectionCount, SESSIONS);
-  assert.equal(storm.events.size, 0, 'standalone streams that carried nothing stored nothing');
-  const teardown = new HttpClient(storm.http.url, 16);
-  await endSessions(teardown, ids);
-  await teardown.close();
-  assert.equal(storm.http.handler.sessionCount, 0);
-  assert.equal(server.connectionCount, 0);
-  assert.deepEqual(storm.logger.errors, []);
-  await storm.http.close();
-});
+    assert.equal(started.value, WARM_UP + CYCLES);
+    assert.equal(aborted.value, started.value);
+    assert.equal(server.connectionCount, 0);
+    assert.equal(storm.http.handler.sessionCount, 0);
+    assert.deepEqual(storm.logger.errors, []);
+    await storm.http.close();
+  },
+);
+
+test(
+  `HTTP (2026): ${CYCLES} subscriptions/listen streams closed by the client release their connection and stream count`,
+  T,
+  async (t) => {
+    const BATCH = 100;
+    const storm = await httpStorm(t, BATCH); // a leaked open-stream count would refuse the next batch with 503
+    const { server } = storm;
+    await settle();
+    const timers = coreTimers.size; // this server's session reaper
+    let nextId = 1;
+
+    await stormPhases(t, 'HTTP 2026 listen', storm, BATCH, async (client, cycles) => {
+      for (let done = 0; done < cycles; done += BATCH) {
+        const count = Math.min(BATCH, cycles - done);
+        const ids = range(nextId, count);
+        nextId += count;
+        const listens = ids.map((id) =>
+          client.start(
+            'POST',
+            modernHeaders('subscriptions/listen'),
+            modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, id),
+          ),
+        );
+        const acks = await Promise.all(listens.map(firstEvent));
+        assert.deepEqual(
+          acks,
+          ids.map((id) => ({
+            jsonrpc: '2.0',
+            method: 'notifications/subscriptions/acknowledged',
+            params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: { toolsListChanged: true } },
+          })),
+        );
+        assert.equal(server.connectionCount, count, 'one connection per open listen');
+        assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
+        const closed = storm.watch.exchangesClosed.value + count;
+        for (const listen of listens) HttpClient.drop(listen);
+        await storm.watch.exchangesClosed.until(closed);
+        assert.equal(server.connectionCount, 0, 'every listen connection was closed with its stream');
+      }
+    });
+
+    assert.equal(server.connectionCount, 0);
+    assert.deepEqual(storm.logger.errors, []);
+    await storm.http.close();
+  },
+);
+
+test(
+  `HTTP (2025 session): ${CYCLES} standalone GET streams opened and dropped free their session's slot and stream count`,
+  T,
+  async (t) => {
+    const SESSIONS = 100; // one GET per session per batch (a session has one standalone stream at a time)
+    const storm = await httpStorm(t, SESSIONS); // a leaked open-stream count would refuse the next batch with 503
+    const { server, sessions } = storm;
+    const setup = new HttpClient(storm.http.url, 16);
+    const ids: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) ids.push(await openSession(setup));
+    await setup.close();
+    await settle();
+    const timers = coreTimers.size; // this server's session reaper
+
+    await stormPhases(t, 'HTTP 2025 GET', storm, SESSIONS, async (client, cycles) => {
+      for (let done = 0; done < cycles; done += SESSIONS) {
+        const count = Math.min(SESSIONS, cycles - done);
+        const gets = ids
+          .slice(0, count)
+          .map((id) =>
+            client.start('GET', { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LATEST }),
+          );
+        for (const response of await Promise.all(gets.map((get) => get.response))) {
+          // 409 would mean a session still holds a dropped stream; 503, a leaked open-stream count.
+          assert.equal(response.statusCode, 200);
+          assert.equal(response.headers['content-type'], 'text/event-stream');
+        }
+        assert.equal(sessionTables(sessions).busy, count, 'each session holds its open stream');
+        assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
+        const closed = storm.watch.exchangesClosed.value + count;
+        for (const get of gets) HttpClient.drop(get);
+        await storm.watch.exchangesClosed.until(closed);
+        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
+      }
+    });
+
+    assert.equal(server.connectionCount, SESSIONS);
+    assert.equal(storm.events.size, 0, 'standalone streams that carried nothing stored nothing');
+    const teardown = new HttpClient(storm.http.url, 16);
+    await endSessions(teardown, ids);
+    await teardown.close();
+    assert.equal(storm.http.handler.sessionCount, 0);
+    assert.equal(server.connectionCount, 0);
+    assert.deepEqual(storm.logger.errors, []);
+    await storm.http.close();
+  },
+);

@@ -2,8 +2,8 @@
 // with real server→client requests, or 2026-07-28 envelopes with input_required rounds — so one test body runs
 // unchanged in both; errors reject as ProtocolError; progress, notifications and close().
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { createServer, elicitInput, inputRequired, ProtocolError, type Server } from '../core.ts';
 import { connectTestClient } from '../testing.ts';
 import { deferred } from './harness.ts';
@@ -17,10 +17,18 @@ function text(value: string) {
 
 function kitServer(): Server {
   const server = createServer(INFO);
-  server.tool('add', {
-    description: 'Adds two numbers',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  }, ({ a, b }: { a: number; b: number }) => text(String(a + b)));
+  server.tool(
+    'add',
+    {
+      description: 'Adds two numbers',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+    },
+    ({ a, b }: { a: number; b: number }) => text(String(a + b)),
+  );
   server.tool('greet', { description: 'Asks for a name' }, (_args, ctx) => {
     const answer = ctx.inputResponses?.name;
     if (answer === undefined) {
@@ -42,10 +50,14 @@ function kitServer(): Server {
   server.resource('kit://readme', { name: 'readme', mimeType: 'text/plain' }, (uri) => ({
     contents: [{ uri, mimeType: 'text/plain', text: 'read me' }],
   }));
-  server.resourceTemplate('kit://items/{id}', {
-    name: 'item',
-    complete: { id: (value) => ['1', '2', '10'].filter((id) => id.startsWith(value)) },
-  }, (uri, { id }) => id === 'missing' ? undefined : { contents: [{ uri, text: `item ${String(id)}` }] });
+  server.resourceTemplate(
+    'kit://items/{id}',
+    {
+      name: 'item',
+      complete: { id: (value) => ['1', '2', '10'].filter((id) => id.startsWith(value)) },
+    },
+    (uri, { id }) => (id === 'missing' ? undefined : { contents: [{ uri, text: `item ${String(id)}` }] }),
+  );
   server.prompt('hello', { arguments: [{ name: 'who', required: true }] }, ({ who }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}` } }],
   }));
@@ -56,7 +68,10 @@ for (const era of ERAS) {
   test(`${era}: a tool is listed and called in a few lines`, async () => {
     const client = await connectTestClient(kitServer(), { era });
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), ['add', 'greet', 'count']);
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['add', 'greet', 'count'],
+    );
     assert.deepEqual(await client.callTool('add', { a: 2, b: 3 }), text('5'));
     await client.close();
   });
@@ -71,10 +86,12 @@ for (const era of ERAS) {
       },
     });
     assert.deepEqual(await client.callTool('greet'), text('Hello, Ada!'));
-    assert.deepEqual(asked, [{
-      message: 'Your name?',
-      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-    }]);
+    assert.deepEqual(asked, [
+      {
+        message: 'Your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    ]);
     await client.close();
   });
 
@@ -83,35 +100,53 @@ for (const era of ERAS) {
     assert.deepEqual(await client.readResource('kit://readme'), {
       contents: [{ uri: 'kit://readme', mimeType: 'text/plain', text: 'read me' }],
     });
-    assert.deepEqual(await client.readResource('kit://items/7'), { contents: [{ uri: 'kit://items/7', text: 'item 7' }] });
-    assert.deepEqual((await client.listResourceTemplates()).resourceTemplates, [{ uriTemplate: 'kit://items/{id}', name: 'item' }]);
+    assert.deepEqual(await client.readResource('kit://items/7'), {
+      contents: [{ uri: 'kit://items/7', text: 'item 7' }],
+    });
+    assert.deepEqual((await client.listResourceTemplates()).resourceTemplates, [
+      { uriTemplate: 'kit://items/{id}', name: 'item' },
+    ]);
     assert.deepEqual(await client.getPrompt('hello', { who: 'Bob' }), {
       messages: [{ role: 'user', content: { type: 'text', text: 'Say hello to Bob' } }],
     });
-    assert.deepEqual(await client.complete({ type: 'ref/resource', uri: 'kit://items/{id}' }, { name: 'id', value: '1' }), {
-      completion: { values: ['1', '10'], total: 2, hasMore: false },
-    });
+    assert.deepEqual(
+      await client.complete({ type: 'ref/resource', uri: 'kit://items/{id}' }, { name: 'id', value: '1' }),
+      {
+        completion: { values: ['1', '10'], total: 2, hasMore: false },
+      },
+    );
     await client.close();
   });
 
   test(`${era}: a server error rejects with the ProtocolError's code`, async () => {
     const client = await connectTestClient(kitServer(), { era });
-    await assert.rejects(client.callTool('nope'), (error: unknown) =>
-      error instanceof ProtocolError && error.code === -32602 && /unknown tool 'nope'/.test(error.message));
-    await assert.rejects(client.readResource('kit://items/missing'), (error: unknown) =>
-      error instanceof ProtocolError && error.code === (era === 'legacy' ? -32002 : -32602));
+    await assert.rejects(
+      client.callTool('nope'),
+      (error: unknown) =>
+        error instanceof ProtocolError && error.code === -32602 && /unknown tool 'nope'/.test(error.message),
+    );
+    await assert.rejects(
+      client.readResource('kit://items/missing'),
+      (error: unknown) => error instanceof ProtocolError && error.code === (era === 'legacy' ? -32002 : -32602),
+    );
     await client.close();
   });
 
   test(`${era}: progress reaches onProgress and the notification log`, async () => {
     const client = await connectTestClient(kitServer(), { era });
     const seen: unknown[] = [];
-    assert.deepEqual(await client.callTool('count', {}, { onProgress: (params) => seen.push(params) }), text('counted'));
+    assert.deepEqual(
+      await client.callTool('count', {}, { onProgress: (params) => seen.push(params) }),
+      text('counted'),
+    );
     assert.deepEqual(seen, [
       { progressToken: 'progress-' + (era === 'legacy' ? 2 : 1), progress: 1, total: 2, message: 'half' },
       { progressToken: 'progress-' + (era === 'legacy' ? 2 : 1), progress: 2, total: 2, message: 'done' },
     ]);
-    assert.deepEqual(client.notifications.map((n) => n.method), ['notifications/progress', 'notifications/progress']);
+    assert.deepEqual(
+      client.notifications.map((n) => n.method),
+      ['notifications/progress', 'notifications/progress'],
+    );
     await client.close();
   });
 
@@ -142,10 +177,14 @@ test('legacy: the kit does the handshake, with capabilities derived from the cal
     seen = ctx.clientCapabilities;
     return text('ok');
   });
-  const client = await connectTestClient(server, { era: 'legacy', onElicit: () => ({ action: 'decline' }), onListRoots: () => ({ roots: [] }) });
+  const client = await connectTestClient(server, {
+    era: 'legacy',
+    onElicit: () => ({ action: 'decline' }),
+    onListRoots: () => ({ roots: [] }),
+  });
   assert.equal(client.protocolVersion, '2025-11-25');
   assert.equal(client.initializeResult?.protocolVersion, '2025-11-25');
-  assert.deepEqual((client.initializeResult?.serverInfo as object), { name: 'kit-server', version: '1.0.0' });
+  assert.deepEqual(client.initializeResult?.serverInfo as object, { name: 'kit-server', version: '1.0.0' });
   await client.callTool('caps');
   assert.deepEqual(seen, { elicitation: {}, roots: {} });
   assert.deepEqual(await client.callTool('greet'), text('no name given'));
@@ -237,16 +276,34 @@ for (const era of ERAS) {
   test(`${era}: resources and prompts are listed; completion passes the context arguments`, async () => {
     const server = kitServer();
     let context: unknown;
-    server.prompt('pair', { arguments: [{ name: 'a' }, { name: 'b' }], complete: { b: (_value, ctx) => {
-      context = ctx;
-      return ['x'];
-    } } }, () => ({ messages: [] }));
+    server.prompt(
+      'pair',
+      {
+        arguments: [{ name: 'a' }, { name: 'b' }],
+        complete: {
+          b: (_value, ctx) => {
+            context = ctx;
+            return ['x'];
+          },
+        },
+      },
+      () => ({ messages: [] }),
+    );
     const client = await connectTestClient(server, { era });
-    assert.deepEqual((await client.listResources()).resources, [{ uri: 'kit://readme', name: 'readme', mimeType: 'text/plain' }]);
-    assert.deepEqual((await client.listPrompts()).prompts.map((prompt) => prompt.name), ['hello', 'pair']);
-    const completion = await client.complete({ type: 'ref/prompt', name: 'pair' }, { name: 'b', value: '' }, { a: 'chosen' });
+    assert.deepEqual((await client.listResources()).resources, [
+      { uri: 'kit://readme', name: 'readme', mimeType: 'text/plain' },
+    ]);
+    assert.deepEqual(
+      (await client.listPrompts()).prompts.map((prompt) => prompt.name),
+      ['hello', 'pair'],
+    );
+    const completion = await client.complete(
+      { type: 'ref/prompt', name: 'pair' },
+      { name: 'b', value: '' },
+      { a: 'chosen' },
+    );
     assert.deepEqual(completion, { completion: { values: ['x'], total: 1, hasMore: false } });
-    assert.deepEqual({ ...context as object }, { a: 'chosen' });
+    assert.deepEqual({ ...(context as object) }, { a: 'chosen' });
     await client.close();
   });
 }
@@ -258,7 +315,12 @@ test('modern: a handler that never stops asking fails after 8 input rounds; a th
     rounds++;
     return inputRequired({}, { round: rounds });
   });
-  const client = await connectTestClient(server, { era: 'modern', onElicit: () => { throw new Error('user closed the dialog'); } });
+  const client = await connectTestClient(server, {
+    era: 'modern',
+    onElicit: () => {
+      throw new Error('user closed the dialog');
+    },
+  });
   await assert.rejects(client.callTool('forever'), /tools\/call: still input_required after 8 rounds/);
   assert.equal(rounds, 9);
   await assert.rejects(client.callTool('greet'), /user closed the dialog/);
@@ -275,7 +337,12 @@ test('legacy: a throwing callback answers the server→client request with -3260
       return text(`failed: ${String((error as { code?: unknown }).code)} ${(error as Error).message}`);
     }
   });
-  const client = await connectTestClient(server, { era: 'legacy', onElicit: () => { throw new Error('dialog closed'); } });
+  const client = await connectTestClient(server, {
+    era: 'legacy',
+    onElicit: () => {
+      throw new Error('dialog closed');
+    },
+  });
   const result = await client.callTool('ask');
   assert.match((result.content![0] as { text: string }).text, /^failed: -32603 .*dialog closed/);
   await client.close();

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { UriTemplate } from '../uri-template.ts';
 
 /** match() returns a null-prototype object; copy it so deepEqual compares own properties only. */
@@ -11,7 +11,7 @@ function matched(template: string, uri: string): Record<string, string | string[
 test('simple expressions percent-encode everything but unreserved characters', () => {
   const t = new UriTemplate('x://{var}');
   assert.equal(t.expand({ var: 'a b/é' }), 'x://a%20b%2F%C3%A9');
-  assert.equal(t.expand({ var: "A-z_0.9~!*'()" }), "x://A-z_0.9~%21%2A%27%28%29");
+  assert.equal(t.expand({ var: "A-z_0.9~!*'()" }), 'x://A-z_0.9~%21%2A%27%28%29');
   assert.equal(t.expand({ var: '😀' }), 'x://%F0%9F%98%80');
   assert.equal(t.expand({ var: '\ud800' }), 'x://%EF%BF%BD');
   assert.deepEqual(matched('x://{var}', 'x://a%20b%2F%C3%A9'), { var: 'a b/é' });
@@ -201,7 +201,10 @@ test('crafted uris against several reserved variables complete without backtrack
   assert.equal(literals.match(`x://${'.x'.repeat(8000)}`), undefined);
   const query = new UriTemplate('x://q{?a,b}');
   assert.equal(query.match(`x://q?${'a=1&'.repeat(4000)}`), undefined);
-  assert.deepEqual({ ...new UriTemplate('x://q{?a*}').match(`x://q?${'&a=1'.repeat(4000).slice(1)}`) }, {
-    a: Array.from({ length: 4000 }, () => '1'),
-  });
+  assert.deepEqual(
+    { ...new UriTemplate('x://q{?a*}').match(`x://q?${'&a=1'.repeat(4000).slice(1)}`) },
+    {
+      a: Array.from({ length: 4000 }, () => '1'),
+    },
+  );
 });

@@ -7,14 +7,18 @@ const ext = build === 'ts' ? '.ts' : '.js';
 const { createServer } = await import(`${root}core${ext}`);
 
 const server = createServer({ name: 'bench', version: '1.0.0' }, { maxSubscriptions: 20_000, maxListens: 20_000 });
-server.tool('echo', {
-  description: 'Echoes its text',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-}, ({ text }) => ({ content: [{ type: 'text', text }] }));
+server.tool(
+  'echo',
+  {
+    description: 'Echoes its text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+  ({ text }) => ({ content: [{ type: 'text', text }] }),
+);
 
 if (transport === 'http') {
   const { serveHttp } = await import(`${root}http${ext}`);
-  const http = await serveHttp(server, { port: 0, host: "127.0.0.1", maxSessions: 20_000, maxStreams: 20_000 });
+  const http = await serveHttp(server, { port: 0, host: '127.0.0.1', maxSessions: 20_000, maxStreams: 20_000 });
   console.log(`listening ${new URL(http.url).port}`);
 } else {
   const { serveStdio } = await import(`${root}stdio${ext}`);

@@ -9,10 +9,14 @@ import { serveSessions } from './sessionful-http.mjs';
 
 function newServer() {
   const server = new McpServer({ name: 'bench', version: '1.0.0' });
-  server.registerTool('echo', {
-    description: 'Echoes its text',
-    inputSchema: { text: z.string() },
-  }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool(
+    'echo',
+    {
+      description: 'Echoes its text',
+      inputSchema: { text: z.string() },
+    },
+    ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
   return server;
 }
 
