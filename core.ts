@@ -3,7 +3,7 @@
 // holds no per-connection state and performs no I/O of its own.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
-import { headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
+import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './schema.ts';
@@ -162,7 +162,7 @@ function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandle
     definition.outputSchema === undefined
       ? undefined
       : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
-  let headerParams;
+  let headerParams: HeaderParam[];
   try {
     headerParams = headerParamsOf(input.json);
   } catch (error) {

@@ -185,7 +185,7 @@ export class HttpGuard {
       return undefined;
     }
     if (method === 'POST') {
-      const type = single(headers, 'content-type')?.split(';')[0]!.trim().toLowerCase();
+      const type = single(headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
       if (type !== 'application/json') {
         reply.send(
           415,

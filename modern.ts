@@ -11,7 +11,7 @@ import {
   RequestContext,
 } from './dispatcher.ts';
 import * as features from './features.ts';
-import { InputRequired, RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
+import { InputRequired, type RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
 import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
 import {

@@ -95,7 +95,7 @@ function percentEncode(text: string): string {
 
 function encode(value: string, keepReserved: boolean): string {
   return keepReserved
-    ? value.replace(NOT_RESERVED_OR_ESCAPE, (match, escape: string | undefined) => escape ?? percentEncode(match))
+    ? value.replace(NOT_RESERVED_OR_ESCAPE, (match, escaped: string | undefined) => escaped ?? percentEncode(match))
     : value.replace(NOT_UNRESERVED, percentEncode);
 }
 

@@ -110,14 +110,14 @@ export class StdioClient {
           reject(error);
         }
       });
-      this.#child.stdin!.write(frame(id) + '\n');
+      this.#child.stdin!.write(`${frame(id)}\n`);
     });
   }
 
   async open(era: Era): Promise<void> {
     if (era === '2026') return;
     await this.#send(initializeFrame);
-    this.#child.stdin!.write(INITIALIZED + '\n');
+    this.#child.stdin!.write(`${INITIALIZED}\n`);
   }
 
   call(era: Era): Promise<void> {

@@ -101,7 +101,7 @@ export async function coldStart(contender: Contender, transport: Transport): Pro
     } else {
       await new Promise<void>((resolve) => {
         server.child.stdout!.once('data', () => resolve());
-        server.child.stdin!.write(initializeFrame(0) + '\n');
+        server.child.stdin!.write(`${initializeFrame(0)}\n`);
       });
     }
     return performance.now() - began;

@@ -408,6 +408,7 @@ const JSON_SCHEMA_2020_12 = {
   },
   allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
   if: { properties: { contactMethod: { const: 'phone' } } },
+  // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword (if / then / else)
   then: { required: ['phone'] },
   else: { required: ['email'] },
   additionalProperties: false,

@@ -25,7 +25,7 @@ function deepArrays(depth: number): string {
 
 /** `depth` nested objects {"a":{"a":…}}, as JSON text. */
 function deepObjects(depth: number): string {
-  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 const DEPTHS = [10_000, 100_000];

@@ -547,7 +547,7 @@ describe('cancellation', () => {
       'text',
       'text',
     ];
-    held.forEach((entry, index) => entry.outcome.reject(thrown[index]));
+    for (const [index, entry] of held.entries()) entry.outcome.reject(thrown[index]);
     await settle(client);
     assert.equal(client.stdio.connection.inFlightCount, 0);
     assert.deepEqual(await client.end(), []);

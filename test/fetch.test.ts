@@ -893,7 +893,14 @@ test(
     const loadCalled = deferred();
     const sharedHandle = handlerFor(t, heldServer().server, {
       sessions: true,
-      sharedSessions: { save: () => {}, load: () => (loadCalled.resolve(), loading.promise), remove: () => {} },
+      sharedSessions: {
+        save: () => {},
+        load: () => {
+          loadCalled.resolve();
+          return loading.promise;
+        },
+        remove: () => {},
+      },
     });
     const restoring = sharedHandle(
       post(legacy(1, 'tools/call', { name: 'quick', arguments: {} }), { 'mcp-session-id': 's'.repeat(22) }),

@@ -195,7 +195,7 @@ function nestedArrays(depth: number): string {
 
 /** `depth` nested objects {"a":{"a":...}}. */
 function nestedObjects(depth: number): string {
-  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

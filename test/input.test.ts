@@ -416,7 +416,7 @@ test('an input-required tool takes arguments and inputResponses nested 10 000 de
   const client = new WireClient(server);
   const info = { [SERVER_INFO]: { name: 's', version: '1' } };
   const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
-  const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  const objects = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
   for (const [id, deep] of [
     [1, arrays],
     [3, objects],
@@ -467,7 +467,7 @@ test('readInputResponses: undefined passes through, a valid map becomes a null-p
   assert.notEqual(out, input);
   assert.deepEqual(Object.keys(out), ['user_name', '__proto__']);
   assert.deepEqual(out.user_name, { action: 'accept', content: { name: 'Alice' } });
-  assert.deepEqual(out['__proto__'], { roots: [] });
+  assert.deepEqual(out.__proto__, { roots: [] });
   assert.deepEqual({ ...readInputResponses({})! }, {});
 });
 

@@ -709,7 +709,7 @@ test('arguments nested 10 000 deep: a schema that follows them names the path 51
     content: [{ type: 'text', text: 'accepted' }],
   }));
   const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
-  const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  const objects = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
   const call = (id: number, name: string, nest: string, meta = '') =>
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"t":${nest}}${meta}}}`;
   const tooDeep = (path: string) =>

@@ -855,7 +855,7 @@ test(
     const file = join(dir, 'requests.jsonl');
     writeFileSync(
       file,
-      [INITIALIZE, INITIALIZED, call(2, 'test_sleep', { ms: 300 })].map((f) => JSON.stringify(f)).join('\n') + '\n',
+      `${[INITIALIZE, INITIALIZED, call(2, 'test_sleep', { ms: 300 })].map((f) => JSON.stringify(f)).join('\n')}\n`,
     );
     const fd = openSync(file, 'r');
     let child: Child;

@@ -64,7 +64,8 @@ function armedByCore(): boolean {
   Error.stackTraceLimit = limit;
   const call = lines.findIndex((line) => TIMER_CALL.test(line));
   const caller = call === -1 ? undefined : lines[call + 1];
-  return caller !== undefined && caller.includes(ROOT) && !caller.includes(`${ROOT}test/`);
+  if (caller === undefined) return false;
+  return caller.includes(ROOT) && !caller.includes(`${ROOT}test/`);
 }
 
 /** Live timers armed by the core (node's own, e.g. socket timeouts and the Date header cache, are not counted). */

@@ -140,8 +140,8 @@ for (const era of ERAS) {
       text('counted'),
     );
     assert.deepEqual(seen, [
-      { progressToken: 'progress-' + (era === 'legacy' ? 2 : 1), progress: 1, total: 2, message: 'half' },
-      { progressToken: 'progress-' + (era === 'legacy' ? 2 : 1), progress: 2, total: 2, message: 'done' },
+      { progressToken: `progress-${era === 'legacy' ? 2 : 1}`, progress: 1, total: 2, message: 'half' },
+      { progressToken: `progress-${era === 'legacy' ? 2 : 1}`, progress: 2, total: 2, message: 'done' },
     ]);
     assert.deepEqual(
       client.notifications.map((n) => n.method),

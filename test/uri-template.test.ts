@@ -179,9 +179,9 @@ test('__proto__ and other Object.prototype names are ordinary variables', () => 
   const result = t.match('x://p/c');
   assert.ok(result !== undefined);
   assert.equal(Object.getPrototypeOf(result), null);
-  assert.equal(result['__proto__'], 'p');
-  assert.equal(result['constructor'], 'c');
-  assert.equal(({} as Record<string, unknown>)['p'], undefined);
+  assert.equal(result.__proto__, 'p');
+  assert.equal(result.constructor, 'c');
+  assert.equal(({} as Record<string, unknown>).p, undefined);
   assert.deepEqual(matched('x://q{?__proto__}', 'x://q?__proto__=v'), { ['__proto__']: 'v' });
 });
 

@@ -37,6 +37,6 @@ if (process.argv[2] === 'http') {
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     const out = answer(line);
-    if (out !== undefined) process.stdout.write(out + '\n');
+    if (out !== undefined) process.stdout.write(`${out}\n`);
   });
 }
