@@ -1,6 +1,6 @@
 // Public entry of mcp-core: createServer(), registration of tools, resources, resource templates and prompts,
-// change notifications, and connect() for transports. Owns the server-wide model shared by all connections; it
-// holds no per-connection state and performs no I/O of its own.
+// change notifications, and connect() for transports. Owns the server-wide model shared by all connections; holds no
+// per-connection state, and its only I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';

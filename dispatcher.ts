@@ -1,8 +1,7 @@
-// The JSON-RPC engine of one connection: the in-flight table of inbound requests (removed on every path), each
-// request's life (running → answered | cancelled | abandoned) with the handler context every era shares, cancellation
-// through AbortSignal, progress bound to a request's token, bounded batches, and outbound server→client requests (id
-// correlation, timeout, cancel). Knows no MCP method beyond the base protocol's; never writes anything for a request
-// after its answer, its cancellation or its abandonment.
+// The JSON-RPC engine of one connection: the in-flight table (removed on every path), each request's life (running →
+// answered | cancelled | abandoned) with the handler context every era shares, cancellation, progress, bounded
+// batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
+// never writes anything for a request after its answer, its cancellation or its abandonment.
 
 import {
   batchTooLong,

@@ -1,8 +1,7 @@
-// One client connection and its era router: frame text in, a dispatcher for JSON-RPC, the era state machine
-// (undecided → legacy | modern) that validates a request's own 2026-07-28 envelope claim and sends it to its
-// lifecycle, and the subscription to server changes. The era is decided on arrival by the first request that is not
-// a probe (an enveloped server/discover, a refused modern-removed method), never by handler outcomes. Owns the
-// release of everything the connection holds on every exit path; never reaches into another connection.
+// One client connection and its era router: frame text in, a dispatcher, the era state machine (undecided → legacy |
+// modern) decided on arrival by the first request that is not a probe (an enveloped server/discover, a refused
+// modern-removed method) and never by handler outcomes, both lifecycles behind it, and the subscription to server
+// changes. Releases everything the connection holds on every exit path; never reaches into another connection.
 
 import {
   Dispatcher,
@@ -33,8 +32,7 @@ import {
   hasClaim,
   type ListenLimits,
   ListenStreams,
-  META_CLIENT_CAPABILITIES,
-  META_PROTOCOL_VERSION,
+  MISSING_ENVELOPE,
   MODERN_REMOVED,
   ModernLifecycle,
   readEnvelope,
@@ -54,7 +52,6 @@ const LEGACY_REFUSAL =
 const MODERN_HANDSHAKE_REFUSAL =
   'Unsupported protocol version: this connection serves protocol 2026-07-28 with a ' +
   'per-request _meta envelope (an earlier request on it carried the envelope); the initialize handshake is not accepted on it';
-const MISSING_ENVELOPE = `Invalid params: params._meta must carry '${META_PROTOCOL_VERSION}' and '${META_CLIENT_CAPABILITIES}'`;
 const BATCH_WITH_CLAIM =
   'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later';
 

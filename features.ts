@@ -249,7 +249,8 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: Context)
   }
   if (parsed.problems !== undefined) {
     const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
-    // From 2025-11-25 input-validation failures are tool execution errors the model can correct (SEP-1303).
+    // From 2025-11-25 input-validation failures are tool execution errors the model can correct
+    // (2025-11-25, Server Features > Tools > Error Handling).
     if (since(version, '2025-11-25')) return shapeToolResult(toolFailure(message), version);
     throw invalidParams(message.slice('Invalid '.length));
   }

@@ -1,9 +1,7 @@
-// Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for runtimes that serve fetch
-// handlers (Deno.serve, Bun.serve, edge workers, Hono…). The same transport-neutral core as the node:http adapter
-// (http-core.ts), over a Reply made of Web APIs only: JSON answers as Response bodies, SSE as a ReadableStream
-// whose cancellation by the consumer is the client going away. 2025 sessions are off by default here: they need
-// one long-lived process, which edge runtimes do not promise. This module uses no node: built-in itself; the core
-// it drives uses node:crypto and node:buffer (Deno and Bun provide both; workers need their Node compatibility).
+// Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for Deno.serve, Bun.serve, edge workers:
+// the same transport-neutral core as the node:http adapter (http-core.ts) over a Reply of Web APIs only (JSON bodies;
+// SSE as a ReadableStream whose cancellation is the client leaving). 2025 sessions are off by default: they need one
+// long-lived process. Uses no node: built-in itself; the core needs node:crypto, node:buffer and node:module.
 
 import type { Server } from './core.ts';
 import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';

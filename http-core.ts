@@ -1,7 +1,7 @@
 // The transport-neutral core of Streamable HTTP for both eras on one endpoint: behind the guard (http-guard.ts),
 // body-primary era classification with the MCP-Protocol-Version header as a cross-check, then the sessionless
-// 2026-07-28 exchanges (http-modern.ts) or the 2025 session path, all over the Reply interface. Only moves frames
-// between HTTP exchanges and connections; never answers a refusal with a session id.
+// 2026-07-28 exchanges (http-modern.ts) or the 2025 session path with its session table, idle reaper and shared-store
+// restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
 import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
@@ -19,7 +19,7 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import { initializeParamsRefusal } from './legacy.ts';
-import { hasClaim } from './modern.ts';
+import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
 import {
   MemorySessionStore,
   newSessionId,
@@ -248,7 +248,7 @@ export class HttpCore {
     const { params } = frame.message as { params?: Record<string, unknown> };
     const id = frame.kind === 'request' ? frame.message.id : null;
     if (hasClaim(params)) {
-      const claimed = (params!._meta as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'];
+      const claimed = (params!._meta as Record<string, unknown>)[META_PROTOCOL_VERSION];
       if (header !== claimed) {
         reply.send(
           400,
@@ -271,8 +271,7 @@ export class HttpCore {
           400,
           errorResponse(id, {
             code: ErrorCode.InvalidParams,
-            message:
-              "Invalid params: params._meta must carry 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities'",
+            message: MISSING_ENVELOPE,
           }),
         );
     } else if (header !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {

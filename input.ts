@@ -1,8 +1,7 @@
-// Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer
-// a handler returns to ask the client for elicitation, sampling or roots; the capabilities such a request needs;
-// validation of a retry's inputResponses; and RequestStateSealer, which binds handler state to method, params
-// digest and expiry under HMAC-SHA-256 (> Basic Workflow > Server Requirements).
-// Pure: no I/O and no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
+// Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer a
+// handler returns to ask for elicitation, sampling or roots, the capabilities it needs, validation of a retry's
+// inputResponses, and RequestStateSealer (handler state bound to method, params digest and expiry under HMAC-SHA-256).
+// No I/O, no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
 
 import { createRequire } from 'node:module';
 

@@ -1,8 +1,7 @@
-// The 2025 lifecycle of one connection: the initialize handshake and version negotiation, the gate before it, the
-// idempotent repeat, capabilities as advertised, log level, resource subscriptions, change notifications, the legacy
-// method table, and the handler context (server→client requests behind the client's declared capabilities, the
-// `inputRequired(…)` shim that answers with real requests). Owns only this connection's lifecycle state; never
-// writes a field the negotiated version does not define, and never serves what it did not advertise.
+// The 2025 lifecycle of one connection: initialize (negotiation, the gate before it, the idempotent repeat), the
+// advertised capabilities, log level, resource subscriptions, change notifications, the method table, and its handler
+// context (server→client requests behind declared capabilities; the inputRequired shim). Owns only this connection's
+// lifecycle state; never writes a field the negotiated version lacks, never serves what it did not advertise.
 
 import { type Dispatcher, type InboundRequest, RequestContext } from './dispatcher.ts';
 import * as features from './features.ts';

@@ -32,6 +32,9 @@ export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
+/** The refusal of a request that needs the envelope and carries none (or only part of it). */
+export const MISSING_ENVELOPE = `Invalid params: params._meta must carry '${META_PROTOCOL_VERSION}' and '${META_CLIENT_CAPABILITIES}'`;
+
 /** Methods of the 2025 lifecycle that 2026-07-28 removed; enveloped, they are -32601 whatever the connection. */
 export const MODERN_REMOVED = new Set([
   'initialize',

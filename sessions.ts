@@ -1,7 +1,7 @@
-// 2025-era Streamable HTTP sessions: a session exists only after a successful initialize; each frame of its connection
-// goes to exactly one stream (its POST's body or SSE stream, or the GET stream), stored before it is written so a GET
-// with Last-Event-ID resumes it; DELETE and idle reaping end it; across processes its handshake record is saved before
-// the initialize answer leaves and restored elsewhere. Never touches another session or any modern request.
+// 2025-era Streamable HTTP sessions: an initialize creates a session (registered before its answer, removed again if
+// the handshake is refused); each frame of its connection goes to exactly one stream (its POST's body or SSE stream,
+// or a GET stream), stored first so a GET with Last-Event-ID resumes it; DELETE and idle reaping end it; a shared
+// store saves its handshake for other processes. Never touches another session or any modern request.
 
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';

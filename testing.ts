@@ -1,8 +1,7 @@
-// The test kit (`mcp-core/testing`): an in-memory client connected straight to a server through server.connect(),
-// so an author unit-tests tools, resources and prompts in a few lines, in either protocol era. It speaks the wire
-// protocol (every frame is serialized and parsed, as on a real transport): the 2025 initialize handshake and
-// server→client requests, or 2026-07-28 envelopes and input_required rounds, both answered by the same callbacks.
-// No streams, no I/O, Node built-ins only.
+// The test kit (`mcp-core/testing`): an in-memory client connected straight to a server through server.connect(), so
+// an author unit-tests tools, resources and prompts in either era. Every frame is serialized and parsed as on a real
+// transport: the 2025 handshake and server→client requests, or 2026-07-28 envelopes and input_required rounds, both
+// answered by the same callbacks. No streams and no I/O.
 
 import type { Connection, Server } from './core.ts';
 import { ErrorCode, errorResponse, isPlainObject, ProtocolError, type RequestId } from './jsonrpc.ts';

@@ -1,5 +1,6 @@
 // The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
-// author registers and the context a handler receives. Types and constants only; no behaviour lives here.
+// author registers, the context a handler receives, and the two error classes a handler throws (ToolError,
+// MissingCapabilityError). No behaviour beyond those constructors lives here.
 
 import type { InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';

@@ -1,5 +1,5 @@
 // The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
-// sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, guard, auth, fetch or testing
+// sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch, testing or wire-type
 // module, and no root module takes part in an import cycle. Transports hand the core what they know of an exchange
 // as data (FrameExtras), never through a module (docs/design.md, Layers).
 
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
-const ADD_ON = /^(?:http|sse|sessions|shared-sessions|auth|fetch|testing|exchange)/;
+const ADD_ON = /^(?:http|sse|sessions|exchange|auth|fetch|testing|protocol)/;
 
 /** The root modules each root module imports (value and type imports, re-exports), read from the sources. */
 function importsOf(file: string): string[] {

@@ -1,0 +1,65 @@
+// The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies
+// are the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or
+// fetch.ts beyond it, and the layout table names every root module once. Computed from the imports, so the README
+// cannot drift from the tree (README.md, Vendoring and Layout).
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
+
+/** Every root module `start` reaches through its relative imports, itself included. */
+function closure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [start];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)) pending.push(match[1]!);
+  }
+  return seen;
+}
+
+/** The `name.ts` files named in the README between `<!-- tag -->` and `<!-- /tag -->`, in order. */
+function namedIn(tag: string): string[] {
+  const start = README.indexOf(`<!-- ${tag} -->`);
+  const end = README.indexOf(`<!-- /${tag} -->`);
+  assert.ok(start !== -1 && end > start, `README.md has the ${tag} markers`);
+  return [...README.slice(start, end).matchAll(/`([a-z-]+\.ts)`/g)].map((match) => match[1]!);
+}
+
+const sorted = (files: Iterable<string>): string[] => [...files].sort();
+const CORE = closure('stdio.ts');
+
+test('the README lists exactly the files a stdio server copies: the import closure of stdio.ts and core.ts', () => {
+  assert.deepEqual(sorted(closure('core.ts')), sorted([...CORE].filter((file) => file !== 'stdio.ts')));
+  assert.deepEqual(namedIn('vendoring:stdio'), sorted(CORE));
+  assert.match(README, new RegExp(`A stdio server\\*\\* copies ${CORE.size} files`));
+});
+
+for (const [tag, entry] of [
+  ['vendoring:http', 'http.ts'],
+  ['vendoring:fetch', 'fetch.ts'],
+] as const) {
+  test(`the README lists exactly the files ${entry} adds to the core set`, () => {
+    const added = sorted([...closure(entry)].filter((file) => !CORE.has(file)));
+    assert.ok(added.includes(entry) && added.includes('http-core.ts'), 'the closure reaches the HTTP set');
+    assert.deepEqual(namedIn(tag), added);
+    assert.match(README, new RegExp(`adds ${added.length}[,:]`));
+  });
+}
+
+test('the README layout table names every root module exactly once', () => {
+  const start = README.indexOf('<!-- layout -->');
+  assert.ok(start !== -1, 'README.md has the layout markers');
+  const table = README.slice(start, README.indexOf('<!-- /layout -->'));
+  const rows = [...table.matchAll(/^\| `([a-z-]+\.ts)` \|/gm)].map((match) => match[1]!);
+  assert.equal(new Set(rows).size, rows.length, 'no module has two rows');
+  assert.deepEqual(sorted(rows), sorted(readdirSync(ROOT).filter((name) => name.endsWith('.ts'))));
+});
