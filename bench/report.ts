@@ -119,26 +119,30 @@ export function renderMarkdown(results: Results, cores: string[]): string {
     lines.push('');
   }
 
-  lines.push('## Memory (HTTP; RSS after a forced GC)', '');
-  lines.push('| what | server | RSS with one | RSS with the sample | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
-  for (const kind of ['sessions', 'listens'] as const) {
-    const rows = results.memory.filter((r) => r.kind === kind);
-    const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;
-    const what = kind === 'sessions' ? 'idle 2025 session' : 'open 2026 listen stream';
-    for (const row of rows) {
-      lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssBaseBytes)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
-        + ` | ${ratio(row.bytesPerItem, sdk)} |`);
+  if (results.memory.length > 0) {
+    lines.push('## Memory (HTTP; RSS after a forced GC)', '');
+    lines.push('| what | server | RSS with one | RSS with the sample | bytes each (over n more) | × SDK v2 |', '|---|---|---|---|---|---|');
+    for (const kind of ['sessions', 'listens'] as const) {
+      const rows = results.memory.filter((r) => r.kind === kind);
+      const sdk = rows.find((r) => r.contender === 'sdk-v2')?.bytesPerItem;
+      const what = kind === 'sessions' ? 'idle 2025 session' : 'open 2026 listen stream';
+      for (const row of rows) {
+        lines.push(`| ${what} | ${label.get(row.contender)} | ${kib(row.rssBaseBytes)} | ${kib(row.rssAtSampleBytes)} | ${Math.round(row.bytesPerItem)} (n = ${row.items})`
+          + ` | ${ratio(row.bytesPerItem, sdk)} |`);
+      }
     }
+    lines.push('');
   }
-  lines.push('');
 
-  lines.push('## Package weight', '');
-  lines.push('| server | import ms | tarball | tarball files | installed | installed files | packages |', '|---|---|---|---|---|---|---|');
-  for (const row of results.weight) {
-    lines.push(`| ${label.get(row.contender)} | ${row.importMs.toFixed(1)} | ${kib(row.tarballBytes)} | ${row.tarballFiles}`
-      + ` | ${kib(row.installedBytes)} | ${row.installedFiles} | ${row.packages} |`);
+  if (results.weight.length > 0) {
+    lines.push('## Package weight', '');
+    lines.push('| server | import ms | tarball | tarball files | installed | installed files | packages |', '|---|---|---|---|---|---|---|');
+    for (const row of results.weight) {
+      lines.push(`| ${label.get(row.contender)} | ${row.importMs.toFixed(1)} | ${kib(row.tarballBytes)} | ${row.tarballFiles}`
+        + ` | ${kib(row.installedBytes)} | ${row.installedFiles} | ${row.packages} |`);
+    }
+    lines.push('');
   }
-  lines.push('');
 
   if (results.validation !== undefined) {
     lines.push('## Argument validation at the size limit (mcp-core .ts, in process)', '');
