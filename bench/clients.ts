@@ -30,13 +30,19 @@ export function initializeFrame(id: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: INITIALIZE });
 }
 
+function listFrame(id: number): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+}
+
 const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
-function expectResult(text: string, id: number): void {
-  const frame = JSON.parse(text) as { id?: unknown; result?: unknown; error?: { message?: string } };
+/** Throws unless `text` is a result for `id`; returns that result. */
+function expectResult(text: string, id: number): Record<string, unknown> {
+  const frame = JSON.parse(text) as { id?: unknown; result?: Record<string, unknown>; error?: { message?: string } };
   if (frame.id !== id || frame.result === undefined) {
     throw new Error(`expected a result for id ${id}, got ${text.slice(0, 300)}`);
   }
+  return frame.result;
 }
 
 /** A spawned server process. `ready` resolves when it can take requests (HTTP: its port is known). */
@@ -123,6 +129,11 @@ export class StdioClient {
   call(era: Era): Promise<void> {
     return this.#send((id) => callFrame(era, id));
   }
+
+  /** A 2025 `tools/list` (after `open('2025')`). */
+  list(): Promise<void> {
+    return this.#send(listFrame);
+  }
 }
 
 interface Answer {
@@ -192,13 +203,17 @@ export class HttpClient {
   }
 }
 
-/** Opens an idle 2025 session (initialize + initialized, no GET stream); returns the headers its calls carry. */
+/**
+ * Opens an idle 2025 session (initialize + initialized, no GET stream); returns the headers its calls carry, with
+ * the protocol version the server negotiated (a server may answer an older 2025 revision than the one asked for).
+ */
 export async function openSession(agent: Agent | false, port: number): Promise<Record<string, string>> {
   const init = await post(agent, port, BASE_HEADERS, initializeFrame(0));
-  expectResult(frameOf(init), 0);
+  const { protocolVersion } = expectResult(frameOf(init), 0);
   const session = init.headers['mcp-session-id'];
   if (typeof session !== 'string') throw new Error('initialize answered without an mcp-session-id');
-  const headers = { ...BASE_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  if (typeof protocolVersion !== 'string') throw new Error('initialize answered without a protocolVersion');
+  const headers = { ...BASE_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': protocolVersion };
   const ack = await post(agent, port, headers, INITIALIZED);
   if (ack.status !== 202) throw new Error(`notifications/initialized answered ${ack.status}`);
   return headers;

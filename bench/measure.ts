@@ -1,5 +1,5 @@
-// What the benchmark measures, one function per figure: call throughput and latency, cold start, memory per
-// session / listen stream, import time and package weight. Each takes a contender and returns plain numbers;
+// What the benchmark measures, one function per figure: call throughput and latency, cold start, short-lived
+// stdio sessions, memory per session / listen stream, import time and package weight. Each takes a contender and returns plain numbers;
 // the orchestration (alternation, medians, reporting) lives in run.ts. Nothing here asserts a target.
 
 import { spawn } from 'node:child_process';
@@ -27,7 +27,12 @@ export interface Contender {
   node: string;
   nodeArgs: string[];
   script: string;
+  /** Arguments after the transport (mcp-core.mjs: which build to load). */
+  scriptArgs: string[];
   eras: Era[];
+  transports: Transport[];
+  /** The key of the raw floor on the same Node, which its cold start and short sessions are compared with. */
+  floor: string;
   /** Entry modules a user of this contender imports (for the import-time figure). */
   imports: string[];
   /** Packages a user installs (for the installed-size figure); undefined: the packed tarball is everything. */
@@ -39,7 +44,11 @@ export function start(
   transport: Transport,
   extraNodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  return startServer(contender.node, [...contender.nodeArgs, ...extraNodeArgs, contender.script, transport], transport);
+  return startServer(
+    contender.node,
+    [...contender.nodeArgs, ...extraNodeArgs, contender.script, transport, ...contender.scriptArgs],
+    transport,
+  );
 }
 
 export interface Throughput {
@@ -105,6 +114,36 @@ export async function coldStart(contender: Contender, transport: Transport): Pro
       });
     }
     return performance.now() - began;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** How long a short-lived session's server may take to exit once its stdin is closed. */
+const EXIT_WAIT_MS = 5_000;
+
+/**
+ * Milliseconds from spawn to process exit for a short-lived stdio session, as a CLI client runs one: initialize,
+ * notifications/initialized, tools/list, `calls` sequential echo calls, then stdin closed. NaN when the server
+ * is still running EXIT_WAIT_MS after its stdin closed (it does not exit at end of input).
+ */
+export async function shortSession(contender: Contender, calls: number): Promise<number> {
+  const began = performance.now();
+  const server = await start(contender, 'stdio');
+  const exited = new Promise<number>((resolve) => server.child.once('exit', () => resolve(performance.now())));
+  try {
+    const client = new StdioClient(server.child);
+    await client.open('2025');
+    await client.list();
+    for (let call = 0; call < calls; call++) await client.call('2025');
+    server.child.stdin!.end();
+    const timeout = new AbortController();
+    const end = await Promise.race([
+      exited,
+      delay(EXIT_WAIT_MS, Number.NaN, { signal: timeout.signal }).catch(() => Number.NaN),
+    ]);
+    timeout.abort();
+    return end - began;
   } finally {
     await server.stop();
   }

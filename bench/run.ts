@@ -1,7 +1,8 @@
-// `npm run bench`: mcp-core against the raw floor and the official TypeScript SDK servers (v2 and v1), in one run
-// on one machine. Alternates the contenders, takes medians of repetitions, prints a Markdown table and writes it
-// to bench/results.md with the raw figures in bench/results.json. Flags: --smoke (tiny sizes, for the test
-// suite: proves the harness works, measures nothing), --reps N, --out DIR, --render FILE (re-renders a results.json).
+// `npm run bench`: mcp-core against the raw floor, the official TypeScript SDK servers (v2 and v1) and the light
+// peers (tmcp, FastMCP, mcp-lite), in one run on one machine. Alternates the contenders, takes medians of
+// repetitions, prints a Markdown table and writes it to bench/results.md with the raw figures in bench/results.json.
+// Flags: --smoke (tiny sizes, for the test suite: proves the harness works, measures nothing), --reps N, --out DIR,
+// --only SECTION,... (some of the sections in SECTIONS), --render FILE (re-renders a results.json).
 // Never asserts a target: it reports.
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import {
   memory,
   output,
   packed,
+  shortSession,
   type Throughput,
   type Transport,
   throughput,
@@ -35,8 +37,16 @@ const { values: flags } = parseArgs({
     reps: { type: 'string' },
     out: { type: 'string', default: join(ROOT, 'bench') },
     render: { type: 'string' },
+    only: { type: 'string' },
   },
 });
+
+const SECTIONS = ['round-trips', 'cold-start', 'short-sessions', 'memory', 'weight', 'validation'];
+const only = flags.only?.split(',') ?? SECTIONS;
+for (const section of only) {
+  if (!SECTIONS.includes(section))
+    throw new Error(`--only: unknown section ${section} (sections: ${SECTIONS.join(', ')})`);
+}
 
 // --render FILE: the Markdown of an earlier run's results.json again (after a change to the report), nothing measured.
 if (flags.render !== undefined) {
@@ -57,6 +67,7 @@ const SIZES = flags.smoke
       measureMs: 120,
       coldReps: 1,
       importReps: 1,
+      sessionCalls: [1, 10, 20],
       sample: 20,
       total: 40,
       bodyBytes: 64 * 1024,
@@ -68,6 +79,7 @@ const SIZES = flags.smoke
       measureMs: 1_500,
       coldReps: 5,
       importReps: 7,
+      sessionCalls: [1, 100, 1_000],
       sample: 1_000,
       total: 10_000,
       // The default stdio line and HTTP body limit (4 MiB), less the frame around the arguments.
@@ -86,8 +98,19 @@ const FLOOR: Contender = {
   node: MACHINE_NODE,
   nodeArgs: [],
   script: join(SERVERS, 'floor.mjs'),
+  scriptArgs: [],
   eras: ['2025', '2026'],
+  transports: ['stdio', 'http'],
+  floor: 'floor',
   imports: ['node:http', 'node:readline'],
+};
+// The floor again on the dev Node, for the startup figures of the .ts build (Node 22 starts faster than Node 20).
+const FLOOR_DEV: Contender = {
+  ...FLOOR,
+  key: 'floor-dev',
+  label: 'raw floor (dev Node)',
+  node: DEV_NODE,
+  floor: 'floor-dev',
 };
 const CONTENDERS: Contender[] = [
   FLOOR,
@@ -97,7 +120,10 @@ const CONTENDERS: Contender[] = [
     node: MACHINE_NODE,
     nodeArgs: [],
     script: join(SERVERS, 'mcp-core.mjs'),
+    scriptArgs: ['dist'],
     eras: ['2025', '2026'],
+    transports: ['stdio', 'http'],
+    floor: 'floor',
     imports: [dist('core.js'), dist('stdio.js'), dist('http.js')],
   },
   {
@@ -106,7 +132,10 @@ const CONTENDERS: Contender[] = [
     node: DEV_NODE,
     nodeArgs: ['--experimental-strip-types', '--no-warnings'],
     script: join(SERVERS, 'mcp-core.mjs'),
+    scriptArgs: ['ts'],
     eras: ['2025', '2026'],
+    transports: ['stdio', 'http'],
+    floor: 'floor-dev',
     imports: [source('core.ts'), source('stdio.ts'), source('http.ts')],
   },
   {
@@ -115,7 +144,10 @@ const CONTENDERS: Contender[] = [
     node: MACHINE_NODE,
     nodeArgs: [],
     script: join(SERVERS, 'sdk-v2.mjs'),
+    scriptArgs: [],
     eras: ['2025', '2026'],
+    transports: ['stdio', 'http'],
+    floor: 'floor',
     imports: [
       '@modelcontextprotocol/server',
       '@modelcontextprotocol/server/stdio',
@@ -130,7 +162,10 @@ const CONTENDERS: Contender[] = [
     node: MACHINE_NODE,
     nodeArgs: [],
     script: join(SERVERS, 'sdk-v1.mjs'),
+    scriptArgs: [],
     eras: ['2025'],
+    transports: ['stdio', 'http'],
+    floor: 'floor',
     imports: [
       '@modelcontextprotocol/sdk/server/mcp.js',
       '@modelcontextprotocol/sdk/server/stdio.js',
@@ -139,7 +174,64 @@ const CONTENDERS: Contender[] = [
     ],
     installs: ['@modelcontextprotocol/sdk'],
   },
+  {
+    key: 'tmcp',
+    label: 'tmcp',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'tmcp.mjs'),
+    scriptArgs: [],
+    eras: ['2025', '2026'],
+    transports: ['stdio', 'http'],
+    floor: 'floor',
+    imports: [
+      'tmcp',
+      '@tmcp/adapter-zod',
+      '@tmcp/transport-stdio',
+      '@tmcp/transport-http',
+      '@remix-run/node-fetch-server',
+      'zod',
+    ],
+    installs: [
+      'tmcp',
+      '@tmcp/adapter-zod',
+      '@tmcp/transport-stdio',
+      '@tmcp/transport-http',
+      '@remix-run/node-fetch-server',
+      'zod',
+    ],
+  },
+  {
+    key: 'fastmcp',
+    label: 'FastMCP',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'fastmcp.mjs'),
+    scriptArgs: [],
+    eras: ['2025'],
+    transports: ['stdio', 'http'],
+    floor: 'floor',
+    imports: ['fastmcp', 'zod'],
+    installs: ['fastmcp'],
+  },
+  {
+    key: 'mcp-lite',
+    label: 'mcp-lite',
+    node: MACHINE_NODE,
+    nodeArgs: [],
+    script: join(SERVERS, 'mcp-lite.mjs'),
+    scriptArgs: [],
+    eras: ['2025'],
+    transports: ['http'],
+    floor: 'floor',
+    imports: ['mcp-lite', 'hono', '@hono/node-server', 'zod'],
+    installs: ['mcp-lite', 'hono', '@hono/node-server', 'zod'],
+  },
 ];
+// Spawn-to-answer and spawn-to-exit figures: every contender, and the floor on each Node.
+const STARTUP = [FLOOR, FLOOR_DEV, ...CONTENDERS.slice(1)];
+// The contenders the memory figures cover (the peers' sessions are not measured).
+const MEMORY = ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'];
 const CORES = CONTENDERS.filter((c) => c.key.startsWith('core'));
 
 function median(values: number[]): number {
@@ -159,19 +251,19 @@ function log(line: string): void {
 }
 
 const began = performance.now();
-const results: Results = {
+const results: Results & Required<Pick<Results, 'shortSessions'>> = {
   machine: {
     node: (await output(MACHINE_NODE, ['--version'], ROOT)).trim(),
     devNode: process.version,
     cores: 0,
     smoke: flags.smoke,
   },
-  contenders: CONTENDERS.map(({ key, label, eras }) => ({ key, label, eras })),
+  contenders: STARTUP.map(({ key, label, eras, transports, floor }) => ({ key, label, eras, transports, floor })),
   throughput: [],
   coldStart: [],
+  shortSessions: [],
   memory: [],
   weight: [],
-  validation: [],
   seconds: 0,
 };
 results.machine.cores = (await import('node:os')).availableParallelism();
@@ -183,9 +275,9 @@ for (const transport of ['stdio', 'http'] as const) {
   }
 }
 
-for (const scenario of SCENARIOS) {
+for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
   const runs = new Map<string, Throughput[]>();
-  const eligible = CONTENDERS.filter((c) => c.eras.includes(scenario.era));
+  const eligible = CONTENDERS.filter((c) => c.eras.includes(scenario.era) && c.transports.includes(scenario.transport));
   for (let rep = 0; rep < SIZES.reps; rep++) {
     for (const contender of rotation(eligible, rep)) {
       const figure = await throughput(
@@ -213,10 +305,11 @@ for (const scenario of SCENARIOS) {
   );
 }
 
-for (const transport of ['stdio', 'http'] as const) {
+for (const transport of only.includes('cold-start') ? (['stdio', 'http'] as const) : []) {
   const runs = new Map<string, number[]>();
+  const eligible = STARTUP.filter((c) => c.transports.includes(transport));
   for (let rep = 0; rep < SIZES.coldReps; rep++) {
-    for (const contender of rotation(CONTENDERS, rep)) {
+    for (const contender of rotation(eligible, rep)) {
       runs.set(contender.key, [...(runs.get(contender.key) ?? []), await coldStart(contender, transport)]);
     }
   }
@@ -224,8 +317,22 @@ for (const transport of ['stdio', 'http'] as const) {
   log(`cold start ${transport} done`);
 }
 
-for (const kind of ['sessions', 'listens'] as const) {
-  const eligible = CONTENDERS.filter((c) => c !== FLOOR && (kind === 'sessions' || c.eras.includes('2026')));
+for (const calls of only.includes('short-sessions') ? SIZES.sessionCalls : []) {
+  const runs = new Map<string, number[]>();
+  const eligible = STARTUP.filter((c) => c.transports.includes('stdio'));
+  for (let rep = 0; rep < SIZES.coldReps; rep++) {
+    for (const contender of rotation(eligible, rep)) {
+      runs.set(contender.key, [...(runs.get(contender.key) ?? []), await shortSession(contender, calls)]);
+    }
+  }
+  for (const [key, times] of runs) results.shortSessions.push({ calls, contender: key, ms: median(times) });
+  log(
+    `short sessions of ${calls} calls: ${[...runs.keys()].map((k) => `${k} ${median(runs.get(k)!).toFixed(1)} ms`).join(', ')}`,
+  );
+}
+
+for (const kind of only.includes('memory') ? (['sessions', 'listens'] as const) : []) {
+  const eligible = CONTENDERS.filter((c) => MEMORY.includes(c.key) && (kind === 'sessions' || c.eras.includes('2026')));
   for (const contender of eligible) {
     const figure: Memory = await memory(contender, kind, SIZES.sample, SIZES.total);
     results.memory.push({ kind, contender: contender.key, ...figure });
@@ -233,32 +340,36 @@ for (const kind of ['sessions', 'listens'] as const) {
   }
 }
 
-const corePack = await packed(ROOT, ROOT);
-for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
-  const times: number[] = [];
-  for (let rep = 0; rep < SIZES.importReps; rep++) times.push(await importTime(contender, ROOT));
-  const tarball =
-    contender.installs === undefined
-      ? corePack
-      : await packed(join(ROOT, 'node_modules', contender.installs[0]!), ROOT);
-  const installed =
-    contender.installs === undefined
-      ? { bytes: corePack.unpackedSize, files: corePack.entryCount, packages: 1 }
-      : installedClosure(contender.installs, ROOT);
-  results.weight.push({
-    contender: contender.key,
-    importMs: median(times),
-    tarballBytes: tarball.size,
-    tarballFiles: tarball.entryCount,
-    installedBytes: installed.bytes,
-    installedFiles: installed.files,
-    packages: installed.packages,
-  });
+if (only.includes('weight')) {
+  const corePack = await packed(ROOT, ROOT);
+  for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
+    const times: number[] = [];
+    for (let rep = 0; rep < SIZES.importReps; rep++) times.push(await importTime(contender, ROOT));
+    const tarball =
+      contender.installs === undefined
+        ? corePack
+        : await packed(join(ROOT, 'node_modules', contender.installs[0]!), ROOT);
+    const installed =
+      contender.installs === undefined
+        ? { bytes: corePack.unpackedSize, files: corePack.entryCount, packages: 1 }
+        : installedClosure(contender.installs, ROOT);
+    results.weight.push({
+      contender: contender.key,
+      importMs: median(times),
+      tarballBytes: tarball.size,
+      tarballFiles: tarball.entryCount,
+      installedBytes: installed.bytes,
+      installedFiles: installed.files,
+      packages: installed.packages,
+    });
+  }
+  log('weight done');
 }
-log('weight done');
 
-results.validation = validationCosts(SIZES.bodyBytes, SIZES.validationReps);
-log('validation done');
+if (only.includes('validation')) {
+  results.validation = validationCosts(SIZES.bodyBytes, SIZES.validationReps);
+  log('validation done');
+}
 
 results.seconds = (performance.now() - began) / 1000;
 const markdown = renderMarkdown(

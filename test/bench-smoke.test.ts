@@ -1,5 +1,6 @@
-// The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in both
-// eras where it speaks them, every validation case runs, and every figure lands in results.json and results.md.
+// The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in the
+// eras and on the transports it serves, runs short stdio sessions to exit, every validation case runs, and every
+// figure lands in results.json and results.md.
 // Asserts shape, never speed.
 
 import assert from 'node:assert/strict';
@@ -33,14 +34,32 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     assert.equal(exitCode, 0);
     const results = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as Results;
     const keys = results.contenders.map((c) => c.key);
-    assert.deepEqual(keys, ['floor', 'core-dist', 'core-ts', 'sdk-v2', 'sdk-v1']);
+    assert.deepEqual(keys, [
+      'floor',
+      'floor-dev',
+      'core-dist',
+      'core-ts',
+      'sdk-v2',
+      'sdk-v1',
+      'tmcp',
+      'fastmcp',
+      'mcp-lite',
+    ]);
+    const serving = (transport: string, era?: string) =>
+      results.contenders
+        .filter(
+          (c) =>
+            c.transports!.includes(transport as 'stdio' | 'http') &&
+            (era === undefined || c.eras.includes(era as '2025' | '2026')),
+        )
+        .map((c) => c.key);
     for (const transport of ['stdio', 'http']) {
       for (const era of ['2025', '2026']) {
         for (const concurrency of [1, 8]) {
           const rows = results.throughput.filter(
             (r) => r.transport === transport && r.era === era && r.concurrency === concurrency,
           );
-          const expected = era === '2025' ? keys : keys.filter((k) => k !== 'sdk-v1');
+          const expected = serving(transport, era).filter((k) => k !== 'floor-dev');
           assert.deepEqual(
             rows.map((r) => r.contender).sort(),
             [...expected].sort(),
@@ -49,7 +68,25 @@ test('npm run bench -- --smoke measures every contender on every transport x era
           for (const row of rows) assert.ok(row.callsPerSecond > 0 && row.p99Us >= row.p50Us, JSON.stringify(row));
         }
       }
-      assert.equal(results.coldStart.filter((r) => r.transport === transport).length, keys.length);
+      assert.deepEqual(
+        results.coldStart
+          .filter((r) => r.transport === transport)
+          .map((r) => r.contender)
+          .sort(),
+        serving(transport).sort(),
+      );
+    }
+    const sessionCalls = [...new Set(results.shortSessions!.map((r) => r.calls))];
+    assert.equal(sessionCalls.length, 3);
+    for (const calls of sessionCalls) {
+      const rows = results.shortSessions!.filter((r) => r.calls === calls);
+      assert.deepEqual(
+        rows.map((r) => r.contender).sort(),
+        serving('stdio').sort(),
+        `short sessions of ${calls} calls`,
+      );
+      for (const row of rows)
+        assert.ok(typeof row.ms === 'number' && row.ms > 0, `${JSON.stringify(row)} exits at end of input`);
     }
     assert.deepEqual(
       results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender),
@@ -61,7 +98,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     );
     assert.deepEqual(
       results.weight.map((r) => r.contender),
-      ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'],
+      ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1', 'tmcp', 'fastmcp', 'mcp-lite'],
     );
     assert.deepEqual(
       results.validation?.map((r) => r.name),
@@ -73,6 +110,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     for (const heading of [
       '## Echo tool round trips',
       '## Cold start',
+      '## Short-lived stdio sessions',
       '## Memory',
       '## Package weight',
       '## Argument validation',

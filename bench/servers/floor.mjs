@@ -1,10 +1,15 @@
 // The raw floor: the least a Node process can do per MCP call. It reads a line (stdio) or a POST body (HTTP),
-// JSON.parses it, and JSON.stringifies a canned result with the request's id. No validation, no sessions, no
-// protocol. Run: node floor.mjs stdio | node floor.mjs http   (HTTP prints "listening <port>" on stdout)
-import { createServer } from 'node:http';
-import { createInterface } from 'node:readline';
+// JSON.parses it, and JSON.stringifies a canned result (initialize, tools/list, anything else as tools/call) with
+// the request's id; on stdio it exits at end of input. No validation, no sessions, no protocol. It loads only its
+// transport's module (node:http costs a stdio process on Node 22 about as much as the rest of its start).
+// Run: node floor.mjs stdio | node floor.mjs http   (HTTP prints "listening <port>" on stdout)
 
 const TOOL_RESULT = { content: [{ type: 'text', text: 'hello' }] };
+const LIST_RESULT = {
+  tools: [
+    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ],
+};
 const INIT_RESULT = {
   protocolVersion: '2025-11-25',
   capabilities: { tools: {} },
@@ -14,11 +19,13 @@ const INIT_RESULT = {
 function answer(text) {
   const message = JSON.parse(text);
   if (message.id === undefined) return undefined;
-  const result = message.method === 'initialize' ? INIT_RESULT : TOOL_RESULT;
+  const result =
+    message.method === 'initialize' ? INIT_RESULT : message.method === 'tools/list' ? LIST_RESULT : TOOL_RESULT;
   return JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
 }
 
 if (process.argv[2] === 'http') {
+  const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -34,6 +41,7 @@ if (process.argv[2] === 'http') {
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 } else {
+  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     const out = answer(line);
