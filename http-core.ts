@@ -4,7 +4,7 @@
 // between HTTP exchanges and connections; never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
+import { accepted, type Reply, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import {
@@ -63,21 +63,6 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** A POST whose session is served outside the session store until this POST is answered (then `answered` runs). */
-class UnlistedReply extends ForwardingReply {
-  readonly #answered: () => void;
-
-  constructor(reply: Reply, answered: () => void) {
-    super(reply);
-    this.#answered = answered;
-  }
-
-  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.inner.send(status, body, headers);
-    queueMicrotask(this.#answered); // after the frame this answer came before (a notification's 202) was received
-  }
-}
-
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
@@ -92,6 +77,7 @@ export class HttpCore {
       this.#sessions.set(id, session);
       return id;
     },
+    save: (session: Session): Promise<boolean> | undefined => this.#shared?.save(session, this.#guard.ownerOf(session)),
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -104,7 +90,8 @@ export class HttpCore {
   readonly #sessionOptions: SessionOptions;
   /**
    * Sessions serving outside the session store, which close() must drain too: the one-POST sessions of stateless
-   * 2025 requests (`sessions: false`) still running, and sessions whose initialize has not been answered yet.
+   * 2025 requests (`sessions: false`) still running, and sessions whose initialize has not been answered yet (one
+   * whose answer waits for its shared record is in the store already).
    */
   readonly #unlisted = new Set<Session>();
   #closing = false;
@@ -159,12 +146,12 @@ export class HttpCore {
   }
 
   /**
-   * Header-only checks and a CORS preflight (http-guard.ts). Returns the reply to serve the exchange with, or
-   * undefined when it was answered.
+   * Header-only checks and a CORS preflight (http-guard.ts). Returns whether the exchange is to be served (false: it
+   * was answered).
    */
-  admit(method: string, path: string, exchange: Reply): Reply | undefined {
-    if (this.#refusedWhileClosing(exchange)) return undefined;
-    return this.#guard.admit(method, path, exchange);
+  admit(method: string, path: string, reply: Reply): boolean {
+    if (this.#refusedWhileClosing(reply)) return false;
+    return this.#guard.admit(method, path, reply);
   }
 
   /**
@@ -175,7 +162,7 @@ export class HttpCore {
   close(drainWindowMs = 2000): Promise<void> {
     this.#closing = true;
     clearInterval(this.#reaper);
-    const sessions = [...this.#sessions.values(), ...this.#unlisted].map(async (session) => {
+    const sessions = [...new Set([...this.#sessions.values(), ...this.#unlisted])].map(async (session) => {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
@@ -186,7 +173,7 @@ export class HttpCore {
 
   /** A POST body that arrived whole (within the limit), as its bytes. */
   post(body: Uint8Array, reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#post(body, authed));
+    this.#guard.authorize(reply, () => this.#post(body, reply));
   }
 
   #post(body: Uint8Array, reply: Reply): void {
@@ -205,7 +192,7 @@ export class HttpCore {
 
   /** A POST body a framework already parsed as JSON (e.g. express.json()). */
   postParsed(value: unknown, reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#postParsed(value, authed));
+    this.#guard.authorize(reply, () => this.#postParsed(value, reply));
   }
 
   #postParsed(value: unknown, reply: Reply): void {
@@ -365,7 +352,7 @@ export class HttpCore {
         if (this.#unlisted.delete(session)) session.end();
       };
       reply.onAbort(done);
-      session.post(value, ids, new UnlistedReply(reply, done), false);
+      session.post(value, ids, reply, false, done); // the one-POST session ends with its answer
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
@@ -378,10 +365,9 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
-      const owner = this.#guard.principal(reply);
-      this.#guard.own(session, owner);
+      this.#guard.own(session, this.#guard.principal(reply));
       // Streaming hands out the session id at once, so only a well-formed initialize may do it. With a
-      // shared store the id goes out only once the record is saved, so never early.
+      // shared store the id goes out only once the record is saved (SessionRegistry.save), so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly =
         this.#server.hasInitializeHook &&
@@ -389,13 +375,12 @@ export class HttpCore {
         canStream &&
         this.#shared === undefined &&
         initializeParamsRefusal(params) === undefined;
-      const served = this.#shared?.persisting(session, reply, owner, () => this.#endSession(session)) ?? reply;
       if (streamEarly) {
-        session.initialize(value, ids[0]!, served, true); // registered at once: its id goes out with the stream
+        session.initialize(value, ids[0]!, reply, true); // registered at once: its id goes out with the stream
         return;
       }
       this.#unlisted.add(session); // listed with its answer, unless close() began meanwhile
-      session.initialize(value, ids[0]!, new UnlistedReply(served, () => this.#unlisted.delete(session)), false);
+      session.initialize(value, ids[0]!, reply, false, () => this.#unlisted.delete(session));
       return;
     }
     if (sessionId === undefined) {
@@ -477,7 +462,7 @@ export class HttpCore {
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#sessionRequest(method, authed));
+    this.#guard.authorize(reply, () => this.#sessionRequest(method, reply));
   }
 
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
