@@ -50,7 +50,8 @@ export type {
   ToolStructuredFor,
   ToolStructuredOf,
 } from './schema.ts';
-export * from './types.ts';
+export type * from './types.ts';
+export { MissingCapabilityError, ToolError } from './types.ts';
 
 /**
  * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event

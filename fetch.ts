@@ -290,9 +290,5 @@ export function createFetchHandler(server: Server, options: FetchHandlerOptions 
     else core.post(body, reply);
     return reply.response;
   };
-  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
-  return Object.defineProperties(handler, {
-    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
-    sessionCount: { get: () => core.sessionCount, enumerable: true },
-  }) as FetchHandler;
+  return core.expose(handler);
 }

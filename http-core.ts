@@ -21,12 +21,10 @@ import {
 import { initializeParamsRefusal } from './legacy.ts';
 import { hasClaim } from './modern.ts';
 import {
-  MemorySessionStore,
   newSessionId,
   SESSION_NOT_FOUND,
   Session,
   type SessionOptions,
-  type SessionStore,
   type SharedSessionStore,
   SharedSessions,
   STORE_UNAVAILABLE,
@@ -50,7 +48,6 @@ export interface HttpOptions extends GuardOptions {
   keepAliveMs?: number;
   /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
   retryMs?: number;
-  sessionStore?: SessionStore;
   /**
    * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
    * from the record). Without it a session lives in the process that created it: route its requests there (sticky
@@ -63,11 +60,28 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
+/** What the handler an adapter returns controls of its core. */
+export interface HandlerControls {
+  close(drainWindowMs?: number): Promise<void>;
+  readonly sessionCount: number;
+}
+
+/** The session table behind each handler an adapter returned (see `sessionsOf`). */
+const sessionTables = new WeakMap<object, ReadonlyMap<string, Session>>();
+
+/**
+ * The live 2025 sessions, by id, behind a handler an adapter returned: for the test suite, which checks what they
+ * hold (test/storms.test.ts). Neither adapter exports it.
+ */
+export function sessionsOf(handler: object): ReadonlyMap<string, Session> | undefined {
+  return sessionTables.get(handler);
+}
+
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
   readonly #options: HttpOptions;
-  readonly #sessions: SessionStore;
+  readonly #sessions = new Map<string, Session>();
   readonly #eventStore: EventStore | undefined;
   readonly #modern: ModernExchanges;
   readonly #registry = {
@@ -102,7 +116,6 @@ export class HttpCore {
     this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
-    this.#sessions = options.sessionStore ?? new MemorySessionStore();
     if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
     this.#sessionOptions = {
@@ -118,8 +131,14 @@ export class HttpCore {
     }
   }
 
-  get sessionCount(): number {
-    return this.#sessions.size;
+  /** Makes `handler` (an adapter's) the face of this core: its close() and sessionCount are the core's. */
+  expose<H extends object>(handler: H): H & HandlerControls {
+    sessionTables.set(handler, this.#sessions);
+    // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
+    return Object.defineProperties(handler, {
+      close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
+      sessionCount: { get: () => this.#sessions.size, enumerable: true },
+    }) as H & HandlerControls;
   }
 
   /** Whether close() began: from then on every new exchange is refused 503. */

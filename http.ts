@@ -19,7 +19,7 @@ import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export { MemorySessionStore, type SessionRecord, type SessionStore, type SharedSessionStore } from './sessions.ts';
+export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 export { type EventStore, MemoryEventStore } from './sse.ts';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -148,11 +148,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       () => response.destroy(),
     );
   };
-  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
-  return Object.defineProperties(handler, {
-    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
-    sessionCount: { get: () => core.sessionCount, enumerable: true },
-  }) as HttpHandler;
+  return core.expose(handler);
 }
 
 const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });

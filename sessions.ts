@@ -500,18 +500,6 @@ export class Session {
   }
 }
 
-/** Where sessions live; the default keeps them in this process (a shared store comes with scale-out). */
-export interface SessionStore {
-  get(id: string): Session | undefined;
-  set(id: string, session: Session): void;
-  delete(id: string): void;
-  readonly size: number;
-  values(): IterableIterator<Session>;
-}
-
-/** The default session store: a Map in this process. */
-export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
-
 /** What a shared session store keeps of a 2025 session: its handshake, and who opened it (with `auth`). */
 export interface SessionRecord extends Handshake {
   /** The principal (token subject) that opened the session; later requests must come from the same one. */

@@ -1,5 +1,6 @@
-// The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
-// author registers and the context a handler receives. Types and constants only; no behaviour lives here.
+// The vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server author
+// registers and the context a handler receives. Types and constants only; no behaviour lives here. Public through
+// core.ts: every type and the error classes (the version and log-level constants stay internal).
 
 import type { InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';
