@@ -5,6 +5,7 @@
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
+import { checkArrival } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './schema.ts';
 import type {
@@ -50,7 +51,8 @@ export type {
   ToolStructuredFor,
   ToolStructuredOf,
 } from './schema.ts';
-export * from './types.ts';
+export type * from './types.ts';
+export { MissingCapabilityError, ToolError } from './types.ts';
 
 /**
  * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event
@@ -325,6 +327,16 @@ export class Server {
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
     this.#announce({ type: 'resource', uri });
+  }
+
+  /**
+   * What a 2026-07-28 request meets on arrival, before any handler runs, for a transport that answers refusals
+   * itself (each with its own status) or holds a request to what its tool declares: throws the ProtocolError it
+   * would be refused with (its envelope; a method that revision removed or this server does not serve), else
+   * returns the tool a `tools/call` names (undefined for another method, or a tool the era does not serve).
+   */
+  checkArrival(method: string, params: Record<string, unknown>): ToolEntry | undefined {
+    return checkArrival(this.#model, method, params);
   }
 
   /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */

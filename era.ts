@@ -10,7 +10,7 @@ import {
   type DispatcherPeer,
   type InboundRequest,
 } from './dispatcher.ts';
-import type { ServerModel, ToolEntry } from './features.ts';
+import type { ServerModel } from './features.ts';
 import type { RequestStateSealer } from './input.ts';
 import {
   describeValue,
@@ -227,19 +227,6 @@ export class Connection {
   /** The negotiated 2025 version once the handshake committed. */
   get legacyVersion(): string | undefined {
     return this.#legacy.initialized ? this.#legacy.version : undefined;
-  }
-
-  /**
-   * The checks a modern HTTP request must pass before it is dispatched, each answered with its own HTTP status:
-   * envelope (-32602/-32022) and method (-32601). Throws the first failure as a ProtocolError.
-   */
-  preflightModern(method: string, params: Record<string, unknown>): void {
-    this.#modern!.preflight(method, params);
-  }
-
-  /** The modern tool a tools/call names, for checks of its mirrored headers. */
-  modernTool(name: unknown): ToolEntry | undefined {
-    return typeof name === 'string' ? this.#modern!.model.tools.get(name, 'modern') : undefined;
   }
 
   get listenCount(): number {

@@ -1,7 +1,7 @@
 // One HTTP exchange as the HTTP core sees it, whatever the server framework: request headers (one value, Accept),
-// the Reply interface and the base of its decorators, bodies serialized ahead of time, the shutdown refusal, and a
-// 2025 session's SSE stream, whose events are stored before they are written and which a client may leave and
-// resume. Knows no session table and no MCP method; never writes an event before the store has it.
+// the Reply interface (what the guard decided about an exchange is data on it), bodies serialized ahead of time, the
+// shutdown refusal, and a 2025 session's SSE stream, whose events are stored before they are written and which a
+// client may leave and resume. Knows no session table and no MCP method; never writes an event before the store has it.
 
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
@@ -63,62 +63,31 @@ export function jsonText(body: unknown): string {
   return body instanceof JsonText ? body.text : JSON.stringify(body);
 }
 
-/** What the HTTP core needs from one HTTP exchange, whatever the server framework. */
+/**
+ * What the HTTP core needs from one HTTP exchange, whatever the server framework. The adapters' replies are its only
+ * implementations: what the guard decides about an exchange (its CORS headers, the verified identity) is set on it
+ * as data, and the adapter writes `cors` into every answer.
+ */
 export interface Reply {
   readonly headers: HeaderBag;
-  /** Answers once: status, optional JSON body (a value, or a JsonText), extra headers. */
+  /** Answers once: status, optional JSON body (a value, or a JsonText), extra headers, then the `cors` headers. */
   send(status: number, body?: unknown, headers?: Record<string, string>): void;
-  /** Answers with an SSE stream (status 200) and returns its writer. */
+  /** Answers with an SSE stream (status 200) and returns its writer; its headers end with the `cors` headers. */
   stream(headers?: Record<string, string>): EventSink;
   /** The client went away before the answer was complete. */
   onAbort(listener: () => void): void;
   readonly answered: boolean;
   /** What handlers of the requests in this exchange see as `ctx.http`. */
   readonly http?: HttpRequestInfo;
-  /** The identity its bearer token was verified as (`ctx.auth`), once the guard has verified it. */
-  readonly auth?: AuthInfo;
+  /** The identity its bearer token was verified as (`ctx.auth`): set by the guard once it has verified it. */
+  auth?: AuthInfo;
+  /** The CORS response headers of an allowed cross-origin caller: set by the guard, carried by every answer. */
+  cors?: Record<string, string>;
 }
 
 /** What the core is handed with the frames of `reply`'s exchange. */
 export function extrasOf(reply: Reply): FrameExtras {
   return { http: reply.http, auth: reply.auth };
-}
-
-/** A Reply that passes everything on to another: the base of decorators, which override what they change. */
-export class ForwardingReply implements Reply {
-  readonly inner: Reply;
-
-  constructor(inner: Reply) {
-    this.inner = inner;
-  }
-
-  get headers(): HeaderBag {
-    return this.inner.headers;
-  }
-
-  get http(): HttpRequestInfo | undefined {
-    return this.inner.http;
-  }
-
-  get auth(): AuthInfo | undefined {
-    return this.inner.auth;
-  }
-
-  get answered(): boolean {
-    return this.inner.answered;
-  }
-
-  send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.inner.send(status, body, headers);
-  }
-
-  stream(headers?: Record<string, string>): EventSink {
-    return this.inner.stream(headers);
-  }
-
-  onAbort(listener: () => void): void {
-    this.inner.onAbort(listener);
-  }
 }
 
 /** One open SSE stream of an HTTP exchange: write event text, end it, learn when it closed. */

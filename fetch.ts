@@ -8,7 +8,7 @@ import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
-import type { HttpRequestInfo } from './types.ts';
+import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
@@ -123,6 +123,8 @@ class StreamSink implements EventSink {
 class FetchReply implements Reply {
   readonly headers: HeaderBag;
   readonly http: HttpRequestInfo;
+  auth: AuthInfo | undefined;
+  cors: Record<string, string> | undefined;
   readonly response: Promise<Response>;
   readonly #keepAliveMs: number;
   readonly #abortListeners: (() => void)[] = [];
@@ -157,17 +159,21 @@ class FetchReply implements Reply {
     const text = body === undefined ? undefined : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
     if (text === undefined) {
-      this.#resolve(new Response(null, { status, headers }));
+      this.#resolve(new Response(null, { status, headers: { ...headers, ...this.cors } }));
       return;
     }
-    this.#resolve(new Response(text, { status, headers: { ...headers, 'content-type': 'application/json' } }));
+    this.#resolve(
+      new Response(text, { status, headers: { ...headers, ...this.cors, 'content-type': 'application/json' } }),
+    );
   }
 
   stream(headers?: Record<string, string>): EventSink {
     this.#answered = true;
     const sink = new StreamSink(this.#keepAliveMs, () => this.#fireAbort());
     this.#sink = sink;
-    this.#resolve(new Response(sink.readable, { status: 200, headers: { ...STREAM_HEADERS, ...headers } }));
+    this.#resolve(
+      new Response(sink.readable, { status: 200, headers: { ...STREAM_HEADERS, ...headers, ...this.cors } }),
+    );
     return sink;
   }
 
@@ -260,32 +266,27 @@ export function createFetchHandler(server: Server, options: FetchHandlerOptions 
   }
   const handler = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
     const url = new URL(request.url);
-    const exchange = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs);
+    const reply = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs);
     const method = request.method;
-    const reply = core.admit(method, url.pathname, exchange);
-    if (reply === undefined) {
+    if (!core.admit(method, url.pathname, reply)) {
       discard(request);
-      return exchange.response;
+      return reply.response;
     }
     if (method !== 'POST') {
       discard(request);
       core.sessionRequest(method as 'GET' | 'DELETE', reply);
-      return exchange.response;
+      return reply.response;
     }
     let body: Uint8Array | undefined;
     try {
       body = await readBody(request, maxBody);
     } catch {
       reply.send(400, UNREADABLE); // an aborted request has already settled its response; this is then a no-op
-      return exchange.response;
+      return reply.response;
     }
     if (body === undefined) reply.send(413, PAYLOAD_TOO_LARGE);
     else core.post(body, reply);
-    return exchange.response;
+    return reply.response;
   };
-  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
-  return Object.defineProperties(handler, {
-    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
-    sessionCount: { get: () => core.sessionCount, enumerable: true },
-  }) as FetchHandler;
+  return core.expose(handler);
 }

@@ -4,7 +4,7 @@
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { accepted, ForwardingReply, type Reply, shuttingDown, single } from './exchange.ts';
+import { accepted, type Reply, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, StreamBudget } from './http-modern.ts';
 import {
@@ -21,12 +21,10 @@ import {
 import { initializeParamsRefusal } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
 import {
-  MemorySessionStore,
   newSessionId,
   SESSION_NOT_FOUND,
   Session,
   type SessionOptions,
-  type SessionStore,
   type SharedSessionStore,
   SharedSessions,
   STORE_UNAVAILABLE,
@@ -50,7 +48,6 @@ export interface HttpOptions extends GuardOptions {
   keepAliveMs?: number;
   /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
   retryMs?: number;
-  sessionStore?: SessionStore;
   /**
    * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
    * from the record). Without it a session lives in the process that created it: route its requests there (sticky
@@ -63,26 +60,28 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** A POST whose session is served outside the session store until this POST is answered (then `answered` runs). */
-class UnlistedReply extends ForwardingReply {
-  readonly #answered: () => void;
+/** What the handler an adapter returns controls of its core. */
+export interface HandlerControls {
+  close(drainWindowMs?: number): Promise<void>;
+  readonly sessionCount: number;
+}
 
-  constructor(reply: Reply, answered: () => void) {
-    super(reply);
-    this.#answered = answered;
-  }
+/** The session table behind each handler an adapter returned (see `sessionsOf`). */
+const sessionTables = new WeakMap<object, ReadonlyMap<string, Session>>();
 
-  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.inner.send(status, body, headers);
-    queueMicrotask(this.#answered); // after the frame this answer came before (a notification's 202) was received
-  }
+/**
+ * The live 2025 sessions, by id, behind a handler an adapter returned: for the test suite, which checks what they
+ * hold (test/storms.test.ts). Neither adapter exports it.
+ */
+export function sessionsOf(handler: object): ReadonlyMap<string, Session> | undefined {
+  return sessionTables.get(handler);
 }
 
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
 export class HttpCore {
   readonly #server: Server;
   readonly #options: HttpOptions;
-  readonly #sessions: SessionStore;
+  readonly #sessions = new Map<string, Session>();
   readonly #eventStore: EventStore | undefined;
   readonly #modern: ModernExchanges;
   readonly #registry = {
@@ -92,6 +91,7 @@ export class HttpCore {
       this.#sessions.set(id, session);
       return id;
     },
+    save: (session: Session): Promise<boolean> | undefined => this.#shared?.save(session, this.#guard.ownerOf(session)),
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -104,7 +104,8 @@ export class HttpCore {
   readonly #sessionOptions: SessionOptions;
   /**
    * Sessions serving outside the session store, which close() must drain too: the one-POST sessions of stateless
-   * 2025 requests (`sessions: false`) still running, and sessions whose initialize has not been answered yet.
+   * 2025 requests (`sessions: false`) still running, and sessions whose initialize has not been answered yet (one
+   * whose answer waits for its shared record is in the store already).
    */
   readonly #unlisted = new Set<Session>();
   #closing = false;
@@ -115,7 +116,6 @@ export class HttpCore {
     this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
-    this.#sessions = options.sessionStore ?? new MemorySessionStore();
     if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
     this.#sessionOptions = {
@@ -131,8 +131,14 @@ export class HttpCore {
     }
   }
 
-  get sessionCount(): number {
-    return this.#sessions.size;
+  /** Makes `handler` (an adapter's) the face of this core: its close() and sessionCount are the core's. */
+  expose<H extends object>(handler: H): H & HandlerControls {
+    sessionTables.set(handler, this.#sessions);
+    // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
+    return Object.defineProperties(handler, {
+      close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
+      sessionCount: { get: () => this.#sessions.size, enumerable: true },
+    }) as H & HandlerControls;
   }
 
   /** Whether close() began: from then on every new exchange is refused 503. */
@@ -159,12 +165,12 @@ export class HttpCore {
   }
 
   /**
-   * Header-only checks and a CORS preflight (http-guard.ts). Returns the reply to serve the exchange with, or
-   * undefined when it was answered.
+   * Header-only checks and a CORS preflight (http-guard.ts). Returns whether the exchange is to be served (false: it
+   * was answered).
    */
-  admit(method: string, path: string, exchange: Reply): Reply | undefined {
-    if (this.#refusedWhileClosing(exchange)) return undefined;
-    return this.#guard.admit(method, path, exchange);
+  admit(method: string, path: string, reply: Reply): boolean {
+    if (this.#refusedWhileClosing(reply)) return false;
+    return this.#guard.admit(method, path, reply);
   }
 
   /**
@@ -175,7 +181,7 @@ export class HttpCore {
   close(drainWindowMs = 2000): Promise<void> {
     this.#closing = true;
     clearInterval(this.#reaper);
-    const sessions = [...this.#sessions.values(), ...this.#unlisted].map(async (session) => {
+    const sessions = [...new Set([...this.#sessions.values(), ...this.#unlisted])].map(async (session) => {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
@@ -186,7 +192,7 @@ export class HttpCore {
 
   /** A POST body that arrived whole (within the limit), as its bytes. */
   post(body: Uint8Array, reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#post(body, authed));
+    this.#guard.authorize(reply, () => this.#post(body, reply));
   }
 
   #post(body: Uint8Array, reply: Reply): void {
@@ -205,7 +211,7 @@ export class HttpCore {
 
   /** A POST body a framework already parsed as JSON (e.g. express.json()). */
   postParsed(value: unknown, reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#postParsed(value, authed));
+    this.#guard.authorize(reply, () => this.#postParsed(value, reply));
   }
 
   #postParsed(value: unknown, reply: Reply): void {
@@ -364,7 +370,7 @@ export class HttpCore {
         if (this.#unlisted.delete(session)) session.end();
       };
       reply.onAbort(done);
-      session.post(value, ids, new UnlistedReply(reply, done), false);
+      session.post(value, ids, reply, false, done); // the one-POST session ends with its answer
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
@@ -377,10 +383,9 @@ export class HttpCore {
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
-      const owner = this.#guard.principal(reply);
-      this.#guard.own(session, owner);
+      this.#guard.own(session, this.#guard.principal(reply));
       // Streaming hands out the session id at once, so only a well-formed initialize may do it. With a
-      // shared store the id goes out only once the record is saved, so never early.
+      // shared store the id goes out only once the record is saved (SessionRegistry.save), so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly =
         this.#server.hasInitializeHook &&
@@ -388,13 +393,12 @@ export class HttpCore {
         canStream &&
         this.#shared === undefined &&
         initializeParamsRefusal(params) === undefined;
-      const served = this.#shared?.persisting(session, reply, owner, () => this.#endSession(session)) ?? reply;
       if (streamEarly) {
-        session.initialize(value, ids[0]!, served, true); // registered at once: its id goes out with the stream
+        session.initialize(value, ids[0]!, reply, true); // registered at once: its id goes out with the stream
         return;
       }
       this.#unlisted.add(session); // listed with its answer, unless close() began meanwhile
-      session.initialize(value, ids[0]!, new UnlistedReply(served, () => this.#unlisted.delete(session)), false);
+      session.initialize(value, ids[0]!, reply, false, () => this.#unlisted.delete(session));
       return;
     }
     if (sessionId === undefined) {
@@ -476,7 +480,7 @@ export class HttpCore {
 
   /** GET opens a session's standalone stream; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
-    this.#guard.authorize(reply, (authed) => this.#sessionRequest(method, authed));
+    this.#guard.authorize(reply, () => this.#sessionRequest(method, reply));
   }
 
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {

@@ -4,7 +4,7 @@
 // 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
 import { principalOf } from './dispatcher.ts';
-import { type EventSink, ForwardingReply, type HeaderBag, type Reply, single } from './exchange.ts';
+import { type HeaderBag, type Reply, single } from './exchange.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import type { Session } from './sessions.ts';
 import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from './types.ts';
@@ -38,42 +38,6 @@ function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<str
     'access-control-allow-headers': [...CORS_REQUEST_HEADERS, ...new Set(params)].join(', '),
     'access-control-max-age': String(maxAgeSeconds),
   };
-}
-
-/** An exchange with an allowed cross-origin caller: every answer carries the CORS response headers. */
-class CorsReply extends ForwardingReply {
-  readonly #cors: Record<string, string>;
-
-  constructor(reply: Reply, origin: string) {
-    super(reply);
-    this.#cors = {
-      'access-control-allow-origin': origin,
-      'access-control-expose-headers': 'Mcp-Session-Id',
-      vary: 'Origin',
-    };
-  }
-
-  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    this.inner.send(status, body, { ...headers, ...this.#cors });
-  }
-
-  override stream(headers?: Record<string, string>): EventSink {
-    return this.inner.stream({ ...headers, ...this.#cors });
-  }
-}
-
-/** An exchange whose bearer token was verified: handlers of its requests see the identity as `ctx.auth`. */
-export class AuthedReply extends ForwardingReply {
-  readonly #auth: AuthInfo;
-
-  constructor(reply: Reply, auth: AuthInfo) {
-    super(reply);
-    this.#auth = auth;
-  }
-
-  override get auth(): AuthInfo {
-    return this.#auth;
-  }
 }
 
 /** What the guard reads of the HTTP endpoint's options (HttpOptions extends it). */
@@ -123,24 +87,30 @@ export class HttpGuard {
   }
 
   /**
-   * Checks that need only the request line and headers, and answers a CORS preflight. Returns the reply to serve
-   * the exchange with (it adds the CORS headers for an allowed cross-origin caller), or undefined when answered.
+   * Checks that need only the request line and headers, and answers a CORS preflight. An allowed cross-origin
+   * caller's reply gets its CORS headers first (every answer carries them). Returns whether the exchange is to be
+   * served (false: it was answered).
    */
-  admit(method: string, path: string, exchange: Reply): Reply | undefined {
-    const { headers } = exchange;
+  admit(method: string, path: string, reply: Reply): boolean {
+    const { headers } = reply;
     const hosts = this.#hosts;
     const origin = single(headers, 'origin');
     const cors = this.#options.cors;
     const corsAllowed =
       origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
-    const reply = corsAllowed ? new CorsReply(exchange, origin) : exchange;
+    if (corsAllowed)
+      reply.cors = {
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': 'Mcp-Session-Id',
+        vary: 'Origin',
+      };
     // RFC 9112 §3.2: a request with more than one Host field line is answered 400 (node keeps them distinct).
     if (Array.isArray(headers.host) && headers.host.length > 1) {
       reply.send(
         400,
         errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Bad Request: more than one Host header' }),
       );
-      return undefined;
+      return false;
     }
     const host = single(headers, 'host');
     if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
@@ -151,26 +121,26 @@ export class HttpGuard {
           message: 'Misdirected Request: Host header is not allowed',
         }),
       );
-      return undefined;
+      return false;
     }
     if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
       reply.send(200, this.#options.auth!.resourceMetadata, { 'cache-control': 'max-age=3600' });
-      return undefined;
+      return false;
     }
     if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
       reply.send(
         403,
         errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Forbidden: Origin is not allowed' }),
       );
-      return undefined;
+      return false;
     }
     if (this.#options.path !== undefined && path !== this.#options.path) {
       reply.send(404, errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Not Found' }));
-      return undefined;
+      return false;
     }
     if (method === 'OPTIONS' && cors !== undefined) {
       reply.send(204, undefined, corsAllowed ? preflightHeaders(headers, cors.maxAgeSeconds ?? 600) : {});
-      return undefined;
+      return false;
     }
     const sessions = this.#sessions;
     const header = single(headers, 'mcp-protocol-version');
@@ -182,7 +152,7 @@ export class HttpGuard {
         errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Method Not Allowed: ${method}` }),
         { allow },
       );
-      return undefined;
+      return false;
     }
     if (method === 'POST') {
       const type = single(headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
@@ -194,10 +164,10 @@ export class HttpGuard {
             message: 'Unsupported Media Type: Content-Type must be application/json',
           }),
         );
-        return undefined;
+        return false;
       }
     }
-    return reply;
+    return true;
   }
 
   #originAllowed(origin: string, hosts: string[]): boolean {
@@ -212,12 +182,12 @@ export class HttpGuard {
 
   /**
    * Without `auth`: serves the exchange at once. With it: verifies the bearer token first, then serves the exchange
-   * as an AuthedReply, or refuses it with 401/403 and a `WWW-Authenticate` challenge.
+   * with the identity set as its `auth`, or refuses it with 401/403 and a `WWW-Authenticate` challenge.
    */
-  authorize(reply: Reply, serve: (reply: Reply) => void): void {
+  authorize(reply: Reply, serve: () => void): void {
     const auth = this.#options.auth;
     if (auth === undefined) {
-      serve(reply);
+      serve();
       return;
     }
     const required = auth.requiredScopes ?? [];
@@ -274,17 +244,23 @@ export class HttpGuard {
         });
         return;
       }
-      serve(new AuthedReply(reply, info));
+      reply.auth = info;
+      serve();
     })();
   }
 
   /** Whether this exchange may use this session: with `auth`, only the principal that created it. */
   ownedBy(session: Session, reply: Reply): boolean {
-    const owner = this.#owners.get(session);
+    const owner = this.ownerOf(session);
     return owner === undefined || this.principal(reply) === owner;
   }
 
-  /** The principal an exchange comes from (with `auth`): plain data on the reply, whatever decorates it. */
+  /** The principal that owns `session` (with `auth`; what its shared record names). */
+  ownerOf(session: Session): string | undefined {
+    return this.#owners.get(session);
+  }
+
+  /** The principal an exchange comes from (with `auth`): the verified identity on its reply. */
   principal(reply: Reply): string | undefined {
     return reply.auth === undefined ? undefined : principalOf(reply.auth);
   }

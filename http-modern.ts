@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { accepted, type EventSink, extrasOf, type HeaderBag, JsonText, type Reply, shuttingDown } from './exchange.ts';
-import type { HeaderParam } from './features.ts';
+import type { HeaderParam, ToolEntry } from './features.ts';
 import {
   ErrorCode,
   errorResponse,
@@ -98,6 +98,26 @@ export class ModernExchanges {
       );
       return;
     }
+    let tool: ToolEntry | undefined;
+    try {
+      tool = this.#server.checkArrival(method, params);
+    } catch (failure) {
+      const refusal = (failure as ProtocolError).toJSON();
+      reply.send(refusal.code === ErrorCode.MethodNotFound ? 404 : 400, errorResponse(id, refusal));
+      return;
+    }
+    if (tool !== undefined && tool.headerParams.length > 0) {
+      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
+      const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
+      if (paramMismatch !== undefined) {
+        reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: paramMismatch }));
+        return;
+      }
+    }
+    if (listen && this.#streams.full) {
+      reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
+      return;
+    }
     let sink: EventSink | undefined;
     const connection = this.#server.connect({
       era: 'modern',
@@ -127,29 +147,6 @@ export class ModernExchanges {
       },
       noBackChannel: () => NO_BACK_CHANNEL,
     });
-    try {
-      connection.preflightModern(method, params);
-    } catch (failure) {
-      connection.close();
-      const refusal = (failure as ProtocolError).toJSON();
-      reply.send(refusal.code === ErrorCode.MethodNotFound ? 404 : 400, errorResponse(id, refusal));
-      return;
-    }
-    const tool = method === 'tools/call' ? connection.modernTool(params.name) : undefined;
-    if (tool !== undefined && tool.headerParams.length > 0) {
-      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
-      const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
-      if (paramMismatch !== undefined) {
-        connection.close();
-        reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: paramMismatch }));
-        return;
-      }
-    }
-    if (listen && this.#streams.full) {
-      connection.close();
-      reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
-      return;
-    }
     this.#running.set(connection, () => {
       if (sink !== undefined) sink.end();
       else if (!reply.answered) reply.send(503, shuttingDown(id));

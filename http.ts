@@ -15,11 +15,11 @@ import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
-import type { HttpRequestInfo } from './types.ts';
+import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export { MemorySessionStore, type SessionRecord, type SessionStore, type SharedSessionStore } from './sessions.ts';
+export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 export { type EventStore, MemoryEventStore } from './sse.ts';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -45,6 +45,8 @@ class NodeRequestInfo implements HttpRequestInfo {
 class NodeReply implements Reply {
   readonly headers: HeaderBag;
   readonly http: HttpRequestInfo;
+  auth: AuthInfo | undefined;
+  cors: Record<string, string> | undefined;
   readonly #response: ServerResponse;
   readonly #keepAliveMs: number | undefined;
   readonly #core: HttpCore;
@@ -73,7 +75,7 @@ class NodeReply implements Reply {
     if (this.answered) return;
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
-    const head: Record<string, string | number> = { ...headers, ...this.#closing() };
+    const head: Record<string, string | number> = { ...headers, ...this.cors, ...this.#closing() };
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);
     this.#response.writeHead(status, head);
@@ -82,7 +84,7 @@ class NodeReply implements Reply {
 
   stream(headers?: Record<string, string>): EventSink {
     this.#answered = true;
-    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers, ...this.#closing() });
+    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers, ...this.cors, ...this.#closing() });
     this.#response.flushHeaders();
     return new SseWriter(this.#response, { keepAliveMs: this.#keepAliveMs });
   }
@@ -117,8 +119,8 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   const handler = (request: IncomingMessage, response: ServerResponse, given?: unknown): void => {
     const method = request.method ?? 'GET';
     const path = (request.url ?? '/').split('?')[0]!;
-    const reply = core.admit(method, path, new NodeReply(request, response, options.keepAliveMs, core));
-    if (reply === undefined) {
+    const reply = new NodeReply(request, response, options.keepAliveMs, core);
+    if (!core.admit(method, path, reply)) {
       request.resume();
       return;
     }
@@ -146,11 +148,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       () => response.destroy(),
     );
   };
-  // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
-  return Object.defineProperties(handler, {
-    close: { value: (drainWindowMs?: number) => core.close(drainWindowMs) },
-    sessionCount: { get: () => core.sessionCount, enumerable: true },
-  }) as HttpHandler;
+  return core.expose(handler);
 }
 
 const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });

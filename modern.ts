@@ -156,6 +156,33 @@ const METHODS: Record<
   'subscriptions/listen': { serve: (l, r) => l.listens.open(r, l.served()) },
 };
 
+/** The method-table entry of a 2026-07-28 method this server serves (its capability too); else throws -32601. */
+function servedMethod(model: features.ServerModel, method: string): (typeof METHODS)[string] {
+  const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (entry === undefined || (entry.capability !== undefined && !features.serves(model, entry.capability, 'modern'))) {
+    throw methodNotFound(method);
+  }
+  return entry;
+}
+
+/**
+ * What a 2026-07-28 request meets on arrival, before any handler runs: throws the first refusal, in this order —
+ * its envelope (-32602, -32022), a method that revision removed or this server does not serve (-32601) — else
+ * returns the tool a `tools/call` names (undefined for another method, or a tool this era does not serve).
+ */
+export function checkArrival(
+  model: features.ServerModel,
+  method: string,
+  params: Record<string, unknown>,
+): features.ToolEntry | undefined {
+  readEnvelope(params);
+  if (MODERN_REMOVED.has(method)) throw removedMethod(method);
+  servedMethod(model, method);
+  return method === 'tools/call' && typeof params.name === 'string'
+    ? model.tools.get(params.name, 'modern')
+    : undefined;
+}
+
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
 export class ModernLifecycle {
   readonly model: features.ServerModel;
@@ -174,29 +201,10 @@ export class ModernLifecycle {
     return { ...features.servedFeatures(this.model, 'modern'), logging: this.model.settings.logging };
   }
 
-  /** Envelope and method checks, in the order the HTTP ladder reports them; throws the first failure. */
-  preflight(method: string, params: Record<string, unknown>): Envelope {
-    const envelope = readEnvelope(params);
-    if (MODERN_REMOVED.has(method)) throw removedMethod(method);
-    this.#method(method);
-    return envelope;
-  }
-
-  #method(method: string): (typeof METHODS)[string] {
-    const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
-    if (
-      entry === undefined ||
-      (entry.capability !== undefined && !features.serves(this.model, entry.capability, 'modern'))
-    ) {
-      throw methodNotFound(method);
-    }
-    return entry;
-  }
-
   onRequest(request: InboundRequest): unknown {
     const envelope = readEnvelope(request.params);
     const { method, params } = request;
-    const entry = this.#method(method);
+    const entry = servedMethod(this.model, method);
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     if (retry) {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { type EventSink, extrasOf, ForwardingReply, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
+import { type EventSink, extrasOf, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
 import {
   classify,
   ErrorCode,
@@ -38,6 +38,8 @@ export const SESSION_NOT_FOUND = errorResponse(null, { code: ErrorCode.InvalidRe
 class Exchange {
   readonly reply: Reply;
   readonly canStream: boolean;
+  /** The step that follows this POST's answer (see `answer`). */
+  readonly answered: (() => void) | undefined;
   stream: Stream | undefined;
   open: number;
   /**
@@ -46,11 +48,28 @@ class Exchange {
    */
   batch: { ids: RequestId[]; unnamedAnswers: boolean } | undefined;
 
-  constructor(reply: Reply, canStream: boolean, open: number) {
+  constructor(reply: Reply, canStream: boolean, open: number, answered: (() => void) | undefined) {
     this.reply = reply;
     this.canStream = canStream;
     this.open = open;
+    this.answered = answered;
   }
+}
+
+/**
+ * Answers a POST with a body, then runs the step that follows its answer (`answered`: how the HTTP core lists or
+ * ends a session it serves outside its table) in a microtask: after what the answering code is in the middle of,
+ * such as handing on the notification a 202 was sent ahead of, or the dispatcher's sending of the answer.
+ */
+function answer(
+  reply: Reply,
+  answered: (() => void) | undefined,
+  status: number,
+  body?: unknown,
+  headers?: Record<string, string>,
+): void {
+  reply.send(status, body, headers);
+  if (answered !== undefined) queueMicrotask(answered);
 }
 
 /** How a 2025 session answers requests and stores events. */
@@ -243,7 +262,8 @@ export class Session {
     const text = JSON.stringify(answers); // first: an answer that cannot be serialized changes nothing here
     this.#releaseBatch(exchange);
     if (exchange.stream !== undefined) this.#writeLast(exchange.stream, text);
-    else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
+    else if (!exchange.reply.answered)
+      answer(exchange.reply, exchange.answered, 200, new JsonText(text), this.#headers());
   }
 
   #releaseBatch(exchange: Exchange): void {
@@ -266,7 +286,8 @@ export class Session {
     const { stream } = exchange;
     if (stream !== undefined)
       this.#writeLast(stream, text); // a single request's POST: its answer is its last event
-    else if (!exchange.reply.answered) exchange.reply.send(200, new JsonText(text), this.#headers());
+    else if (!exchange.reply.answered)
+      answer(exchange.reply, exchange.answered, 200, new JsonText(text), this.#headers());
   }
 
   /**
@@ -285,9 +306,11 @@ export class Session {
       if (succeeded) this.id = this.#registry!.add(this);
       if (succeeded && this.id === undefined) {
         succeeded = false;
-        exchange.reply.send(503, shuttingDown(ids[0]!));
+        answer(exchange.reply, exchange.answered, 503, shuttingDown(ids[0]!));
       } else {
-        exchange.reply.send(200, message, this.#headers());
+        const saving = succeeded ? this.#registry!.save(this) : undefined;
+        if (saving === undefined) answer(exchange.reply, exchange.answered, 200, message, this.#headers());
+        else void this.#answerOnceSaved(exchange, message, saving);
       }
     }
     if (!succeeded) {
@@ -299,12 +322,28 @@ export class Session {
   }
 
   /**
+   * A new session's successful initialize when its registry saves a record first (a shared store): the answer names
+   * the session, so it goes out only once the record is saved and the client never holds an id the store does not
+   * know. A store that failed is answered 503 and the session ends here.
+   */
+  async #answerOnceSaved(exchange: Exchange, message: unknown, saving: Promise<boolean>): Promise<void> {
+    const headers = this.#headers();
+    if (await saving) {
+      answer(exchange.reply, exchange.answered, 200, message, headers);
+      return;
+    }
+    this.end();
+    this.#registry!.remove(this);
+    answer(exchange.reply, exchange.answered, 503, STORE_UNAVAILABLE);
+  }
+
+  /**
    * The POST whose initialize creates the session. With `streamEarly` (an initialize hook that may take a while)
    * the session exists at once and its id goes out with the SSE headers, so the client can pipeline behind the
-   * gate; otherwise the id is minted only with the successful answer.
+   * gate; otherwise the id is minted only with the successful answer, and `answered` follows that answer.
    */
-  initialize(value: unknown, id: RequestId, reply: Reply, streamEarly: boolean): void {
-    const exchange = new Exchange(reply, false, 1);
+  initialize(value: unknown, id: RequestId, reply: Reply, streamEarly: boolean, answered?: () => void): void {
+    const exchange = new Exchange(reply, false, 1, answered);
     this.#exchanges.set(id, exchange);
     this.#handshake = exchange;
     if (streamEarly) {
@@ -330,28 +369,31 @@ export class Session {
     }
     if (exchange.stream !== undefined) this.#closePostStream(exchange.stream);
     else if (this.#shuttingDown)
-      exchange.reply.send(503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
-    else if (!exchange.reply.answered) exchange.reply.send(202, undefined, this.#headers());
+      answer(exchange.reply, exchange.answered, 503, shuttingDown(id), this.#headers()); // abandoned, not cancelled
+    else if (!exchange.reply.answered) answer(exchange.reply, exchange.answered, 202, undefined, this.#headers());
   }
 
-  /** Serves one POST body holding the requests `ids` (none: notifications or responses → 202), in arrival order. */
-  post(value: unknown, ids: RequestId[], reply: Reply, canStream: boolean): void {
+  /**
+   * Serves one POST body holding the requests `ids` (none: notifications or responses → 202), in arrival order;
+   * `answered` follows its answer (see `answer`).
+   */
+  post(value: unknown, ids: RequestId[], reply: Reply, canStream: boolean, answered?: () => void): void {
     this.lastActivity = Date.now();
     if (Array.isArray(value)) {
-      this.#postBatch(value, reply, canStream);
+      this.#postBatch(value, reply, canStream, answered);
       return;
     }
     if (ids.length === 0) {
-      reply.send(202, undefined, this.#headers());
+      answer(reply, answered, 202, undefined, this.#headers());
       this.connection.receive(value, extrasOf(reply));
       return;
     }
     const busy = ids.find((id) => this.#exchanges.has(id));
     if (busy !== undefined) {
-      reply.send(200, idInFlight(busy), this.#headers());
+      answer(reply, answered, 200, idInFlight(busy), this.#headers());
       return;
     }
-    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length);
+    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length, answered);
     for (const id of ids) this.#exchanges.set(id, exchange);
     this.connection.receive(value, extrasOf(reply)); // each request's handler sees the POST that carried it
   }
@@ -360,7 +402,7 @@ export class Session {
    * A batch (2025-03-26): its requests are served as on stdio, a reused in-flight id refused inside the array, and
    * invalid elements answered in it too; the array answers the POST (202 when nothing in it is answered).
    */
-  #postBatch(items: unknown[], reply: Reply, canStream: boolean): void {
+  #postBatch(items: unknown[], reply: Reply, canStream: boolean, answered: (() => void) | undefined): void {
     const ids: RequestId[] = [];
     let unnamedAnswers = false;
     for (const item of items) {
@@ -371,11 +413,11 @@ export class Session {
       else if (frame.kind === 'request') ids.push(frame.message.id);
     }
     if (ids.length === 0 && !unnamedAnswers) {
-      reply.send(202, undefined, this.#headers());
+      answer(reply, answered, 202, undefined, this.#headers());
       this.connection.receive(items, extrasOf(reply));
       return;
     }
-    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', 1);
+    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', 1, answered);
     exchange.batch = { ids, unnamedAnswers };
     for (const id of ids) this.#exchanges.set(id, exchange);
     if (unnamedAnswers) (this.#unnamedBatches ??= []).push(exchange);
@@ -440,7 +482,7 @@ export class Session {
     this.connection.close();
     for (const exchange of new Set([...this.#exchanges.values(), ...(this.#unnamedBatches ?? [])])) {
       if (exchange.stream !== undefined) exchange.stream.close();
-      else if (!exchange.reply.answered) exchange.reply.send(404, SESSION_NOT_FOUND);
+      else if (!exchange.reply.answered) answer(exchange.reply, exchange.answered, 404, SESSION_NOT_FOUND);
     }
     this.#exchanges.clear();
     this.#unnamedBatches = undefined;
@@ -457,18 +499,6 @@ export class Session {
     }
   }
 }
-
-/** Where sessions live; the default keeps them in this process (a shared store comes with scale-out). */
-export interface SessionStore {
-  get(id: string): Session | undefined;
-  set(id: string, session: Session): void;
-  delete(id: string): void;
-  readonly size: number;
-  values(): IterableIterator<Session>;
-}
-
-/** The default session store: a Map in this process. */
-export class MemorySessionStore extends Map<string, Session> implements SessionStore {}
 
 /** What a shared session store keeps of a 2025 session: its handshake, and who opened it (with `auth`). */
 export interface SessionRecord extends Handshake {
@@ -492,6 +522,11 @@ export interface SharedSessionStore {
 export interface SessionRegistry {
   /** Mints the session's id and records it; undefined once the handler is closing (nothing new is minted then). */
   add(session: Session): string | undefined;
+  /**
+   * With a shared store: saves the record of a session `add` just recorded, before its initialize is answered;
+   * resolves false when the store failed (logged). Undefined without one: there is nothing to wait for.
+   */
+  save(session: Session): Promise<boolean> | undefined;
   remove(session: Session): void;
 }
 
@@ -509,34 +544,6 @@ export const STORE_UNAVAILABLE = errorResponse(null, {
   message: 'Internal error: the session store is unavailable',
 });
 
-/** The reply of an initialize exchange: a successful answer (it names the new session) waits for the saved record. */
-class PersistingReply extends ForwardingReply {
-  readonly #save: () => Promise<void>;
-  #sent = false;
-
-  constructor(reply: Reply, save: () => Promise<void>) {
-    super(reply);
-    this.#save = save;
-  }
-
-  override get answered(): boolean {
-    return this.#sent || this.inner.answered;
-  }
-
-  override send(status: number, body?: unknown, headers?: Record<string, string>): void {
-    if (this.answered) return;
-    this.#sent = true;
-    if (headers?.['mcp-session-id'] === undefined) {
-      this.inner.send(status, body, headers);
-      return;
-    }
-    this.#save().then(
-      () => this.inner.send(status, body, headers),
-      () => this.inner.send(503, STORE_UNAVAILABLE),
-    );
-  }
-}
-
 /** A deployment's shared store as the HTTP core uses it: failures are logged here and surface as "no session". */
 export class SharedSessions {
   readonly #store: SharedSessionStore;
@@ -547,22 +554,17 @@ export class SharedSessions {
     this.#logger = logger;
   }
 
-  /**
-   * The reply to serve a new session's initialize with: its successful answer goes out once the record is saved. If
-   * saving fails the client gets 503 and `abandon` ends the session here.
-   */
-  persisting(session: Session, reply: Reply, owner: string | undefined, abandon: () => void): Reply {
-    return new PersistingReply(reply, async () => {
-      const handshake = session.connection.handshake!;
-      const record: SessionRecord = owner === undefined ? { ...handshake } : { ...handshake, owner };
-      try {
-        await this.#store.save(session.id!, record);
-      } catch (failure) {
-        this.#logger.error(`could not save session ${session.id} to the shared store`, failure);
-        abandon();
-        throw failure;
-      }
-    });
+  /** Saves a new session's record: its handshake and its `owner` (with `auth`). False (logged) when the store failed. */
+  async save(session: Session, owner: string | undefined): Promise<boolean> {
+    const handshake = session.connection.handshake!;
+    const record: SessionRecord = owner === undefined ? { ...handshake } : { ...handshake, owner };
+    try {
+      await this.#store.save(session.id!, record);
+      return true;
+    } catch (failure) {
+      this.#logger.error(`could not save session ${session.id} to the shared store`, failure);
+      return false;
+    }
   }
 
   /** The record of a session, or undefined when the store does not know it; rejects (logged) when it cannot be read. */

@@ -1,6 +1,7 @@
-// The public vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server
-// author registers, the context a handler receives, and the two error classes a handler throws (ToolError,
-// MissingCapabilityError). No behaviour beyond those constructors lives here.
+// The vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server author
+// registers, the context a handler receives, and the two error classes a handler throws (ToolError,
+// MissingCapabilityError). Public through core.ts: every type and the error classes; the version and log-level
+// constants stay internal. No behaviour beyond those constructors lives here.
 
 import type { InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';

@@ -14,14 +14,8 @@ import { type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Context, createServer, OutboundRequestError, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import {
-  type EventStore,
-  type HttpServer,
-  MemoryEventStore,
-  MemorySessionStore,
-  type ServeHttpOptions,
-  serveHttp,
-} from '../http.ts';
+import { type EventStore, type HttpServer, MemoryEventStore, type ServeHttpOptions, serveHttp } from '../http.ts';
+import { sessionsOf } from '../http-core.ts';
 import { deferred, type Frame, MemoryLogger } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 import { type Id, MODERN, modern, notification, request, SUBSCRIPTION_ID } from './wire.ts';
@@ -936,12 +930,11 @@ test(
   'a GET resuming an answered POST stream from its answer ends right after its empty replay and holds nothing of the session; a withdrawn one stays open carrying nothing',
   T,
   async (t) => {
-    const sessions = new MemorySessionStore();
     const answered = stepsServer(Promise.resolve(), Promise.resolve());
-    const endpoint = await serve(t, answered, { sessionStore: sessions });
+    const endpoint = await serve(t, answered);
     const client = new Legacy(endpoint);
     await client.initialize();
-    const session = [...sessions.values()][0]!;
+    const session = [...sessionsOf(endpoint.http.handler)!.values()][0]!;
     const events = await (await client.stream(callTool(3, 'steps', {}, 's3'))).rest();
     assert.deepEqual(events.at(-1)?.message, textResult(3, 'all steps'));
     const resumed = await client.get({ 'last-event-id': events.at(-1)!.id! });
@@ -954,8 +947,8 @@ test(
     // A withdrawn request's stream (no answer ever) is the exception: clients resume it, and would only retry.
     const release = deferred();
     const { server, started } = waitingServer(release.promise);
-    const otherSessions = new MemorySessionStore();
-    const other = await serve(t, server, { sessionStore: otherSessions });
+    const other = await serve(t, server);
+    const otherSessions = sessionsOf(other.http.handler)!;
     const canceller = new Legacy(other);
     await canceller.initialize();
     const call = await canceller.stream(callTool(4, 'wait', {}, 'w4'));
@@ -981,11 +974,10 @@ test(
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       return { content: [] };
     });
-    const sessions = new MemorySessionStore();
-    const endpoint = await serve(t, server, { sessionStore: sessions });
+    const endpoint = await serve(t, server);
     const client = new Legacy(endpoint);
     await client.initialize();
-    const session = [...sessions.values()][0]!;
+    const session = [...sessionsOf(endpoint.http.handler)!.values()][0]!;
     const lastIds: string[] = [];
     for (let id = 1; id <= 101; id++) {
       const call = await client.stream(callTool(id, 'wait', {}, `w${id}`));

@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Context, createServer, LOGGING_LEVELS, type ServerOptions } from '../core.ts';
+import { type Context, createServer, type ServerOptions } from '../core.ts';
+import { LOGGING_LEVELS } from '../types.ts';
 import { deferred, ENVELOPE_FREE_CLIENT, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { fail, ok } from './wire.ts';
 

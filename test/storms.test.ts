@@ -23,7 +23,9 @@ import { type TestContext, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createServer, type Server } from '../core.ts';
-import { type HttpServer, MemoryEventStore, MemorySessionStore, serveHttp } from '../http.ts';
+import { type HttpServer, MemoryEventStore, serveHttp } from '../http.ts';
+import { sessionsOf } from '../http-core.ts';
+import type { Session } from '../sessions.ts';
 import { type StdioServer, serveStdio } from '../stdio.ts';
 import { type Frame, MemoryLogger } from './harness.ts';
 import { type Id, MODERN, modern, notification, request, SUBSCRIPTION_ID } from './wire.ts';
@@ -511,17 +513,17 @@ class ServerWatch {
 
 interface HttpStorm extends StormServer {
   http: HttpServer;
-  sessions: MemorySessionStore;
+  sessions: ReadonlyMap<string, Session>;
   events: MemoryEventStore;
   watch: ServerWatch;
 }
 
 async function httpStorm(t: TestContext, maxStreams: number): Promise<HttpStorm> {
   const storm = stormServer();
-  const sessions = new MemorySessionStore();
   const events = new MemoryEventStore();
   // keepAliveMs stays at its default: each SSE stream arms a keep-alive interval that its end must clear.
-  const http = await serveHttp(storm.server, { port: 0, sessionStore: sessions, eventStore: events, maxStreams });
+  const http = await serveHttp(storm.server, { port: 0, eventStore: events, maxStreams });
+  const sessions = sessionsOf(http.handler)!; // the handler's own session table
   let closed = false;
   t.after(async () => {
     if (!closed) await http.close();
@@ -582,8 +584,8 @@ async function endSessions(client: HttpClient, ids: string[]): Promise<void> {
   for (const answer of answers) assert.equal(answer.status, 200);
 }
 
-/** What the session store and its sessions hold. */
-function sessionTables(store: MemorySessionStore) {
+/** What the handler's session table and its sessions hold. */
+function sessionTables(store: ReadonlyMap<string, Session>) {
   let inFlight = 0;
   let busy = 0;
   let pendingOutbound = 0;
