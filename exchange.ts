@@ -1,7 +1,7 @@
-// One HTTP exchange as the HTTP core sees it, whatever the server framework: request headers (one value, Accept),
-// the Reply interface (what the guard decided about an exchange is data on it), bodies serialized ahead of time, the
-// shutdown refusal, and a 2025 session's SSE stream, whose events are stored before they are written and which a
-// client may leave and resume. Knows no session table and no MCP method; never writes an event before the store has it.
+// One HTTP exchange as the HTTP core sees it, whatever the framework: request headers (one value, Accept), the Reply
+// interface (what the guard decided is data on it), bodies serialized ahead of time, the shutdown refusal, and a 2025
+// session's SSE stream, which a client may leave and resume. Knows no session table and no MCP method; never writes
+// an event before the store has taken it (or failed to: then it goes without an id).
 
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
