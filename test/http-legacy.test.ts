@@ -17,6 +17,7 @@ import { createEverythingServer } from '../examples/everything.ts';
 import { type EventStore, type HttpServer, MemoryEventStore, type ServeHttpOptions, serveHttp } from '../http.ts';
 import { sessionsOf } from '../http-core.ts';
 import { deferred, type Frame, MemoryLogger } from './harness.ts';
+import { raw } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
 import { type Id, MODERN, modern, notification, request, SUBSCRIPTION_ID } from './wire.ts';
 
@@ -503,6 +504,45 @@ test(
     assert.equal(endpoint.sessionCount, 2);
   },
 );
+
+test('a POST with two MCP-Protocol-Version headers is refused 400 -32020 before anything is served', T, async (t) => {
+  const endpoint = await serve(t);
+  const client = new Legacy(endpoint);
+  await client.initialize();
+  const headers = { ...client.headers(), 'mcp-protocol-version': ['2025-11-25', '2025-06-18'] };
+  const refused = await raw(endpoint.http.url, { headers, body: JSON.stringify(callTool(1, 'test_simple_text')) });
+  assert.equal(refused.status, 400);
+  assert.deepEqual(refused.json, {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32020, message: 'Header mismatch: MCP-Protocol-Version header is duplicated' },
+  });
+  assert.deepEqual(
+    await json(await client.post(callTool(2, 'test_simple_text'))),
+    textResult(2, 'This is a simple text response for testing.'),
+  );
+});
+
+test('maxStreams also caps GET streams: a GET past it is 503 and its session goes on', T, async (t) => {
+  const endpoint = await serve(t, createEverythingServer(), { maxStreams: 1 });
+  const holder = new Legacy(endpoint);
+  await holder.initialize();
+  const held = await holder.open('held');
+  const other = new Legacy(endpoint);
+  await other.initialize();
+  const refused = await other.get();
+  assert.equal(refused.status, 503);
+  assert.deepEqual(await refused.json(), {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32603, message: 'Too many open streams' },
+  });
+  assert.deepEqual(
+    await json(await other.post(callTool(1, 'test_simple_text'))),
+    textResult(1, 'This is a simple text response for testing.'),
+  );
+  await held.leave();
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Responses
