@@ -4,32 +4,11 @@
 // as data (FrameExtras), never through a module (docs/design.md, Layers).
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { closure, IMPORT, importsOf, ROOT } from './imports.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
 const ADD_ON = /^(?:http|sse|sessions|exchange|auth|fetch|testing|protocol)/;
-
-/** The root modules each root module imports (value and type imports, re-exports), read from the sources. */
-function importsOf(file: string): string[] {
-  return [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)].map((match) => match[1]!);
-}
-
-/** Every root module `start` reaches through its relative imports, itself included. */
-function closure(start: string): Set<string> {
-  const seen = new Set<string>();
-  const pending = [start];
-  while (pending.length > 0) {
-    const file = pending.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    pending.push(...importsOf(file));
-  }
-  return seen;
-}
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {

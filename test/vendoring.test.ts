@@ -7,25 +7,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { closure, ROOT } from './imports.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
-
-/** Every root module `start` reaches through its relative imports, itself included. */
-function closure(start: string): Set<string> {
-  const seen = new Set<string>();
-  const pending = [start];
-  while (pending.length > 0) {
-    const file = pending.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const match of readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)) pending.push(match[1]!);
-  }
-  return seen;
-}
-
 /** The `name.ts` files named in the README between `<!-- tag -->` and `<!-- /tag -->`, in order. */
 function namedIn(tag: string): string[] {
   const start = README.indexOf(`<!-- ${tag} -->`);
