@@ -13,6 +13,7 @@ import {
   decodeUtf8,
   ErrorCode,
   errorResponse,
+  type JsonRpcRequest,
   NOT_UTF8,
   PARSE_ERROR,
   parseJson,
@@ -49,6 +50,13 @@ export interface HttpOptions extends GuardOptions {
   /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
   retryMs?: number;
   /**
+   * SSE polling (2025-11-25 sessions with an event store): a request POST this admits (`true`: every one; a function
+   * is given the JSON-RPC request) is answered at once with an SSE stream that ends right after its priming event
+   * (`retry:` set) while the request keeps running; its progress and answer are stored, and the client's GET with
+   * Last-Event-ID receives them. Default false: a POST stream stays open until its answer.
+   */
+  endStreamAfterPriming?: boolean | ((request: JsonRpcRequest) => boolean);
+  /**
    * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
    * from the record). Without it a session lives in the process that created it: route its requests there (sticky
    * sessions on Mcp-Session-Id). GET streams and server→client requests stay with the process that holds them.
@@ -59,6 +67,11 @@ export interface HttpOptions extends GuardOptions {
 }
 
 const STATELESS_VERSION = '2025-03-26';
+
+/** The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). */
+function predicate(option: HttpOptions['endStreamAfterPriming']): SessionOptions['endStreamAfterPriming'] {
+  return typeof option === 'function' ? option : option === true ? () => true : undefined;
+}
 
 /** What the handler an adapter returns controls of its core. */
 export interface HandlerControls {
@@ -123,6 +136,7 @@ export class HttpCore {
       eventStore: this.#eventStore,
       logger: server.logger,
       retryMs: options.retryMs ?? 1000,
+      endStreamAfterPriming: predicate(options.endStreamAfterPriming),
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -478,7 +492,7 @@ export class HttpCore {
     );
   }
 
-  /** GET opens a session's standalone stream; DELETE ends the session. */
+  /** GET opens (or resumes) one of a session's GET streams; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     this.#guard.authorize(reply, () => this.#sessionRequest(method, reply));
   }
