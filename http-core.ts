@@ -31,7 +31,7 @@ import {
   STORE_UNAVAILABLE,
 } from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
+import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions extends GuardOptions {
@@ -68,9 +68,23 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
-/** The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). */
-function predicate(option: HttpOptions['endStreamAfterPriming']): SessionOptions['endStreamAfterPriming'] {
-  return typeof option === 'function' ? option : option === true ? () => true : undefined;
+/**
+ * The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). One that throws is
+ * logged and taken for false: the request is served with its stream open.
+ */
+function predicate(
+  option: HttpOptions['endStreamAfterPriming'],
+  logger: Logger,
+): SessionOptions['endStreamAfterPriming'] {
+  if (typeof option !== 'function') return option === true ? () => true : undefined;
+  return (request) => {
+    try {
+      return option(request);
+    } catch (error) {
+      logger.error('endStreamAfterPriming threw; the stream stays open', error);
+      return false;
+    }
+  };
 }
 
 /** What the handler an adapter returns controls of its core. */
@@ -136,7 +150,7 @@ export class HttpCore {
       eventStore: this.#eventStore,
       logger: server.logger,
       retryMs: options.retryMs ?? 1000,
-      endStreamAfterPriming: predicate(options.endStreamAfterPriming),
+      endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.logger),
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;

@@ -622,6 +622,25 @@ test(
   },
 );
 
+test(
+  'an endStreamAfterPriming function that throws is logged and taken for false: the POST is answered as usual',
+  T,
+  async (t) => {
+    const { server, logger } = customServer((s) => s.tool('quick', {}, () => text('quick')));
+    const endStreamAfterPriming = (): boolean => {
+      throw new Error('a bug in the predicate');
+    };
+    const client = await sessionClient(handlerFor(t, server, { sessions: true, endStreamAfterPriming }));
+    const { response } = await client.post(legacy(5, 'tools/call', { name: 'quick', arguments: {} }));
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await response.json(), { jsonrpc: '2.0', id: 5, result: text('quick') });
+    assert.deepEqual(
+      logger.errors.map((entry) => entry.message),
+      ['endStreamAfterPriming threw; the stream stays open'],
+    );
+  },
+);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Limits and security
 

@@ -1,7 +1,8 @@
 // 2025-era Streamable HTTP at the wire, over real loopback sockets (MCP 2025-11-25, Basic > Transports > Streamable
 // HTTP): sessions minted only on a successful initialize, the idempotent repeat, the header rules, DELETE and idle
 // reaping, the session cap (> Session Management); JSON or SSE answers, server→client requests on the POST stream,
-// JSON mode without a back-channel (docs/eras.md, Error codes); the standalone GET stream, its conflict rule and
+// JSON mode without a back-channel (docs/eras.md, Error codes); GET streams (several per session, each message on
+// one, the per-session bound, a first chunk at once: test/get-streams.ts), SSE polling (endStreamAfterPriming) and
 // Last-Event-ID replay of one stream only (> Resumability and Redelivery); cancellation (docs/http-deployment.md,
 // Cancellation) and disconnect-is-not-cancel (> Sending Messages to the Server); 2025-03-26 batches (MCP
 // 2025-03-26, Basic > Overview > Messages > Batching); isolation from modern listen streams; stateless mode.
@@ -763,7 +764,7 @@ test(
 );
 
 // ---------------------------------------------------------------------------------------------------------------
-// The standalone GET stream
+// GET streams
 
 test('GET needs Accept: text/event-stream (406), a session id (400) and a live session (404)', T, async (t) => {
   const endpoint = await serve(t);
