@@ -168,6 +168,18 @@ export class Stream {
     this.#tail = this.#tail.then(() => this.#end());
   }
 
+  /**
+   * Ends the client connection after the events queued so far (its priming event), while the stream goes on: what
+   * is written later is stored for the client's GET with Last-Event-ID (2025-11-25 transports, Streamable HTTP,
+   * resumability: the server may close the connection after the priming event, and the client polls).
+   */
+  release(): void {
+    this.#tail = this.#tail.then(() => {
+      this.#sink?.end();
+      this.#sink = undefined;
+    });
+  }
+
   /** Settles once everything queued so far (its final event or its close included) has been stored and written. */
   get settled(): Promise<void> {
     return this.#tail;
@@ -195,9 +207,13 @@ export class Stream {
    * is read once more here, so nothing is lost or sent twice. Then the connection carries the rest live; on a
    * stream that ended with its answer (or is over and not held here) it ends after the replay, and on one that was
    * withdrawn it stays open carrying nothing (clients resume the stream of a request they cancelled, and would
-   * only retry: docs/client-deviations.md, notes).
+   * only retry: docs/client-deviations.md, notes). A connection still attached ends: the new one takes over.
    */
   attach(session: StreamOwner, sink: EventSink, resumption?: Resumption): void {
+    // A connection still attached is taken over: its client came back on a new one. What is written from here until
+    // the replay is only stored, and the replay reads it back.
+    this.#sink?.end();
+    this.#sink = undefined;
     if (resumption === undefined) {
       this.#sink = sink;
       return;

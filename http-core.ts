@@ -13,6 +13,7 @@ import {
   decodeUtf8,
   ErrorCode,
   errorResponse,
+  type JsonRpcRequest,
   NOT_UTF8,
   PARSE_ERROR,
   parseJson,
@@ -30,7 +31,7 @@ import {
   STORE_UNAVAILABLE,
 } from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from './types.ts';
+import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions extends GuardOptions {
@@ -49,6 +50,13 @@ export interface HttpOptions extends GuardOptions {
   /** Reconnection delay advised by the priming event of 2025-11-25 streams (default 1000 ms). */
   retryMs?: number;
   /**
+   * SSE polling (2025-11-25 sessions with an event store): a request POST this admits (`true`: every one; a function
+   * is given the JSON-RPC request) is answered at once with an SSE stream that ends right after its priming event
+   * (`retry:` set) while the request keeps running; its progress and answer are stored, and the client's GET with
+   * Last-Event-ID receives them. Default false: a POST stream stays open until its answer.
+   */
+  endStreamAfterPriming?: boolean | ((request: JsonRpcRequest) => boolean);
+  /**
    * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
    * from the record). Without it a session lives in the process that created it: route its requests there (sticky
    * sessions on Mcp-Session-Id). GET streams and server→client requests stay with the process that holds them.
@@ -59,6 +67,25 @@ export interface HttpOptions extends GuardOptions {
 }
 
 const STATELESS_VERSION = '2025-03-26';
+
+/**
+ * The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). One that throws is
+ * logged and taken for false: the request is served with its stream open.
+ */
+function predicate(
+  option: HttpOptions['endStreamAfterPriming'],
+  logger: Logger,
+): SessionOptions['endStreamAfterPriming'] {
+  if (typeof option !== 'function') return option === true ? () => true : undefined;
+  return (request) => {
+    try {
+      return option(request);
+    } catch (error) {
+      logger.error('endStreamAfterPriming threw; the stream stays open', error);
+      return false;
+    }
+  };
+}
 
 /** What the handler an adapter returns controls of its core. */
 export interface HandlerControls {
@@ -123,6 +150,7 @@ export class HttpCore {
       eventStore: this.#eventStore,
       logger: server.logger,
       retryMs: options.retryMs ?? 1000,
+      endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.logger),
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -478,7 +506,7 @@ export class HttpCore {
     );
   }
 
-  /** GET opens a session's standalone stream; DELETE ends the session. */
+  /** GET opens (or resumes) one of a session's GET streams; DELETE ends the session. */
   sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     this.#guard.authorize(reply, () => this.#sessionRequest(method, reply));
   }

@@ -13,11 +13,12 @@ import {
   errorResponse,
   idInFlight,
   type JsonRpcMessage,
+  type JsonRpcRequest,
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
 import type { Handshake } from './legacy.ts';
-import { type EventStore, standaloneStreamId } from './sse.ts';
+import { type EventStore, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
 /**
@@ -25,6 +26,13 @@ import type { Logger } from './types.ts';
  * soon after (SDK v1 after the advised `retry:`), so the last ones are enough; an older one ends after its replay.
  */
 const WITHDRAWN_STREAMS_KEPT = 100;
+/**
+ * How many GET streams a session holds at once (2025-11-25 transports, Streamable HTTP: the client MAY remain
+ * connected to multiple SSE streams). A further GET makes room: the oldest GET stream no client is attached to is
+ * forgotten, else the oldest attached one ends (after its queued events); its client resumes it with
+ * Last-Event-ID and loses nothing. So a client that loops on GET never piles up streams.
+ */
+export const MAX_GET_STREAMS = 4;
 /** The answer to a resumption the event store could not serve (HTTP 503): the client may retry. */
 const EVENT_STORE_UNAVAILABLE = errorResponse(null, {
   code: ErrorCode.InternalError,
@@ -80,6 +88,8 @@ export interface SessionOptions {
   logger: Logger;
   /** The `retry:` a 2025-11-25 priming event advises for reconnecting. */
   retryMs: number;
+  /** 2025-11-25 with an event store: which request POSTs get an SSE stream that ends after its priming event. */
+  endStreamAfterPriming: ((request: JsonRpcRequest) => boolean) | undefined;
 }
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
@@ -98,11 +108,16 @@ export class Session {
   lastActivity = Date.now();
   readonly #exchanges = new Map<RequestId, Exchange>();
   readonly #responseMode: 'sse' | 'json';
+  readonly #endStreamAfterPriming: SessionOptions['endStreamAfterPriming'];
   readonly #registry: SessionRegistry | undefined;
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
-  /** The standalone stream, from the first GET to the session's end, whether or not a client is attached to it. */
-  #standalone: Stream | undefined;
+  /**
+   * The GET streams, oldest first (at most MAX_GET_STREAMS), whether or not a client is attached to each. A message
+   * related to no request goes to the newest one a client is attached to, else (stored for its resumption) to the
+   * newest one: so it reaches exactly one stream.
+   */
+  readonly #getStreams: Stream[] = [];
   /** With an event store: the POST streams still carrying events, by id, for a GET resuming one. */
   #postStreams: Map<string, Stream> | undefined; // made on demand, like the next one
   /** POST streams a GET resumed, while that GET is open. */
@@ -135,6 +150,7 @@ export class Session {
     this.retryMs = options.retryMs;
     this.logger = options.logger;
     this.#responseMode = options.responseMode;
+    this.#endStreamAfterPriming = options.endStreamAfterPriming;
     this.assumeInitialized = assumeInitialized;
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
     this.connection = server.connect(this);
@@ -150,7 +166,7 @@ export class Session {
    */
   async shutdown(windowMs: number): Promise<void> {
     this.#shuttingDown = true;
-    this.#standalone?.close();
+    for (const stream of this.#getStreams) stream.close();
     for (const stream of this.#resumed ?? []) stream.close();
     await this.connection.drain(windowMs);
   }
@@ -160,7 +176,7 @@ export class Session {
     return (
       this.#exchanges.size > 0 ||
       (this.#unnamedBatches?.length ?? 0) > 0 ||
-      this.#standalone?.attached === true ||
+      this.#getStreams.some((stream) => stream.attached) ||
       (this.#resumed?.size ?? 0) > 0
     );
   }
@@ -174,7 +190,7 @@ export class Session {
     return 'legacy';
   }
 
-  /** Connection peer: answers go to their POST; related frames to its stream; the rest to the standalone stream, or nowhere. */
+  /** Connection peer: answers go to their POST; related frames to its stream; the rest to one GET stream, or nowhere. */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void {
     if (Array.isArray(message)) {
       const exchange = this.#batchOf(message);
@@ -190,8 +206,19 @@ export class Session {
     if (exchange !== undefined) {
       this.#streamOf(exchange)?.write(this, JSON.stringify(message));
     } else if (related === undefined) {
-      this.#standalone?.write(this, JSON.stringify(message));
+      this.#unrelatedStream()?.write(this, JSON.stringify(message));
     }
+  }
+
+  /** The GET stream a message related to no request goes to: the newest attached one, else the newest one. */
+  #unrelatedStream(): Stream | undefined {
+    const streams = this.#getStreams;
+    return streams.findLast((stream) => stream.attached) ?? streams.at(-1);
+  }
+
+  /** Whether this session's connection serves a version whose streams start with a priming event, and stores them. */
+  get #primes(): boolean {
+    return this.eventStore !== undefined && (this.connection.legacyVersion ?? '') >= '2025-11-25';
   }
 
   /**
@@ -199,7 +226,7 @@ export class Session {
    * client is gone still can with an event store (the client resumes it), never without one.
    */
   noBackChannel(related: RequestId | undefined): string | undefined {
-    if (related === undefined) return this.#standalone?.attached === true ? undefined : NO_BACK_CHANNEL;
+    if (related === undefined) return this.#getStreams.some((stream) => stream.attached) ? undefined : NO_BACK_CHANNEL;
     const exchange = this.#exchanges.get(related);
     const reachable =
       exchange !== undefined &&
@@ -212,7 +239,7 @@ export class Session {
   #streamOf(exchange: Exchange): Stream | undefined {
     if (exchange.stream === undefined && exchange.canStream && !exchange.reply.answered) {
       exchange.stream = this.#postStream(exchange.reply);
-      if ((this.connection.legacyVersion ?? '') >= '2025-11-25') exchange.stream.prime(this);
+      if (this.#primes) exchange.stream.prime(this);
     }
     return exchange.stream;
   }
@@ -395,6 +422,9 @@ export class Session {
     }
     const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length, answered);
     for (const id of ids) this.#exchanges.set(id, exchange);
+    if (exchange.canStream && this.#primes && this.#endStreamAfterPriming?.(value as JsonRpcRequest) === true) {
+      this.#streamOf(exchange)!.release(); // polling: the rest is stored for the client's GET with Last-Event-ID
+    }
     this.connection.receive(value, extrasOf(reply)); // each request's handler sees the POST that carried it
   }
 
@@ -425,22 +455,18 @@ export class Session {
   }
 
   /**
-   * A GET: the standalone stream, one connection at a time (409 while one is attached). `lastEventId` (with an event
-   * store) resumes the one stream its event belongs to: that stream's stored events after it are replayed, then it
-   * goes on live on this connection. Resuming the standalone stream resumes it as the standalone stream; resuming a
-   * POST stream carries that POST's later events and its answer, then ends, and never the session's broadcasts (one
-   * that is over, or that this process does not serve, gets its replay only, then ends; a withdrawn one stays open
-   * carrying nothing: see Stream.attach). An id the store does not know resumes nothing: the client gets the
-   * standalone stream. The store is read once: its replay is handed to the stream.
+   * A GET: a new GET stream of the session, or (`lastEventId`, with an event store) the resumption of the one stream
+   * its event belongs to: that stream's stored events after it are replayed, then it goes on live on this
+   * connection. Resuming a GET stream resumes it as a GET stream (a connection still attached to it is taken over);
+   * resuming a POST stream carries that POST's later events and its answer, then ends, and never the session's
+   * broadcasts (one that is over, or that this process does not serve, gets its replay only, then ends; a withdrawn
+   * one stays open carrying nothing: see Stream.attach). An id the store does not know resumes nothing: the client
+   * gets a new GET stream. The store is read once: its replay is handed to the stream. Every GET stream answers its
+   * headers with a first chunk at once, a comment (a Web Response's body is flushed only at its first chunk), and a
+   * new one then its priming event (2025-11-25).
    */
   async openGetStream(reply: Reply, lastEventId: string | undefined, open: (reply: Reply) => EventSink): Promise<void> {
-    const conflict = (message: string): void => {
-      reply.send(409, errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Conflict: ${message}` }));
-    };
     const store = this.eventStore;
-    const standalone = (this.#standalone ??= new Stream(undefined, standaloneStreamId(this.id!)));
-    if (standalone.attached && (lastEventId === undefined || store === undefined))
-      return conflict('only one GET stream per session');
     this.lastActivity = Date.now();
     let replay: Awaited<ReturnType<EventStore['replayAfter']>>;
     try {
@@ -452,30 +478,51 @@ export class Session {
     }
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
     const resumption = replay === undefined ? undefined : { lastEventId: lastEventId!, events: replay.events };
-    if (replay === undefined || replay.streamId === standalone.id) {
-      if (standalone.attached) return conflict('only one GET stream per session');
-      const sink = open(reply);
-      sink.onClose(() => {
-        this.lastActivity = Date.now();
-      });
-      standalone.attach(this, sink, resumption);
+    if (replay === undefined || isGetStreamId(this.id!, replay.streamId)) {
+      const streams = this.#getStreams;
+      const held = replay === undefined ? -1 : streams.findIndex((stream) => stream.id === replay.streamId);
+      const stream =
+        held === -1 ? new Stream(undefined, replay?.streamId ?? newGetStreamId(this.id!)) : streams.splice(held, 1)[0]!;
+      if (streams.length >= MAX_GET_STREAMS) {
+        const detached = streams.findIndex((other) => !other.attached);
+        streams.splice(detached === -1 ? 0 : detached, 1)[0]!.close();
+      }
+      streams.push(stream);
+      const sink = this.#openSink(reply, open);
+      stream.attach(this, sink, resumption);
+      if (resumption === undefined && this.#primes) stream.prime(this);
       return;
     }
     const live = this.#postStreams?.get(replay.streamId);
-    if (live?.attached === true) return conflict('the stream of that Last-Event-ID is still open');
+    if (live?.attached === true) {
+      return reply.send(
+        409,
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Conflict: the stream of that Last-Event-ID is still open',
+        }),
+      );
+    }
     // Not held here: it is over (answered, or withdrawn), or another process serves it.
     const stream = live ?? new Stream(undefined, replay.streamId, this.#withdrawn?.has(replay.streamId) !== true);
-    const sink = open(reply);
+    const sink = this.#openSink(reply, open);
     const resumed = (this.#resumed ??= new Set());
     resumed.add(stream);
-    sink.onClose(() => {
-      resumed.delete(stream);
-      this.lastActivity = Date.now();
-    });
+    sink.onClose(() => resumed.delete(stream));
     stream.attach(this, sink, resumption);
   }
 
-  /** Ends the session and everything it owns: its connection, its POST streams, its GET stream, its events. */
+  /** Answers a GET with its SSE stream and a first chunk (a comment) at once; its close counts as activity. */
+  #openSink(reply: Reply, open: (reply: Reply) => EventSink): EventSink {
+    const sink = open(reply);
+    sink.send(KEEP_ALIVE);
+    sink.onClose(() => {
+      this.lastActivity = Date.now();
+    });
+    return sink;
+  }
+
+  /** Ends the session and everything it owns: its connection, its POST streams, its GET streams, its events. */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
@@ -486,7 +533,7 @@ export class Session {
     }
     this.#exchanges.clear();
     this.#unnamedBatches = undefined;
-    this.#standalone?.close();
+    for (const stream of this.#getStreams) stream.close();
     for (const stream of this.#resumed ?? []) stream.close();
     this.#resumed = undefined;
     this.#postStreams = undefined;

@@ -65,12 +65,22 @@ export function newStreamId(): string {
   return randomBytes(16).toString('hex');
 }
 
-/**
- * The id of a session's standalone GET stream: derived from the (server-minted) session id, so every process serving
- * the session knows it, and a resumption is recognised as the standalone stream's wherever it lands. 128 bits of hex.
- */
-export function standaloneStreamId(sessionId: string): string {
+/** The part every GET stream id of a session starts with: derived from the (server-minted) session id. 128 bits of hex. */
+function getStreamPrefix(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+}
+
+/**
+ * Mints the id of a new GET stream of a session: `<prefix>-<random>`, the prefix derived from the session id, so
+ * every process serving the session recognises a resumption as a GET stream's (see isGetStreamId) wherever it lands.
+ */
+export function newGetStreamId(sessionId: string): string {
+  return `${getStreamPrefix(sessionId)}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Whether `streamId` names one of the session's GET streams (newGetStreamId), not a POST stream. */
+export function isGetStreamId(sessionId: string, streamId: string): boolean {
+  return streamId.startsWith(`${getStreamPrefix(sessionId)}-`);
 }
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
@@ -90,7 +100,7 @@ interface SessionEvents {
 /**
  * The default store: in memory, bounded per session (maxEventsPerSession, default 1000, over all its streams) and
  * in total sessions (maxSessions, default 10000, least recently used dropped). A session over its bound loses the
- * oldest event of the stream holding the most events: a chatty stream (the standalone stream storing broadcasts
+ * oldest event of the stream holding the most events: a chatty stream (a GET stream storing broadcasts
  * while no client is attached) evicts only its own oldest events, never those of a smaller stream (a dropped POST's
  * progress and answer). Event ids are `<streamId>_<sequence>`; the sequence is per session and increasing, so a
  * lookup is a binary search in the stream named by the id. It starts at a random point, so a session dropped (LRU)

@@ -1,11 +1,12 @@
 // The demo and conformance fixture server: the official conformance surface of both eras (tools `test_*`,
-// resources `test://…`, prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`).
+// resources `test://…`, prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`), and the
+// HTTP options its conformance runs need (EVERYTHING_HTTP_OPTIONS).
 // `npm -s start -- --stdio` serves it over stdio; it writes nothing but protocol frames to stdout.
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { type Context, createServer, type Server } from '../core.ts';
-import { serveHttp } from '../http.ts';
+import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
 
@@ -218,7 +219,25 @@ function registerTools(server: Server): void {
         elicitationSummary('Elicitation completed'),
       ),
   );
+  server.tool(
+    'test_reconnection',
+    {
+      era: 'legacy', // a 2025 session's POST stream; 2026-07-28 has no resumption
+      description:
+        'Answers once its HTTP stream was closed (the demo ends its POST stream after the priming event, see EVERYTHING_HTTP_OPTIONS): the client gets the answer by resuming with GET + Last-Event-ID',
+      inputSchema: NO_ARGUMENTS,
+    },
+    () => text('Reconnection test completed'),
+  );
 }
+
+/**
+ * The demo's HTTP options: SSE polling (2025-11-25 transports, Streamable HTTP, resumability) for
+ * `test_reconnection`, whose POST stream ends after its priming event (the conformance scenario server-sse-polling).
+ */
+export const EVERYTHING_HTTP_OPTIONS: HttpOptions = {
+  endStreamAfterPriming: (request) => request.method === 'tools/call' && request.params?.name === 'test_reconnection',
+};
 
 function registerDiagnostics(server: Server): void {
   server.tool(
@@ -424,7 +443,7 @@ async function main(args: string[]): Promise<void> {
   const portIndex = args.indexOf('--port');
   const port = portIndex === -1 ? 3000 : Number(args[portIndex + 1]);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port needs a port number');
-  const http = await serveHttp(server, { port });
+  const http = await serveHttp(server, { ...EVERYTHING_HTTP_OPTIONS, port });
   process.stderr.write(`mcp-core everything server on ${http.url}\n`);
   const stop = (): void => void http.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

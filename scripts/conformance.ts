@@ -1,7 +1,8 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, a pinned devDependency) against the
 // demo server (examples/everything.ts) served in-process over Streamable HTTP on a loopback port.
-// Runs: the frozen 2025-11-25 and 2026-07-28 requirement sets (scored: the CLI's exit code counts) and the two
-// pending header scenarios (any FAILURE counts). Prints each run's summary and every FAILURE from checks.json.
+// Runs: the frozen 2025-11-25 and 2026-07-28 requirement sets (scored: the CLI's exit code counts), the two
+// pending header scenarios (any FAILURE counts) and server-sse-polling on its own (exercised: it must report at least
+// one SUCCESS and nothing but SUCCESS or INFO, so a scenario that skips its checks fails). Prints each run's summary and every FAILURE from checks.json.
 // `npm run conformance` (needs Node >= 22: the project's dev Node, node_modules/.bin/node, is first on npm's PATH).
 
 import { spawn } from 'node:child_process';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createEverythingServer } from '../examples/everything.ts';
+import { createEverythingServer, EVERYTHING_HTTP_OPTIONS } from '../examples/everything.ts';
 import { serveHttp } from '../http.ts';
 
 const CLI = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
@@ -22,8 +23,11 @@ const DETAILS_CHARS = 400;
 
 interface Run {
   name: string;
-  /** scored: the CLI's exit code decides; pending: any FAILURE in checks.json decides. */
-  kind: 'scored' | 'pending';
+  /**
+   * scored: the CLI's exit code decides; pending: any FAILURE in checks.json decides; exercised: at least one SUCCESS
+   * and no check other than SUCCESS or INFO.
+   */
+  kind: 'scored' | 'pending' | 'exercised';
   args: string[];
 }
 
@@ -53,6 +57,11 @@ const RUNS: Run[] = [
     name: 'http-custom-header-server-validation',
     kind: 'pending',
     args: ['--scenario', 'http-custom-header-server-validation', '--spec-version', '2026-07-28'],
+  },
+  {
+    name: 'server-sse-polling',
+    kind: 'exercised',
+    args: ['--scenario', 'server-sse-polling', '--spec-version', '2025-11-25'],
   },
 ];
 
@@ -153,7 +162,7 @@ function trimmed(value: unknown): string {
 
 async function main(): Promise<number> {
   const outRoot = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
-  const http = await serveHttp(createEverythingServer(), { port: 0 });
+  const http = await serveHttp(createEverythingServer(), { ...EVERYTHING_HTTP_OPTIONS, port: 0 });
   const stop = (): void => {
     child?.kill('SIGKILL');
     void http.close();
@@ -198,6 +207,16 @@ async function main(): Promise<number> {
       if (run.kind === 'scored' && outcome.exitCode !== 0)
         problems.push(`${run.name}: exit ${outcome.exitCode ?? 'signal'}`);
       if (run.kind === 'pending' && failures > 0) problems.push(`${run.name}: ${failures} FAILURE check(s)`);
+      if (run.kind === 'exercised') {
+        const checks = results.flatMap((result) => result.checks);
+        const passed = checks.filter((check) => check.status === 'SUCCESS').length;
+        const other = checks.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO');
+        console.log(`${run.name}: ${passed} SUCCESS check(s), ${other.length} other than SUCCESS or INFO\n`);
+        if (passed === 0 || other.length > 0)
+          problems.push(
+            `${run.name}: ${passed} SUCCESS check(s)${other.map((check) => `, ${check.id} ${check.status}`).join('')}`,
+          );
+      }
     }
   } finally {
     process.off('SIGINT', stop);
@@ -210,7 +229,9 @@ async function main(): Promise<number> {
     console.log(`conformance FAILED:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     return 1;
   }
-  console.log('conformance passed: scored runs exited 0 and the pending header scenarios have no FAILURE');
+  console.log(
+    'conformance passed: scored runs exited 0, the pending header scenarios have no FAILURE, server-sse-polling passed every check it made',
+  );
   return 0;
 }
 

@@ -780,6 +780,7 @@ test(
           'event store append failed; the stream starts without a priming event',
           'event store append failed; the event is sent without an id',
           'event store append failed; the event is sent without an id',
+          'event store append failed; the stream starts without a priming event', // the GET's
           'event store append failed; the event is sent without an id',
         ],
         mode,

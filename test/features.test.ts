@@ -1100,6 +1100,7 @@ const DEMO_TOOLS = [
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
+  'test_reconnection',
   'test_sleep',
   'test_throw',
   'test_publish',

@@ -16,6 +16,15 @@ import { type Context, createServer, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../fetch.ts';
 import type { AuthInfo } from '../types.ts';
+import {
+  firstChunkAtOnce,
+  getStreamBound,
+  type Opened,
+  pollingPost,
+  type SessionClient,
+  stepsTool,
+  twoGetStreams,
+} from './get-streams.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import { encodeHeaderValue } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
@@ -542,6 +551,93 @@ test(
     assert.deepEqual(await resumed.message(), { jsonrpc: '2.0', id: 3, result: text('all steps') });
     await resumed.ended();
     await standalone.cancel();
+  },
+);
+
+/** A 2025-11-25 session on `handle` (initialized), as the shared wire scenarios (test/get-streams.ts) drive it. */
+async function sessionClient(handle: FetchHandler): Promise<SessionClient> {
+  const initialize = await handle(
+    post(legacy(0, 'initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: INFO })),
+  );
+  const session = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': LATEST };
+  await initialize.body?.cancel();
+  assert.equal((await handle(post(legacy(undefined, 'notifications/initialized'), session))).status, 202);
+  /** The client leaves by aborting its request's signal, as a runtime does when the connection drops. */
+  const opened = async (request: (signal: AbortSignal) => Request): Promise<Opened> => {
+    const controller = new AbortController();
+    const response = await handle(request(controller.signal));
+    return { response, leave: async () => controller.abort() };
+  };
+  return {
+    get: (lastEventId) =>
+      opened(
+        (signal) =>
+          new Request(URL_, {
+            headers: {
+              accept: 'text/event-stream',
+              ...session,
+              ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+            },
+            signal,
+          }),
+      ),
+    post: (frame) => opened((signal) => post(frame, session, { signal })),
+  };
+}
+
+test(
+  'a fresh GET and a GET resumed with an empty replay answer with a first body chunk at once, before any message',
+  T,
+  async (t) => {
+    await firstChunkAtOnce(await sessionClient(handlerFor(t, createEverythingServer(), { sessions: true })));
+  },
+);
+
+test(
+  'a second GET of a session is answered with its own stream; a message related to no request reaches exactly one: the newest attached',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    await twoGetStreams(await sessionClient(handlerFor(t, server, { sessions: true })), server);
+  },
+);
+
+test(
+  'a looping client holds at most MAX_GET_STREAMS GET streams: the oldest ends, and its resumption loses nothing',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    await getStreamBound(await sessionClient(handlerFor(t, server, { sessions: true })), server);
+  },
+);
+
+test(
+  'endStreamAfterPriming: true ends a POST stream after its priming event; the request runs on and a GET with Last-Event-ID gets its progress and answer',
+  T,
+  async (t) => {
+    const { server } = customServer(() => {});
+    const { release } = stepsTool(server);
+    const handle = handlerFor(t, server, { sessions: true, endStreamAfterPriming: true });
+    await pollingPost(await sessionClient(handle), release);
+  },
+);
+
+test(
+  'an endStreamAfterPriming function that throws is logged and taken for false: the POST is answered as usual',
+  T,
+  async (t) => {
+    const { server, logger } = customServer((s) => s.tool('quick', {}, () => text('quick')));
+    const endStreamAfterPriming = (): boolean => {
+      throw new Error('a bug in the predicate');
+    };
+    const client = await sessionClient(handlerFor(t, server, { sessions: true, endStreamAfterPriming }));
+    const { response } = await client.post(legacy(5, 'tools/call', { name: 'quick', arguments: {} }));
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await response.json(), { jsonrpc: '2.0', id: 5, result: text('quick') });
+    assert.deepEqual(
+      logger.errors.map((entry) => entry.message),
+      ['endStreamAfterPriming threw; the stream stays open'],
+    );
   },
 );
 

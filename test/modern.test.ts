@@ -1015,6 +1015,7 @@ const LEGACY_ONLY_TOOLS = [
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
+  'test_reconnection',
 ];
 const MODERN_ONLY_TOOLS = [
   'test_missing_capability',
