@@ -3,16 +3,7 @@
 // inputResponses, and RequestStateSealer (handler state bound to method, params digest and expiry under HMAC-SHA-256).
 // No I/O, no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
 
-import { createRequire } from 'node:module';
-
-// node:crypto costs a stdio server a sixth of its start-up, and most servers never seal a requestState: it loads
-// on the first seal or open.
-const require = createRequire(import.meta.url);
-let loadedCrypto: typeof import('node:crypto') | undefined;
-function crypto(): typeof import('node:crypto') {
-  return (loadedCrypto ??= require('node:crypto') as typeof import('node:crypto'));
-}
-
+import { equalInConstantTime, fromBase64, hmacSha256, randomBytes, sha256, toBase64Url, utf8 } from './bytes.ts';
 import { ErrorCode, isPlainObject, ProtocolError } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
@@ -159,13 +150,14 @@ const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 export function paramsDigest(params: Record<string, unknown>): string {
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
-  return crypto().createHash('sha256').update(canonicalJson(bound)!).digest('base64url');
+  return toBase64Url(sha256(utf8(canonicalJson(bound)!)));
 }
 
 /** The longest requestState open() considers; seal() refuses to make a longer one. */
 export const MAX_REQUEST_STATE_LENGTH = 64 * 1024;
 const PAYLOAD_VERSION = 1;
 const SEALED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+const decoder = new TextDecoder();
 
 function verificationFailed(): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: requestState failed verification');
@@ -177,14 +169,14 @@ function verificationFailed(): ProtocolError {
  */
 export class RequestStateSealer {
   /** Drawn at the first seal or open when none was configured. */
-  #secret: Buffer | undefined;
+  #secret: Uint8Array | undefined;
   readonly #ttlMs: number;
   readonly #now: () => number;
 
   constructor(options: { secret?: Uint8Array | string; ttlMs?: number; now?: () => number } = {}) {
     const { secret, ttlMs = 10 * 60_000, now = Date.now } = options;
     if (secret !== undefined) {
-      this.#secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+      this.#secret = typeof secret === 'string' ? utf8(secret) : Uint8Array.from(secret);
       if (this.#secret.length === 0) throw new TypeError('the requestState secret must not be empty');
     }
     if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
@@ -203,11 +195,11 @@ export class RequestStateSealer {
       m: method,
       d: paramsDigest(params),
       e: this.#now() + this.#ttlMs,
-      n: crypto().randomBytes(16).toString('base64url'),
+      n: toBase64Url(randomBytes(16)),
       s: state,
       a: principal,
     })!;
-    const encoded = Buffer.from(payload, 'utf8').toString('base64url');
+    const encoded = toBase64Url(utf8(payload));
     const sealed = `${encoded}.${this.#mac(encoded)}`;
     if (sealed.length > MAX_REQUEST_STATE_LENGTH) {
       throw new RangeError(`sealed requestState exceeds ${MAX_REQUEST_STATE_LENGTH} characters; keep state small`);
@@ -228,10 +220,7 @@ export class RequestStateSealer {
   }
 
   #mac(encodedPayload: string): string {
-    return crypto()
-      .createHmac('sha256', (this.#secret ??= crypto().randomBytes(32)))
-      .update(encodedPayload, 'utf8')
-      .digest('base64url');
+    return toBase64Url(hmacSha256((this.#secret ??= randomBytes(32)), utf8(encodedPayload)));
   }
 
   #open(
@@ -245,11 +234,9 @@ export class RequestStateSealer {
     if (parts === null) throw verificationFailed();
     const [, encoded, mac] = parts as unknown as [string, string, string];
     // Compare the canonical encodings, so no alternative spelling of the MAC verifies either.
-    const expected = Buffer.from(this.#mac(encoded), 'ascii');
-    const given = Buffer.from(mac, 'ascii');
-    if (given.length !== expected.length || !crypto().timingSafeEqual(given, expected)) throw verificationFailed();
+    if (!equalInConstantTime(mac, this.#mac(encoded))) throw verificationFailed();
     // Only now is the payload ours, and worth parsing.
-    const payload: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+    const payload: unknown = JSON.parse(decoder.decode(fromBase64(encoded)));
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();
     const { m, d, e } = payload;
     if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();

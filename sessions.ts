@@ -3,7 +3,7 @@
 // or a GET stream), stored first so a GET with Last-Event-ID resumes it; DELETE and idle reaping end it; a shared
 // store saves its handshake for other processes. Never touches another session or any modern request.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, toBase64Url } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { type EventSink, extrasOf, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
@@ -532,7 +532,7 @@ export interface SessionRegistry {
 
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
 export function newSessionId(): string {
-  return randomBytes(16).toString('base64url');
+  return toBase64Url(randomBytes(16));
 }
 
 /** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */

@@ -2,8 +2,8 @@
 // priming event (> Sending Messages to the Server), the resumability event store (> Resumability and Redelivery;
 // stream and event ids are server-minted and session-scoped, a replay never leaves its stream) and a
 // single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
-import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Writable } from 'node:stream';
+import { randomBytes, sha256, toHex, utf8 } from './bytes.ts';
 
 /** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
 export function formatEvent(data: string, id?: string): string {
@@ -62,7 +62,7 @@ export interface EventStore {
 
 /** Mints a stream id: random, url-safe, never derived from client input. 128 bits of lowercase hex (no `_`). */
 export function newStreamId(): string {
-  return randomBytes(16).toString('hex');
+  return toHex(randomBytes(16));
 }
 
 /**
@@ -70,7 +70,14 @@ export function newStreamId(): string {
  * the session knows it, and a resumption is recognised as the standalone stream's wherever it lands. 128 bits of hex.
  */
 export function standaloneStreamId(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+  return toHex(sha256(utf8(sessionId))).slice(0, 32);
+}
+
+/** A session's first event sequence number: random in [1, 2^40), from 40 random bits. */
+function firstSequence(): number {
+  let value = 0;
+  for (const byte of randomBytes(5)) value = value * 256 + byte;
+  return 1 + (value % (2 ** 40 - 1));
 }
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
@@ -117,7 +124,7 @@ export class MemoryEventStore implements EventStore {
     if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
     let session = this.#touch(sessionId);
     if (session === undefined) {
-      session = { nextSeq: randomInt(1, 2 ** 40), size: 0, streams: new Map() };
+      session = { nextSeq: firstSequence(), size: 0, streams: new Map() };
       this.#sessions.set(sessionId, session);
       for (const [oldest] of this.#sessions) {
         if (this.#sessions.size <= this.#maxSessions) break;
