@@ -1,6 +1,6 @@
 // Bytes on Web APIs only (TextEncoder, atob/btoa, crypto.getRandomValues), so every module that needs them runs on
-// any runtime, a Worker without Node compatibility included: UTF-8 length, base64 and base64url, random bytes, and
-// SHA-256 / HMAC-SHA-256 written out here because Web Crypto's digest is asynchronous and the callers are not.
+// any runtime, a Worker without Node compatibility included: UTF-8, base64 and base64url, hex, random bytes, and a
+// synchronous SHA-256 for standaloneStreamId in sse.ts alone (hashing and MACs anywhere else use Web Crypto).
 // No state, no I/O; never throws on any input but what the function documents.
 
 const encoder = new TextEncoder();
@@ -108,27 +108,4 @@ export function sha256(data: Uint8Array): Uint8Array {
   const out = new DataView(digest.buffer);
   for (let i = 0; i < 8; i++) out.setUint32(i * 4, h[i]!);
   return digest;
-}
-
-/** HMAC-SHA-256 (RFC 2104) of `message` under `key`: 32 bytes. */
-export function hmacSha256(key: Uint8Array, message: Uint8Array): Uint8Array {
-  const block = new Uint8Array(64);
-  block.set(key.length > 64 ? sha256(key) : key);
-  const inner = new Uint8Array(64 + message.length);
-  const outer = new Uint8Array(64 + 32);
-  for (let i = 0; i < 64; i++) {
-    inner[i] = block[i]! ^ 0x36;
-    outer[i] = block[i]! ^ 0x5c;
-  }
-  inner.set(message, 64);
-  outer.set(sha256(inner), 64);
-  return sha256(outer);
-}
-
-/** Whether two strings are equal, in time that depends on their length only (for comparing MACs). */
-export function equalInConstantTime(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
 }
