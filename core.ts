@@ -115,7 +115,7 @@ export interface ServerOptions {
   logger?: Logger;
 }
 
-/** The default logger: one line per report on stderr, stack included. */
+/** The default logger: one line per report on stderr (console.error, which every runtime has), stack included. */
 const stderrLogger: Logger = {
   error(message, error) {
     let detail: string;
@@ -124,10 +124,10 @@ const stderrLogger: Logger = {
     } catch {
       detail = Object.prototype.toString.call(error); // an object without a usable toString must not throw here
     }
-    process.stderr.write(`[mcp-core] ${message}${error === undefined ? '' : `: ${detail}`}\n`);
+    console.error(`[mcp-core] ${message}${error === undefined ? '' : `: ${detail}`}`);
   },
   warn(message) {
-    process.stderr.write(`[mcp-core] ${message}\n`);
+    console.error(`[mcp-core] ${message}`);
   },
 };
 

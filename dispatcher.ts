@@ -3,6 +3,7 @@
 // batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
 // never writes anything for a request after its answer, its cancellation or its abandonment.
 
+import { utf8 } from './bytes.ts';
 import {
   batchTooLong,
   classify,
@@ -168,11 +169,11 @@ export class Dispatcher {
     const what = method === undefined ? `the refusal of id ${describeValue(response.id)}` : `the answer to '${method}'`;
     let bytes: number;
     try {
-      bytes = Buffer.byteLength(JSON.stringify(response));
+      bytes = utf8(JSON.stringify(response)).byteLength;
     } catch (error) {
       this.#logger.error(`${what} could not be serialized`, error);
       response = unserializable(response);
-      bytes = Buffer.byteLength(JSON.stringify(response));
+      bytes = utf8(JSON.stringify(response)).byteLength;
     }
     const max = this.#limits.maxBatchAnswerBytes;
     if (this.#batchBytes + bytes > max) {
@@ -181,7 +182,7 @@ export class Dispatcher {
         code: ErrorCode.InternalError,
         message: `Internal error: the answers held for batches exceed ${max} bytes`,
       });
-      bytes = Buffer.byteLength(JSON.stringify(response));
+      bytes = utf8(JSON.stringify(response)).byteLength;
     }
     batch.bytes += bytes;
     this.#batchBytes += bytes;

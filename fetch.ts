@@ -1,7 +1,8 @@
 // Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for Deno.serve, Bun.serve, edge workers:
 // the same transport-neutral core as the node:http adapter (http-core.ts) over a Reply of Web APIs only (JSON bodies;
 // SSE as a ReadableStream whose cancellation is the client leaving). 2025 sessions are off by default: they need one
-// long-lived process. Uses no node: built-in itself; the core needs node:crypto, node:buffer and node:module.
+// long-lived process. Neither it nor anything it loads imports a node: built-in: it runs in a Worker without Node
+// compatibility (test/workerd.test.ts).
 
 import type { Server } from './core.ts';
 import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';

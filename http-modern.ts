@@ -3,7 +3,7 @@
 // JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
-import { Buffer } from 'node:buffer';
+import { fromBase64, toBase64 } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { accepted, type EventSink, extrasOf, type HeaderBag, JsonText, type Reply, shuttingDown } from './exchange.ts';
@@ -181,9 +181,9 @@ export function decodeHeaderValue(raw: string): string | undefined {
   }
   const payload = value.slice(PREFIX.length, value.length - SUFFIX.length);
   if (!BASE64.test(payload)) return undefined;
-  const bytes = Buffer.from(payload, 'base64');
+  const bytes = fromBase64(payload)!; // BASE64 matched: it decodes
   // Canonical form only: nonzero bits in the last character's unused part would otherwise decode silently.
-  if (bytes.toString('base64') !== payload) return undefined;
+  if (toBase64(bytes) !== payload) return undefined;
   try {
     return utf8.decode(bytes);
   } catch {

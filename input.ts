@@ -1,18 +1,10 @@
 // Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer a
 // handler returns to ask for elicitation, sampling or roots, the capabilities it needs, validation of a retry's
 // inputResponses, and RequestStateSealer (handler state bound to method, params digest and expiry under HMAC-SHA-256).
-// No I/O, no connection state; open() throws nothing but the one -32602 ProtocolError for any input.
+// Hashes and MACs with Web Crypto (so paramsDigest, seal and open are async). No I/O, no connection state; open()
+// rejects with nothing but the one -32602 ProtocolError for any input.
 
-import { createRequire } from 'node:module';
-
-// node:crypto costs a stdio server a sixth of its start-up, and most servers never seal a requestState: it loads
-// on the first seal or open.
-const require = createRequire(import.meta.url);
-let loadedCrypto: typeof import('node:crypto') | undefined;
-function crypto(): typeof import('node:crypto') {
-  return (loadedCrypto ??= require('node:crypto') as typeof import('node:crypto'));
-}
-
+import { fromBase64, randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import { ErrorCode, isPlainObject, ProtocolError } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
@@ -155,38 +147,44 @@ function canonicalJson(value: unknown): string | undefined {
 
 const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 
-/** The params a retry is bound to: everything but _meta, inputResponses and requestState, canonical, SHA-256. */
-export function paramsDigest(params: Record<string, unknown>): string {
+/** The params a retry is bound to: everything but _meta, inputResponses and requestState, canonical, SHA-256
+ * (Web Crypto's, native and off the caller's stack on every runtime). */
+export async function paramsDigest(params: Record<string, unknown>): Promise<string> {
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
-  return crypto().createHash('sha256').update(canonicalJson(bound)!).digest('base64url');
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(canonicalJson(bound)!))));
 }
 
 /** The longest requestState open() considers; seal() refuses to make a longer one. */
 export const MAX_REQUEST_STATE_LENGTH = 64 * 1024;
 const PAYLOAD_VERSION = 1;
 const SEALED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+const decoder = new TextDecoder();
 
 function verificationFailed(): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: requestState failed verification');
 }
+
+/** A Web Crypto key being imported (the global CryptoKey type is DOM's, not in this project's libs). */
+type HmacKey = ReturnType<typeof crypto.subtle.importKey>;
 
 /**
  * Seals handler state into an opaque requestState string: HMAC-SHA-256 over a canonical payload {method, params
  * digest, expiry, random nonce, state}; base64url payload + "." + base64url MAC (the MAC covers the payload text).
  */
 export class RequestStateSealer {
-  /** Drawn at the first seal or open when none was configured. */
-  #secret: Buffer | undefined;
+  /** The configured secret; without one, the key is drawn at the first seal or open. */
+  readonly #secret: Uint8Array | undefined;
+  /** The Web Crypto HMAC key, imported once, at the first seal or open. */
+  #key: HmacKey | undefined;
   readonly #ttlMs: number;
   readonly #now: () => number;
 
   constructor(options: { secret?: Uint8Array | string; ttlMs?: number; now?: () => number } = {}) {
     const { secret, ttlMs = 10 * 60_000, now = Date.now } = options;
-    if (secret !== undefined) {
-      this.#secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
-      if (this.#secret.length === 0) throw new TypeError('the requestState secret must not be empty');
-    }
+    this.#secret =
+      typeof secret === 'string' ? utf8(secret) : secret === undefined ? undefined : Uint8Array.from(secret);
+    if (this.#secret?.length === 0) throw new TypeError('the requestState secret must not be empty');
     if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
       throw new TypeError('ttlMs must be a positive finite number');
     }
@@ -195,66 +193,75 @@ export class RequestStateSealer {
   }
 
   /** `principal`: the caller's identity (with HTTP auth), so that another caller cannot replay the state. */
-  seal(method: string, params: Record<string, unknown>, state: unknown, principal?: string): string {
+  async seal(method: string, params: Record<string, unknown>, state: unknown, principal?: string): Promise<string> {
     if (state !== undefined && canonicalJson(state) === undefined)
       throw new TypeError('state must be JSON-serializable');
     const payload = canonicalJson({
       v: PAYLOAD_VERSION,
       m: method,
-      d: paramsDigest(params),
+      d: await paramsDigest(params),
       e: this.#now() + this.#ttlMs,
-      n: crypto().randomBytes(16).toString('base64url'),
+      n: toBase64Url(randomBytes(16)),
       s: state,
       a: principal,
     })!;
-    const encoded = Buffer.from(payload, 'utf8').toString('base64url');
-    const sealed = `${encoded}.${this.#mac(encoded)}`;
+    const encoded = toBase64Url(utf8(payload));
+    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), utf8(encoded));
+    const sealed = `${encoded}.${toBase64Url(new Uint8Array(mac))}`;
     if (sealed.length > MAX_REQUEST_STATE_LENGTH) {
       throw new RangeError(`sealed requestState exceeds ${MAX_REQUEST_STATE_LENGTH} characters; keep state small`);
     }
     return sealed;
   }
 
-  /** Returns the state; throws ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
+  /** Resolves to the state; rejects with ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
    * for this method and these params. */
-  open(method: string, params: Record<string, unknown>, requestState: unknown, principal?: string): unknown {
-    let state: unknown;
+  async open(
+    method: string,
+    params: Record<string, unknown>,
+    requestState: unknown,
+    principal?: string,
+  ): Promise<unknown> {
     try {
-      state = this.#open(method, params, requestState, principal);
+      return await this.#open(method, params, requestState, principal);
     } catch {
       throw verificationFailed();
     }
-    return state;
   }
 
-  #mac(encodedPayload: string): string {
-    return crypto()
-      .createHmac('sha256', (this.#secret ??= crypto().randomBytes(32)))
-      .update(encodedPayload, 'utf8')
-      .digest('base64url');
+  /** HMAC-SHA-256 under the secret (a random 256-bit one when none was configured), for sign and verify. */
+  #hmacKey(): HmacKey {
+    return (this.#key ??= crypto.subtle.importKey(
+      'raw',
+      this.#secret ?? randomBytes(32),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign', 'verify'],
+    ));
   }
 
-  #open(
+  async #open(
     method: string,
     params: Record<string, unknown>,
     requestState: unknown,
     principal: string | undefined,
-  ): unknown {
+  ): Promise<unknown> {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw verificationFailed();
     const parts = SEALED.exec(requestState);
     if (parts === null) throw verificationFailed();
     const [, encoded, mac] = parts as unknown as [string, string, string];
-    // Compare the canonical encodings, so no alternative spelling of the MAC verifies either.
-    const expected = Buffer.from(this.#mac(encoded), 'ascii');
-    const given = Buffer.from(mac, 'ascii');
-    if (given.length !== expected.length || !crypto().timingSafeEqual(given, expected)) throw verificationFailed();
+    // Only the canonical spelling of a 32-byte MAC, so no alternative spelling verifies either; verify compares
+    // in constant time.
+    const given = fromBase64(mac);
+    if (given === undefined || given.length !== 32 || toBase64Url(given) !== mac) throw verificationFailed();
+    if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), given, utf8(encoded)))) throw verificationFailed();
     // Only now is the payload ours, and worth parsing.
-    const payload: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+    const payload: unknown = JSON.parse(decoder.decode(fromBase64(encoded)));
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();
     const { m, d, e } = payload;
     if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();
     if (m !== method || !(this.#now() < e)) throw verificationFailed();
-    if (d !== paramsDigest(params) || payload.a !== principal) throw verificationFailed();
+    if (d !== (await paramsDigest(params)) || payload.a !== principal) throw verificationFailed();
     return payload.s; // absent when the state was undefined
   }
 }

@@ -207,15 +207,24 @@ export class ModernLifecycle {
     const entry = servedMethod(this.model, method);
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
+    const cacheable = entry.cacheable === true && !retry;
+    /** Runs the handler and stamps its answer (which may be a promise). */
+    const serve = (): unknown => {
+      const result = entry.serve(this, request, ctx);
+      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
+      return this.#stamp(result, request, envelope, cacheable);
+    };
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
-      if (params.requestState !== undefined)
-        ctx.requestState = this.#sealer.open(method, params, params.requestState, principalOf(request));
+      if (params.requestState !== undefined) {
+        // The handler runs only once the state verified.
+        return this.#sealer.open(method, params, params.requestState, principalOf(request)).then((state) => {
+          ctx.requestState = state;
+          return serve();
+        });
+      }
     }
-    const cacheable = entry.cacheable === true && !retry;
-    const result = entry.serve(this, request, ctx);
-    if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
-    return this.#stamp(result, request, envelope, cacheable);
+    return serve();
   }
 
   discover(): Shaped {
@@ -225,19 +234,19 @@ export class ModernLifecycle {
     return result;
   }
 
-  /** Turns a handler's answer into a modern result: a copy, never the handler's own object. */
-  #stamp(value: unknown, request: InboundRequest, envelope: Envelope, cacheable: boolean): Shaped {
+  /** Turns a handler's answer into a modern result: a copy, never the handler's own object. A promise when an
+   * InputRequired's state is sealed. */
+  #stamp(value: unknown, request: InboundRequest, envelope: Envelope, cacheable: boolean): Shaped | Promise<Shaped> {
     const serverInfo = features.shapeImplementation(this.model.info, envelope.protocolVersion);
     if (value instanceof InputRequired) {
       const missing = requiredCapabilities(value.inputRequests, envelope.clientCapabilities);
       if (missing !== undefined) throw missingCapability(missing);
       const result: Shaped = { resultType: 'input_required' };
       if (Object.keys(value.inputRequests).length > 0) result.inputRequests = value.inputRequests;
-      if (value.state !== undefined) {
-        result.requestState = this.#sealer.seal(request.method, request.params, value.state, principalOf(request));
-      }
-      result._meta = { [META_SERVER_INFO]: serverInfo };
-      return result;
+      const meta = { [META_SERVER_INFO]: serverInfo };
+      if (value.state === undefined) return { ...result, _meta: meta };
+      const sealing = this.#sealer.seal(request.method, request.params, value.state, principalOf(request));
+      return sealing.then((requestState) => ({ ...result, requestState, _meta: meta }));
     }
     const shaped = value as Shaped;
     // A handler may name another result type (an extension's); without one the result is complete.

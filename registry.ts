@@ -2,6 +2,7 @@
 // opaque pagination cursors, and the change hub that carries list-changed and resource-updated events to every
 // live connection. Owns no per-connection state; a listener is removed by the connection that added it.
 
+import { fromBase64, toBase64Url, utf8 } from './bytes.ts';
 import { invalidParams } from './jsonrpc.ts';
 import type { Era } from './types.ts';
 
@@ -49,14 +50,15 @@ const CURSOR_TAGS = { tool: 't', resource: 'r', 'resource template': 'u', prompt
 
 /** The opaque cursor of an offset into one list (`tag`: a letter naming the list, so no list takes another's). */
 export function encodeCursor(offset: number, tag: string): string {
-  return Buffer.from(`${tag}${offset}`).toString('base64url');
+  return toBase64Url(utf8(`${tag}${offset}`));
 }
 
 /** Reads a cursor this server minted for the list `tag` names; anything else is `-32602`. */
 export function decodeCursor(cursor: unknown, length: number, tag: string): number {
   if (cursor === undefined) return 0;
   if (typeof cursor === 'string' && CURSOR_SHAPE.test(cursor)) {
-    const match = OFFSET_SHAPE.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+    const bytes = fromBase64(cursor);
+    const match = bytes === undefined ? null : OFFSET_SHAPE.exec(String.fromCharCode(...bytes));
     const offset = match === null || match[1] !== tag ? NaN : Number(match[2]);
     // Only the exact spelling minted here: base64 ignores the low bits of a final partial character.
     if (offset <= length && encodeCursor(offset, tag) === cursor) return offset;

@@ -3,7 +3,7 @@
 // or a GET stream), stored first so a GET with Last-Event-ID resumes it; DELETE and idle reaping end it; a shared
 // store saves its handshake for other processes. Never touches another session or any modern request.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, toBase64Url } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import { type EventSink, extrasOf, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
@@ -478,11 +478,11 @@ export class Session {
     }
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
     const resumption = replay === undefined ? undefined : { lastEventId: lastEventId!, events: replay.events };
-    if (replay === undefined || isGetStreamId(this.id!, replay.streamId)) {
+    if (replay === undefined || isGetStreamId(replay.streamId)) {
       const streams = this.#getStreams;
       const held = replay === undefined ? -1 : streams.findIndex((stream) => stream.id === replay.streamId);
       const stream =
-        held === -1 ? new Stream(undefined, replay?.streamId ?? newGetStreamId(this.id!)) : streams.splice(held, 1)[0]!;
+        held === -1 ? new Stream(undefined, replay?.streamId ?? newGetStreamId()) : streams.splice(held, 1)[0]!;
       if (streams.length >= MAX_GET_STREAMS) {
         const detached = streams.findIndex((other) => !other.attached);
         streams.splice(detached === -1 ? 0 : detached, 1)[0]!.close();
@@ -579,7 +579,7 @@ export interface SessionRegistry {
 
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
 export function newSessionId(): string {
-  return randomBytes(16).toString('base64url');
+  return toBase64Url(randomBytes(16));
 }
 
 /** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */

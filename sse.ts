@@ -2,8 +2,8 @@
 // priming event (> Sending Messages to the Server), the resumability event store (> Resumability and Redelivery;
 // stream and event ids are server-minted and session-scoped, a replay never leaves its stream) and a
 // single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
-import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Writable } from 'node:stream';
+import { randomBytes, toHex } from './bytes.ts';
 
 /** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
 export function formatEvent(data: string, id?: string): string {
@@ -62,25 +62,31 @@ export interface EventStore {
 
 /** Mints a stream id: random, url-safe, never derived from client input. 128 bits of lowercase hex (no `_`). */
 export function newStreamId(): string {
-  return randomBytes(16).toString('hex');
+  return toHex(randomBytes(16));
 }
 
-/** The part every GET stream id of a session starts with: derived from the (server-minted) session id. 128 bits of hex. */
-function getStreamPrefix(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+/** A session's first event sequence number: random in [1, 2^40), from 40 random bits. */
+function firstSequence(): number {
+  let value = 0;
+  for (const byte of randomBytes(5)) value = value * 256 + byte;
+  return 1 + (value % (2 ** 40 - 1));
 }
+
+/** What every GET stream id starts with; a POST stream's id (newStreamId) is hex only, so it never does. */
+const GET_STREAM = 'get-';
 
 /**
- * Mints the id of a new GET stream of a session: `<prefix>-<random>`, the prefix derived from the session id, so
- * every process serving the session recognises a resumption as a GET stream's (see isGetStreamId) wherever it lands.
+ * Mints the id of a new GET stream: `get-` and 128 random bits of hex. Every process serving the session recognises a
+ * resumption as a GET stream's (isGetStreamId) wherever it lands; the event store is session-scoped, so a replay
+ * names only this session's streams.
  */
-export function newGetStreamId(sessionId: string): string {
-  return `${getStreamPrefix(sessionId)}-${randomBytes(8).toString('hex')}`;
+export function newGetStreamId(): string {
+  return GET_STREAM + newStreamId();
 }
 
-/** Whether `streamId` names one of the session's GET streams (newGetStreamId), not a POST stream. */
-export function isGetStreamId(sessionId: string, streamId: string): boolean {
-  return streamId.startsWith(`${getStreamPrefix(sessionId)}-`);
+/** Whether `streamId` names a GET stream (newGetStreamId), not a POST stream. */
+export function isGetStreamId(streamId: string): boolean {
+  return streamId.startsWith(GET_STREAM);
 }
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
@@ -127,7 +133,7 @@ export class MemoryEventStore implements EventStore {
     if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
     let session = this.#touch(sessionId);
     if (session === undefined) {
-      session = { nextSeq: randomInt(1, 2 ** 40), size: 0, streams: new Map() };
+      session = { nextSeq: firstSequence(), size: 0, streams: new Map() };
       this.#sessions.set(sessionId, session);
       for (const [oldest] of this.#sessions) {
         if (this.#sessions.size <= this.#maxSessions) break;

@@ -28,9 +28,9 @@ const FAILED = { code: -32602, message: 'Invalid params: requestState failed ver
 const PARAMS = { name: 'greet', arguments: { who: 'Alice', times: 2 } };
 const STATE = { step: 2, answers: ['a', 'b'], nested: { ok: true } };
 
-/** Asserts that fn throws exactly the verification ProtocolError (not a TypeError, RangeError or SyntaxError). */
-function assertRefused(fn: () => unknown): void {
-  assert.throws(fn, (error: unknown) => {
+/** Asserts that an open rejects with exactly the verification ProtocolError (not a TypeError, RangeError or SyntaxError). */
+async function assertRefused(opening: Promise<unknown>): Promise<void> {
+  await assert.rejects(opening, (error: unknown) => {
     assert.ok(error instanceof ProtocolError, `expected ProtocolError, got ${String(error)}`);
     assert.deepEqual(error.toJSON(), FAILED);
     return true;
@@ -52,77 +52,80 @@ function payloadOf(sealed: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(sealed.split('.')[0]!, 'base64url').toString('utf8'));
 }
 
-test('seal then open returns the state intact', () => {
+test('seal then open returns the state intact', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   assert.match(sealed, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-  assert.deepEqual(sealer.open('tools/call', PARAMS, sealed), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, sealed), STATE);
 });
 
-test('undefined and primitive states round-trip', () => {
+test('undefined and primitive states round-trip', async () => {
   const sealer = new RequestStateSealer();
-  assert.equal(sealer.open('prompts/get', PARAMS, sealer.seal('prompts/get', PARAMS, undefined)), undefined);
-  assert.equal(sealer.open('prompts/get', PARAMS, sealer.seal('prompts/get', PARAMS, null)), null);
-  assert.equal(sealer.open('prompts/get', PARAMS, sealer.seal('prompts/get', PARAMS, 'text')), 'text');
-  assert.equal(sealer.open('prompts/get', PARAMS, sealer.seal('prompts/get', PARAMS, 0)), 0);
+  assert.equal(
+    await sealer.open('prompts/get', PARAMS, await sealer.seal('prompts/get', PARAMS, undefined)),
+    undefined,
+  );
+  assert.equal(await sealer.open('prompts/get', PARAMS, await sealer.seal('prompts/get', PARAMS, null)), null);
+  assert.equal(await sealer.open('prompts/get', PARAMS, await sealer.seal('prompts/get', PARAMS, 'text')), 'text');
+  assert.equal(await sealer.open('prompts/get', PARAMS, await sealer.seal('prompts/get', PARAMS, 0)), 0);
 });
 
-test('two seals of the same state differ by their nonce and both open', () => {
+test('two seals of the same state differ by their nonce and both open', async () => {
   const { now } = clock();
   const sealer = new RequestStateSealer({ now });
-  const a = sealer.seal('tools/call', PARAMS, STATE);
-  const b = sealer.seal('tools/call', PARAMS, STATE);
+  const a = await sealer.seal('tools/call', PARAMS, STATE);
+  const b = await sealer.seal('tools/call', PARAMS, STATE);
   assert.notEqual(a, b);
   assert.notEqual(payloadOf(a).n, payloadOf(b).n);
-  assert.deepEqual(sealer.open('tools/call', PARAMS, a), STATE);
-  assert.deepEqual(sealer.open('tools/call', PARAMS, b), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, a), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, b), STATE);
 });
 
-test('a payload re-encoded with altered state is refused', () => {
+test('a payload re-encoded with altered state is refused', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, { admin: false });
+  const sealed = await sealer.seal('tools/call', PARAMS, { admin: false });
   const [, mac] = sealed.split('.');
   const payload = payloadOf(sealed);
   assert.deepEqual(payload.s, { admin: false });
   payload.s = { admin: true };
   const forged = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
-  assertRefused(() => sealer.open('tools/call', PARAMS, forged));
+  await assertRefused(sealer.open('tools/call', PARAMS, forged));
 });
 
-test('one flipped character anywhere in the payload or the MAC is refused', () => {
+test('one flipped character anywhere in the payload or the MAC is refused', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   for (let i = 0; i < sealed.length; i++) {
     if (sealed[i] === '.') continue;
     const flipped = sealed.slice(0, i) + (sealed[i] === 'A' ? 'B' : 'A') + sealed.slice(i + 1);
-    assertRefused(() => sealer.open('tools/call', PARAMS, flipped));
+    await assertRefused(sealer.open('tools/call', PARAMS, flipped));
   }
 });
 
-test('a MAC spelled with different spare bits (same decoded bytes) is refused', () => {
+test('a MAC spelled with different spare bits (same decoded bytes) is refused', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   const [payload, mac] = sealed.split('.') as [string, string];
   // 43 base64url characters carry 258 bits for a 256-bit MAC: the last character has 2 spare bits.
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const last = alphabet.indexOf(mac.at(-1)!);
   const variant = mac.slice(0, -1) + alphabet[last ^ 1];
   assert.deepEqual(Buffer.from(variant, 'base64url'), Buffer.from(mac, 'base64url'));
-  assertRefused(() => sealer.open('tools/call', PARAMS, `${payload}.${variant}`));
+  await assertRefused(sealer.open('tools/call', PARAMS, `${payload}.${variant}`));
 });
 
-test('appended "-TAMPERED", truncated, or split differently is refused', () => {
+test('appended "-TAMPERED", truncated, or split differently is refused', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
-  assertRefused(() => sealer.open('tools/call', PARAMS, `${sealed}-TAMPERED`));
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed.slice(0, -1)));
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed.slice(0, sealed.indexOf('.') + 1)));
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed.slice(0, sealed.indexOf('.'))));
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed.slice(1)));
-  assertRefused(() => sealer.open('tools/call', PARAMS, `${sealed}.${sealed.split('.')[1]}`));
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
+  await assertRefused(sealer.open('tools/call', PARAMS, `${sealed}-TAMPERED`));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed.slice(0, -1)));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed.slice(0, sealed.indexOf('.') + 1)));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed.slice(0, sealed.indexOf('.'))));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed.slice(1)));
+  await assertRefused(sealer.open('tools/call', PARAMS, `${sealed}.${sealed.split('.')[1]}`));
 });
 
-test('any malformed requestState is refused with the ProtocolError and nothing else', () => {
+test('any malformed requestState is refused with the ProtocolError and nothing else', async () => {
   const sealer = new RequestStateSealer();
   const bad: unknown[] = [
     undefined,
@@ -151,7 +154,7 @@ test('any malformed requestState is refused with the ProtocolError and nothing e
     `${'A'.repeat(MAX_REQUEST_STATE_LENGTH)}.A`,
     'a'.repeat(10_000_000),
   ];
-  for (const value of bad) assertRefused(() => sealer.open('tools/call', PARAMS, value));
+  for (const value of bad) await assertRefused(sealer.open('tools/call', PARAMS, value));
 });
 
 /** Builds a requestState with a genuine MAC under `secret` around any payload text, as a key holder could. */
@@ -160,13 +163,13 @@ function forge(secret: string, payloadText: string, encode: BufferEncoding = 'ba
   return `${encoded}.${createHmac('sha256', secret).update(encoded).digest('base64url')}`;
 }
 
-test('a validly MACed payload with wrong inner types is refused, never a TypeError', () => {
+test('a validly MACed payload with wrong inner types is refused, never a TypeError', async () => {
   // Knowing the secret lets the test forge MACs, so only the payload checks stand between these and a result.
   const secret = 'test-secret';
   const sealer = new RequestStateSealer({ secret });
-  const real = payloadOf(sealer.seal('tools/call', PARAMS, STATE));
+  const real = payloadOf(await sealer.seal('tools/call', PARAMS, STATE));
   // Sanity: a forged copy of the genuine payload opens, so the refusals below come from the payload checks.
-  assert.deepEqual(sealer.open('tools/call', PARAMS, forge(secret, JSON.stringify(real))), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, forge(secret, JSON.stringify(real))), STATE);
   const variants = [
     'not json',
     '',
@@ -181,65 +184,65 @@ test('a validly MACed payload with wrong inner types is refused, never a TypeErr
     JSON.stringify({ ...real, e: '99999999999999' }),
     JSON.stringify({ ...real, e: null }),
     JSON.stringify({ ...real, m: 'prompts/get' }),
-    JSON.stringify({ ...real, d: paramsDigest({ name: 'other' }) }),
+    JSON.stringify({ ...real, d: await paramsDigest({ name: 'other' }) }),
   ];
-  for (const text of variants) assertRefused(() => sealer.open('tools/call', PARAMS, forge(secret, text)));
+  for (const text of variants) await assertRefused(sealer.open('tools/call', PARAMS, forge(secret, text)));
 });
 
-test('only strict base64url is accepted, even under a genuine MAC', () => {
+test('only strict base64url is accepted, even under a genuine MAC', async () => {
   const secret = 'test-secret';
   const sealer = new RequestStateSealer({ secret });
   // A payload whose standard base64 has '+', '/' or '=' padding: Buffer would decode it, the format must not.
-  const text = JSON.stringify({ ...payloadOf(sealer.seal('tools/call', PARAMS, STATE)), s: '>>>??~~' });
+  const text = JSON.stringify({ ...payloadOf(await sealer.seal('tools/call', PARAMS, STATE)), s: '>>>??~~' });
   const standard = Buffer.from(text).toString('base64');
   assert.match(standard, /[+/=]/);
-  assertRefused(() => sealer.open('tools/call', PARAMS, forge(secret, text, 'base64')));
-  assert.deepEqual(sealer.open('tools/call', PARAMS, forge(secret, text)), '>>>??~~');
+  await assertRefused(sealer.open('tools/call', PARAMS, forge(secret, text, 'base64')));
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, forge(secret, text)), '>>>??~~');
 });
 
-test('a requestState longer than the cap is refused even when its MAC is genuine', () => {
+test('a requestState longer than the cap is refused even when its MAC is genuine', async () => {
   const secret = 'test-secret';
   const sealer = new RequestStateSealer({ secret });
-  const real = payloadOf(sealer.seal('tools/call', PARAMS, STATE));
+  const real = payloadOf(await sealer.seal('tools/call', PARAMS, STATE));
   const huge = forge(secret, JSON.stringify({ ...real, s: 'x'.repeat(MAX_REQUEST_STATE_LENGTH) }));
   assert.ok(huge.length > MAX_REQUEST_STATE_LENGTH);
-  assertRefused(() => sealer.open('tools/call', PARAMS, huge));
+  await assertRefused(sealer.open('tools/call', PARAMS, huge));
   const fits = forge(secret, JSON.stringify({ ...real, s: 'x'.repeat(MAX_REQUEST_STATE_LENGTH / 2) }));
-  assert.equal(sealer.open('tools/call', PARAMS, fits), 'x'.repeat(MAX_REQUEST_STATE_LENGTH / 2));
+  assert.equal(await sealer.open('tools/call', PARAMS, fits), 'x'.repeat(MAX_REQUEST_STATE_LENGTH / 2));
 });
 
-test('a state sealed for one method is refused for another', () => {
+test('a state sealed for one method is refused for another', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
-  assertRefused(() => sealer.open('prompts/get', PARAMS, sealed));
-  assertRefused(() => sealer.open('resources/read', PARAMS, sealed));
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
+  await assertRefused(sealer.open('prompts/get', PARAMS, sealed));
+  await assertRefused(sealer.open('resources/read', PARAMS, sealed));
 });
 
-test('a state sealed for one set of arguments is refused for other arguments or another tool', () => {
+test('a state sealed for one set of arguments is refused for other arguments or another tool', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
-  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { who: 'Mallory', times: 2 } }, sealed));
-  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { who: 'Alice', times: '2' } }, sealed));
-  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { who: 'Alice' } }, sealed));
-  assertRefused(() => sealer.open('tools/call', { name: 'greet' }, sealed));
-  assertRefused(() => sealer.open('tools/call', { ...PARAMS, name: 'other' }, sealed));
-  assertRefused(() => sealer.open('tools/call', { ...PARAMS, extra: 1 }, sealed));
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
+  await assertRefused(sealer.open('tools/call', { name: 'greet', arguments: { who: 'Mallory', times: 2 } }, sealed));
+  await assertRefused(sealer.open('tools/call', { name: 'greet', arguments: { who: 'Alice', times: '2' } }, sealed));
+  await assertRefused(sealer.open('tools/call', { name: 'greet', arguments: { who: 'Alice' } }, sealed));
+  await assertRefused(sealer.open('tools/call', { name: 'greet' }, sealed));
+  await assertRefused(sealer.open('tools/call', { ...PARAMS, name: 'other' }, sealed));
+  await assertRefused(sealer.open('tools/call', { ...PARAMS, extra: 1 }, sealed));
 });
 
-test('the same params with a different key order still verify', () => {
+test('the same params with a different key order still verify', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal(
+  const sealed = await sealer.seal(
     'tools/call',
     { name: 'greet', arguments: { a: 1, b: { x: [1, { p: 1, q: 2 }], y: 2 } } },
     7,
   );
   const reordered = JSON.parse('{"arguments":{"b":{"y":2,"x":[1,{"q":2,"p":1}]},"a":1},"name":"greet"}');
-  assert.equal(sealer.open('tools/call', reordered, sealed), 7);
+  assert.equal(await sealer.open('tools/call', reordered, sealed), 7);
 });
 
-test('_meta, inputResponses and requestState in params are ignored by the digest', () => {
+test('_meta, inputResponses and requestState in params are ignored by the digest', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal(
+  const sealed = await sealer.seal(
     'tools/call',
     { ...PARAMS, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
     STATE,
@@ -250,96 +253,105 @@ test('_meta, inputResponses and requestState in params are ignored by the digest
     inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
     requestState: sealed,
   };
-  assert.deepEqual(sealer.open('tools/call', retry, sealed), STATE);
-  assert.equal(paramsDigest(retry), paramsDigest(PARAMS));
+  assert.deepEqual(await sealer.open('tools/call', retry, sealed), STATE);
+  assert.equal(await paramsDigest(retry), await paramsDigest(PARAMS));
   // Only those three top-level keys: the same names nested inside arguments still count.
-  assert.notEqual(paramsDigest({ ...PARAMS, arguments: { ...PARAMS.arguments, _meta: 1 } }), paramsDigest(PARAMS));
+  assert.notEqual(
+    await paramsDigest({ ...PARAMS, arguments: { ...PARAMS.arguments, _meta: 1 } }),
+    await paramsDigest(PARAMS),
+  );
 });
 
-test('paramsDigest treats "__proto__" as an ordinary own key', () => {
+test('paramsDigest treats "__proto__" as an ordinary own key', async () => {
   const withProto = JSON.parse('{"name":"t","arguments":{"__proto__":{"a":1}}}');
   const otherProto = JSON.parse('{"name":"t","arguments":{"__proto__":{"a":2}}}');
   const topProto = JSON.parse('{"name":"t","__proto__":{"arguments":{}}}');
-  assert.notEqual(paramsDigest(withProto), paramsDigest(otherProto));
-  assert.notEqual(paramsDigest(withProto), paramsDigest({ name: 't', arguments: {} }));
-  assert.notEqual(paramsDigest(topProto), paramsDigest({ name: 't' }));
-  assert.equal(paramsDigest(withProto), paramsDigest(JSON.parse('{"arguments":{"__proto__":{"a":1}},"name":"t"}')));
+  assert.notEqual(await paramsDigest(withProto), await paramsDigest(otherProto));
+  assert.notEqual(await paramsDigest(withProto), await paramsDigest({ name: 't', arguments: {} }));
+  assert.notEqual(await paramsDigest(topProto), await paramsDigest({ name: 't' }));
+  assert.equal(
+    await paramsDigest(withProto),
+    await paramsDigest(JSON.parse('{"arguments":{"__proto__":{"a":1}},"name":"t"}')),
+  );
   assert.equal(({} as Record<string, unknown>).a, undefined, 'no prototype was polluted');
   const sealer = new RequestStateSealer();
-  assertRefused(() => sealer.open('tools/call', otherProto, sealer.seal('tools/call', withProto, 1)));
+  await assertRefused(sealer.open('tools/call', otherProto, await sealer.seal('tools/call', withProto, 1)));
 });
 
-test('paramsDigest distinguishes values JSON would confuse only by type', () => {
-  assert.notEqual(paramsDigest({ a: 1 }), paramsDigest({ a: '1' }));
-  assert.notEqual(paramsDigest({ a: [] }), paramsDigest({ a: {} }));
-  assert.notEqual(paramsDigest({ a: null }), paramsDigest({}));
-  assert.notEqual(paramsDigest({ 'a,b': 1 }), paramsDigest({ a: 1, b: 1 }));
-  assert.equal(paramsDigest({ a: undefined }), paramsDigest({}));
+test('paramsDigest distinguishes values JSON would confuse only by type', async () => {
+  assert.notEqual(await paramsDigest({ a: 1 }), await paramsDigest({ a: '1' }));
+  assert.notEqual(await paramsDigest({ a: [] }), await paramsDigest({ a: {} }));
+  assert.notEqual(await paramsDigest({ a: null }), await paramsDigest({}));
+  assert.notEqual(await paramsDigest({ 'a,b': 1 }), await paramsDigest({ a: 1, b: 1 }));
+  assert.equal(await paramsDigest({ a: undefined }), await paramsDigest({}));
 });
 
-test('a requestState is refused once its expiry has passed', () => {
+test('a requestState is refused once its expiry has passed', async () => {
   const { now, advance } = clock();
   const sealer = new RequestStateSealer({ ttlMs: 1000, now });
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   advance(999);
-  assert.deepEqual(sealer.open('tools/call', PARAMS, sealed), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, sealed), STATE);
   advance(1);
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed));
 });
 
-test('the default expiry is ten minutes', () => {
+test('the default expiry is ten minutes', async () => {
   const { now, advance } = clock();
   const sealer = new RequestStateSealer({ now });
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   advance(10 * 60_000 - 1);
-  assert.deepEqual(sealer.open('tools/call', PARAMS, sealed), STATE);
+  assert.deepEqual(await sealer.open('tools/call', PARAMS, sealed), STATE);
   advance(1);
-  assertRefused(() => sealer.open('tools/call', PARAMS, sealed));
+  await assertRefused(sealer.open('tools/call', PARAMS, sealed));
 });
 
-test('a state sealed by another sealer (another secret) is refused', () => {
+test('a state sealed by another sealer (another secret) is refused', async () => {
   const a = new RequestStateSealer();
   const b = new RequestStateSealer();
-  assertRefused(() => b.open('tools/call', PARAMS, a.seal('tools/call', PARAMS, STATE)));
+  await assertRefused(b.open('tools/call', PARAMS, await a.seal('tools/call', PARAMS, STATE)));
   const c = new RequestStateSealer({ secret: 'one' });
   const d = new RequestStateSealer({ secret: 'two' });
-  assertRefused(() => d.open('tools/call', PARAMS, c.seal('tools/call', PARAMS, STATE)));
+  await assertRefused(d.open('tools/call', PARAMS, await c.seal('tools/call', PARAMS, STATE)));
 });
 
-test('string and byte secrets work, and equal secrets verify each other', () => {
+test('string and byte secrets work, and equal secrets verify each other', async () => {
   const s1 = new RequestStateSealer({ secret: 'shared secret' });
   const s2 = new RequestStateSealer({ secret: 'shared secret' });
-  assert.deepEqual(s2.open('tools/call', PARAMS, s1.seal('tools/call', PARAMS, STATE)), STATE);
+  assert.deepEqual(await s2.open('tools/call', PARAMS, await s1.seal('tools/call', PARAMS, STATE)), STATE);
   const b1 = new RequestStateSealer({ secret: Buffer.from('shared secret') });
-  assert.deepEqual(b1.open('tools/call', PARAMS, s1.seal('tools/call', PARAMS, STATE)), STATE);
+  assert.deepEqual(await b1.open('tools/call', PARAMS, await s1.seal('tools/call', PARAMS, STATE)), STATE);
   const u1 = new RequestStateSealer({ secret: new Uint8Array([1, 2, 3]) });
-  assert.deepEqual(u1.open('tools/call', PARAMS, u1.seal('tools/call', PARAMS, STATE)), STATE);
+  assert.deepEqual(await u1.open('tools/call', PARAMS, await u1.seal('tools/call', PARAMS, STATE)), STATE);
 });
 
-test('the sealer rejects bad options and unsealable state at seal time', () => {
+test('the sealer rejects bad options and unsealable state at seal time', async () => {
   assert.throws(() => new RequestStateSealer({ secret: '' }), TypeError);
   assert.throws(() => new RequestStateSealer({ secret: new Uint8Array(0) }), TypeError);
   assert.throws(() => new RequestStateSealer({ ttlMs: 0 }), TypeError);
   assert.throws(() => new RequestStateSealer({ ttlMs: Number.POSITIVE_INFINITY }), TypeError);
   const sealer = new RequestStateSealer();
-  assert.throws(() => sealer.seal('tools/call', PARAMS, { big: 1n }), TypeError);
-  assert.throws(() => sealer.seal('tools/call', PARAMS, () => 1), TypeError);
+  await assert.rejects(sealer.seal('tools/call', PARAMS, { big: 1n }), TypeError);
+  await assert.rejects(
+    sealer.seal('tools/call', PARAMS, () => 1),
+    TypeError,
+  );
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  assert.throws(() => sealer.seal('tools/call', PARAMS, cyclic), TypeError);
-  assert.throws(() => sealer.seal('tools/call', PARAMS, 'x'.repeat(MAX_REQUEST_STATE_LENGTH)), RangeError);
+  await assert.rejects(sealer.seal('tools/call', PARAMS, cyclic), TypeError);
+  await assert.rejects(sealer.seal('tools/call', PARAMS, 'x'.repeat(MAX_REQUEST_STATE_LENGTH)), RangeError);
 });
 
-test('open refuses rather than throws when the retry params themselves are hostile', () => {
+test('open refuses rather than throws when the retry params themselves are hostile', async () => {
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', PARAMS, STATE);
+  const sealed = await sealer.seal('tools/call', PARAMS, STATE);
   let deep: unknown = 0;
   for (let i = 0; i < 10_000; i++) deep = [deep];
-  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { deep } }, sealed));
-  assertRefused(() => sealer.open('tools/call', null as unknown as Record<string, unknown>, sealed));
+  await assertRefused(sealer.open('tools/call', { name: 'greet', arguments: { deep } }, sealed));
+  await assertRefused(sealer.open('tools/call', null as unknown as Record<string, unknown>, sealed));
 });
 
-test('paramsDigest and seal take params and state of any depth; equal deep params verify in any key order', () => {
+test('paramsDigest and seal take params and state of any depth; equal deep params verify in any key order', async () => {
   let arrays: unknown = 0;
   let objects: unknown = 0;
   let reordered: unknown = 0;
@@ -349,25 +361,25 @@ test('paramsDigest and seal take params and state of any depth; equal deep param
     reordered = { n: i, a: reordered };
   }
   const sealer = new RequestStateSealer();
-  const sealed = sealer.seal('tools/call', { name: 'greet', arguments: { objects } }, { arrays: 1 });
-  assert.deepEqual(sealer.open('tools/call', { name: 'greet', arguments: { objects: reordered } }, sealed), {
+  const sealed = await sealer.seal('tools/call', { name: 'greet', arguments: { objects } }, { arrays: 1 });
+  assert.deepEqual(await sealer.open('tools/call', { name: 'greet', arguments: { objects: reordered } }, sealed), {
     arrays: 1,
   });
-  assertRefused(() => sealer.open('tools/call', { name: 'greet', arguments: { objects: { a: reordered } } }, sealed));
+  await assertRefused(sealer.open('tools/call', { name: 'greet', arguments: { objects: { a: reordered } } }, sealed));
   assert.equal(
-    paramsDigest({ arrays }),
-    paramsDigest(JSON.parse(`{"arrays":${'['.repeat(100_000)}0${']'.repeat(100_000)}}`)),
+    await paramsDigest({ arrays }),
+    await paramsDigest(JSON.parse(`{"arrays":${'['.repeat(100_000)}0${']'.repeat(100_000)}}`)),
   );
-  assert.notEqual(paramsDigest({ arrays }), paramsDigest({ arrays: [arrays] }));
+  assert.notEqual(await paramsDigest({ arrays }), await paramsDigest({ arrays: [arrays] }));
   let state: unknown = 'leaf';
   for (let i = 0; i < 5_000; i++) state = [state];
-  let opened = sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state));
+  let opened = await sealer.open('tools/call', PARAMS, await sealer.seal('tools/call', PARAMS, state));
   let levels = 0;
   for (; Array.isArray(opened); levels++) opened = opened[0];
   assert.deepEqual([levels, opened], [5_000, 'leaf']);
 });
 
-test('the state is serialized as JSON.stringify would: toJSON once, undefined and functions dropped from objects, null in arrays', () => {
+test('the state is serialized as JSON.stringify would: toJSON once, undefined and functions dropped from objects, null in arrays', async () => {
   const sealer = new RequestStateSealer();
   const state = {
     when: new Date(0),
@@ -381,7 +393,7 @@ test('the state is serialized as JSON.stringify would: toJSON once, undefined an
     },
   };
   assert.deepEqual(
-    sealer.open('tools/call', PARAMS, sealer.seal('tools/call', PARAMS, state)),
+    await sealer.open('tools/call', PARAMS, await sealer.seal('tools/call', PARAMS, state)),
     JSON.parse(JSON.stringify(state)),
   );
 });
