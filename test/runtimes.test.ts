@@ -77,7 +77,6 @@ function distDemo(): string {
   const dist = join(ROOT, 'dist');
   assert.ok(existsSync(join(dist, 'core.js')), 'dist/ is built (npm run build) before the matrix runs');
   const dir = mkdtempSync(join(tmpdir(), 'mcp-core-dist-demo-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   for (const file of ['everything.ts', 'modern-fixtures.ts']) {
     const source = stripTypeScriptTypes(readFileSync(join(ROOT, 'examples', file), 'utf8'))
@@ -109,11 +108,14 @@ function machine(): { command: string; version: string } {
 }
 
 let builtDemo: string | undefined;
-/** The dist demo, written once. */
+/** The dist demo, written once (the first dist cell), removed after the last cell. */
 function dist(): string {
   builtDemo ??= distDemo();
   return builtDemo;
 }
+after(() => {
+  if (builtDemo !== undefined) rmSync(dirname(builtDemo), { recursive: true, force: true });
+});
 
 /** Every cell of the matrix, in the order it runs and prints. */
 function cells(): Cell[] {
