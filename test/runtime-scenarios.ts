@@ -81,6 +81,12 @@ async function runAll(
   }
 }
 
+/**
+ * The cells' environment: the test's own, without NODE_V8_COVERAGE. Coverage is the dev Node's; another Node's
+ * report of the same sources (other function ranges) would corrupt the merged figures.
+ */
+const CHILD_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_V8_COVERAGE'));
+
 /** A server child process: its stderr kept for failure messages, its exit observable. */
 class Child {
   readonly process: ChildProcessWithoutNullStreams;
@@ -88,7 +94,10 @@ class Child {
   #stderr = '';
 
   constructor(spec: CellSpec, extraArgs: string[]) {
-    this.process = spawn(spec.command, [...spec.args, ...extraArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.process = spawn(spec.command, [...spec.args, ...extraArgs], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: CHILD_ENV,
+    });
     this.process.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr += chunk));
     this.exited = once(this.process, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     this.exited.catch(() => {}); // a spawn error also rejects `failed`, which reports it
