@@ -333,10 +333,10 @@ export class Server {
    * What a 2026-07-28 request meets on arrival, before any handler runs, for a transport that answers refusals
    * itself (each with its own status) or holds a request to what its tool declares: throws the ProtocolError it
    * would be refused with (its envelope; a method that revision removed or this server does not serve), else
-   * returns the tool a `tools/call` names (undefined for another method, or a tool the era does not serve).
+   * returns the `x-mcp-header` parameters of the tool a `tools/call` names (none for another method or tool).
    */
-  checkArrival(method: string, params: Record<string, unknown>): ToolEntry | undefined {
-    return checkArrival(this.#model, method, params);
+  checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[] {
+    return checkArrival(this.#model, method, params)?.headerParams ?? [];
   }
 
   /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */

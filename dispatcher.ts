@@ -246,7 +246,7 @@ export class Dispatcher {
       return;
     }
     this.#logger.error(`handler for '${request.method}' failed`, error);
-    this.#finish(request, errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
+    this.#finish(request, errorResponse(request.id, INTERNAL_ERROR));
     this.#hooks.onUnexpectedError?.(error, request);
   }
 
@@ -399,8 +399,11 @@ export class Dispatcher {
   }
 }
 
+/** What an unexpected handler failure, or an answer that cannot be serialized, is sent as: no detail. */
+const INTERNAL_ERROR = { code: ErrorCode.InternalError, message: 'Internal error' } as const;
+
 function unserializable(response: JsonRpcResponse): JsonRpcFailure {
-  return errorResponse(response.id, { code: ErrorCode.InternalError, message: 'Internal error' });
+  return errorResponse(response.id, INTERNAL_ERROR);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,7 +1,7 @@
 // One HTTP exchange as the HTTP core sees it, whatever the framework: request headers (one value, Accept), the Reply
-// interface (what the guard decided is data on it), bodies serialized ahead of time, the shutdown refusal, and a 2025
-// session's SSE stream, which a client may leave and resume. Knows no session table and no MCP method; never writes
-// an event before the store has taken it (or failed to: then it goes without an id).
+// interface (what the guard decided is data on it), body limits, the budget of long-lived SSE streams, the shutdown
+// refusal, and a 2025 session's resumable SSE stream. Knows no session table and no MCP method; never writes an
+// event before the store has taken it (or failed to: then it goes without an id).
 
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
 import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
@@ -48,6 +48,41 @@ export function shuttingDown(id: RequestId | null): JsonRpcFailure {
     message: 'Service Unavailable: the server is shutting down',
   });
 }
+
+/** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
+export class StreamBudget {
+  readonly #max: number;
+  #open = 0;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get full(): boolean {
+    return this.#open >= this.#max;
+  }
+
+  /** The answer when the budget is full: 503, echoing the request's id (null for a GET). */
+  refuse(reply: Reply, id: RequestId | null): void {
+    reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
+  }
+
+  /** Answers with an SSE stream; a `counted` one holds a place in the budget until it closes. */
+  open(reply: Reply, counted: boolean, headers?: Record<string, string>): EventSink {
+    const sink = reply.stream(headers);
+    if (counted) {
+      this.#open++;
+      sink.onClose(() => this.#open--);
+    }
+    return sink;
+  }
+}
+
+/** The request body limit when an adapter's `maxBodyBytes` is not given (4 MiB). */
+export const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+
+/** The answer (HTTP 413) to a body over the limit. */
+export const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
 
 /** A JSON body already serialized (so that serializing could fail before anything about the exchange changed). */
 export class JsonText {

@@ -1,7 +1,7 @@
 // The server features over the shared server model: tools, resources and templates, prompts and completion —
-// listing (paged, shaped per protocol version), a tool's x-mcp-header declarations, argument validation, invoking
-// handlers and shaping their results.
-// Era-neutral and connection-free: it sees one request's params and context and never touches a transport.
+// listing (paged, filtered by the era each registration serves, shaped per protocol version), x-mcp-header
+// declarations, argument validation, invoking handlers and shaping results, and the capabilities both eras
+// advertise. Connection-free: it sees one request's params and context and never touches a transport.
 
 import { InputRequired } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
@@ -192,6 +192,11 @@ export function servedFeatures(model: ServerModel, era: Era): Record<Feature, bo
     prompts: serves(model, 'prompts', era),
     completions: serves(model, 'completions', era),
   };
+}
+
+/** Whether `value` is an Implementation (`{name: string, version: string}`), as clientInfo must be in both eras. */
+export function isImplementation(value: unknown): value is Implementation {
+  return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';
 }
 
 /**

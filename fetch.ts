@@ -1,14 +1,20 @@
-// Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for Deno.serve, Bun.serve, edge workers:
-// the same transport-neutral core as the node:http adapter (http-core.ts) over a Reply of Web APIs only (JSON bodies;
-// SSE as a ReadableStream whose cancellation is the client leaving). 2025 sessions are off by default: they need one
-// long-lived process. Neither it nor anything it loads imports a node: built-in: it runs in a Worker without Node
-// compatibility (test/workerd.test.ts).
+// Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for Deno.serve, Bun.serve and Workers:
+// the transport-neutral core (http-core.ts) over a Reply of Web APIs only (JSON bodies; SSE as a ReadableStream whose
+// cancellation is the client leaving). 2025 sessions are off by default (they need one long-lived process). Nothing
+// it loads imports a node: built-in, so it runs in a Worker without Node compatibility (test/workerd.test.ts).
 
 import type { Server } from './core.ts';
-import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';
+import {
+  DEFAULT_MAX_BODY,
+  type EventSink,
+  type HeaderBag,
+  jsonText,
+  PAYLOAD_TOO_LARGE,
+  type Reply,
+} from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
-import { CloseListeners, KEEP_ALIVE, SSE_HEADERS } from './sse.ts';
+import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpOptions } from './http-core.ts';
@@ -39,8 +45,6 @@ export interface FetchHandler {
   readonly sessionCount: number;
 }
 
-const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
 const UNREADABLE = errorResponse(null, {
   code: ErrorCode.InvalidRequest,
   message: 'Bad Request: the body could not be read',
@@ -261,10 +265,7 @@ function discard(request: Request): void {
 export function createFetchHandler(server: Server, options: FetchHandlerOptions = {}): FetchHandler {
   const core = new HttpCore(server, { ...options, sessions: options.sessions ?? false });
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const keepAliveMs = options.keepAliveMs ?? 15_000;
-  if (!Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0) {
-    throw new RangeError(`keepAliveMs must be a non-negative integer, got ${keepAliveMs}`);
-  }
+  const keepAliveMs = keepAliveOf(options.keepAliveMs);
   const handler = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
     const url = new URL(request.url);
     const reply = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs);

@@ -4,9 +4,9 @@
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { accepted, type Reply, shuttingDown, single } from './exchange.ts';
+import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
-import { ModernExchanges, StreamBudget } from './http-modern.ts';
+import { ModernExchanges, mismatch } from './http-modern.ts';
 import {
   batchTooLong,
   classify,
@@ -93,15 +93,15 @@ export interface HandlerControls {
   readonly sessionCount: number;
 }
 
-/** The session table behind each handler an adapter returned (see `sessionsOf`). */
-const sessionTables = new WeakMap<object, ReadonlyMap<string, Session>>();
+/** The key of a handler's own (non-enumerable) view of its live 2025 sessions; see `sessionsOf`. */
+const SESSIONS = Symbol('mcp-core sessions');
 
 /**
- * The live 2025 sessions, by id, behind a handler an adapter returned: for the test suite, which checks what they
- * hold (test/storms.test.ts). Neither adapter exports it.
+ * The live 2025 sessions, by id, of a handler an adapter returned, read from the handler itself: for the test
+ * suite, which checks what they hold (test/storms.test.ts). Neither adapter exports it.
  */
 export function sessionsOf(handler: object): ReadonlyMap<string, Session> | undefined {
-  return sessionTables.get(handler);
+  return (handler as { [SESSIONS]?: ReadonlyMap<string, Session> })[SESSIONS];
 }
 
 /** The transport-neutral HTTP core: one per handler, shared by all exchanges. */
@@ -161,11 +161,11 @@ export class HttpCore {
 
   /** Makes `handler` (an adapter's) the face of this core: its close() and sessionCount are the core's. */
   expose<H extends object>(handler: H): H & HandlerControls {
-    sessionTables.set(handler, this.#sessions);
     // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
     return Object.defineProperties(handler, {
       close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
       sessionCount: { get: () => this.#sessions.size, enumerable: true },
+      [SESSIONS]: { value: this.#sessions },
     }) as H & HandlerControls;
   }
 
@@ -250,7 +250,7 @@ export class HttpCore {
         400,
         errorResponse(null, {
           code: ErrorCode.HeaderMismatch,
-          message: 'Header mismatch: MCP-Protocol-Version header is duplicated',
+          message: mismatch('MCP-Protocol-Version', 'is duplicated'),
         }),
       );
       return;
@@ -546,7 +546,7 @@ export class HttpCore {
         return;
       }
       if (this.#streams.full) {
-        reply.send(503, errorResponse(null, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
+        this.#streams.refuse(reply, null);
         return;
       }
       void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) =>

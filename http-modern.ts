@@ -6,8 +6,17 @@
 import { fromBase64, toBase64 } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { accepted, type EventSink, extrasOf, type HeaderBag, JsonText, type Reply, shuttingDown } from './exchange.ts';
-import type { HeaderParam, ToolEntry } from './features.ts';
+import {
+  accepted,
+  type EventSink,
+  extrasOf,
+  type HeaderBag,
+  JsonText,
+  type Reply,
+  type StreamBudget,
+  shuttingDown,
+} from './exchange.ts';
+import type { HeaderParam } from './features.ts';
 import {
   ErrorCode,
   errorResponse,
@@ -19,30 +28,6 @@ import {
 } from './jsonrpc.ts';
 import { readEnvelope } from './modern.ts';
 import { formatEvent } from './sse.ts';
-
-/** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
-export class StreamBudget {
-  readonly #max: number;
-  #open = 0;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get full(): boolean {
-    return this.#open >= this.#max;
-  }
-
-  /** Answers with an SSE stream; a `counted` one holds a place in the budget until it closes. */
-  open(reply: Reply, counted: boolean, headers?: Record<string, string>): EventSink {
-    const sink = reply.stream(headers);
-    if (counted) {
-      this.#open++;
-      sink.onClose(() => this.#open--);
-    }
-    return sink;
-  }
-}
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
@@ -98,24 +83,24 @@ export class ModernExchanges {
       );
       return;
     }
-    let tool: ToolEntry | undefined;
+    let headerParams: readonly HeaderParam[];
     try {
-      tool = this.#server.checkArrival(method, params);
+      headerParams = this.#server.checkArrival(method, params);
     } catch (failure) {
       const refusal = (failure as ProtocolError).toJSON();
       reply.send(refusal.code === ErrorCode.MethodNotFound ? 404 : 400, errorResponse(id, refusal));
       return;
     }
-    if (tool !== undefined && tool.headerParams.length > 0) {
-      const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
-      const paramMismatch = checkParamHeaders(headers, tool.headerParams, args as Record<string, unknown>);
+    if (headerParams.length > 0) {
+      const args = isPlainObject(params.arguments) ? params.arguments : {};
+      const paramMismatch = checkParamHeaders(headers, headerParams, args);
       if (paramMismatch !== undefined) {
         reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: paramMismatch }));
         return;
       }
     }
     if (listen && this.#streams.full) {
-      reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
+      this.#streams.refuse(reply, id);
       return;
     }
     let sink: EventSink | undefined;
@@ -195,7 +180,8 @@ function echo(value: string): string {
   return value.length > MAX_ECHO ? `${value.slice(0, MAX_ECHO)}…` : value;
 }
 
-function mismatch(label: string, what: string): string {
+/** A -32020 message: the `label` header `what` (e.g. "is duplicated"). */
+export function mismatch(label: string, what: string): string {
   return `Header mismatch: ${label} header ${what}`;
 }
 
@@ -230,7 +216,12 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
   'resources/read': 'uri',
 };
 
-/** Checks the routing headers of a modern POST against its body; returns an error message for -32020 or undefined. Mcp-Method must equal the body method (case-sensitive); Mcp-Name must equal params.name for tools/call and prompts/get, params.uri for resources/read (after decoding); missing where required, duplicated (array or containing a comma where a single value is expected — careful: method names never contain commas; names/URIs might, so for Mcp-Name treat only an array as duplicated), or with characters not allowed in a header value -> error. */
+/**
+ * Checks the routing headers of a modern POST against its body: the -32020 message, or undefined. Mcp-Method must
+ * equal the body's method (case-sensitive); Mcp-Name must equal `params.name` (tools/call, prompts/get) or
+ * `params.uri` (resources/read) once decoded. Missing where required, duplicated, or holding characters a header
+ * value may not is a mismatch; a comma counts as a duplicate in Mcp-Method only (names and URIs may hold commas).
+ */
 export function checkRoutingHeaders(
   headers: HeaderBag,
   method: string,
@@ -268,7 +259,7 @@ function matches(type: HeaderParam['type'], text: string, value: unknown): boole
 /** Checks Mcp-Param-* headers for a tools/call against its arguments: for each declared param: argument present and not null -> header required and must match (string: exact after decoding; integer: numeric comparison of decimal text, e.g. "42" and "42.0" both equal 42; boolean: "true"/"false"); argument absent or null -> header must be absent. Headers the tool does not declare are ignored. Returns an error message or undefined. */
 export function checkParamHeaders(
   headers: HeaderBag,
-  params: HeaderParam[],
+  params: readonly HeaderParam[],
   args: Record<string, unknown>,
 ): string | undefined {
   const bag = isPlainObject(args) ? args : {};

@@ -11,9 +11,15 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
-import { type EventSink, type HeaderBag, jsonText, type Reply } from './exchange.ts';
+import {
+  DEFAULT_MAX_BODY,
+  type EventSink,
+  type HeaderBag,
+  jsonText,
+  PAYLOAD_TOO_LARGE,
+  type Reply,
+} from './exchange.ts';
 import { HttpCore, type HttpOptions } from './http-core.ts';
-import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
@@ -21,8 +27,6 @@ export type { HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 export { type EventStore, MemoryEventStore } from './sse.ts';
-
-const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 
 /** What handlers see of the request (`ctx.http`); node builds the joined header object only if one reads it. */
 class NodeRequestInfo implements HttpRequestInfo {
@@ -150,8 +154,6 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   };
   return core.expose(handler);
 }
-
-const PAYLOAD_TOO_LARGE = errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Payload Too Large' });
 
 function tooLarge(reply: Reply): void {
   // The rest of the body is not read: `Connection: close` makes node end the socket once this answer is out.

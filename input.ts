@@ -1,11 +1,10 @@
 // Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer a
-// handler returns to ask for elicitation, sampling or roots, the capabilities it needs, validation of a retry's
-// inputResponses, and RequestStateSealer (handler state bound to method, params digest and expiry under HMAC-SHA-256).
-// Hashes and MACs with Web Crypto (so paramsDigest, seal and open are async). No I/O, no connection state; open()
-// rejects with nothing but the one -32602 ProtocolError for any input.
+// handler returns, the capabilities it needs, validation of a retry's inputResponses, and RequestStateSealer (state
+// bound to method, params digest and expiry under HMAC-SHA-256, by Web Crypto: paramsDigest, seal and open are async).
+// No I/O, no connection state; open() rejects with nothing but the one -32602 ProtocolError for any input.
 
 import { fromBase64, randomBytes, toBase64Url, utf8 } from './bytes.ts';
-import { ErrorCode, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import { invalidParams, isPlainObject, type ProtocolError } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -162,7 +161,7 @@ const SEALED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 const decoder = new TextDecoder();
 
 function verificationFailed(): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: requestState failed verification');
+  return invalidParams('requestState failed verification');
 }
 
 /** A Web Crypto key being imported (the global CryptoKey type is DOM's, not in this project's libs). */
@@ -279,13 +278,13 @@ function keyPath(key: string): string {
 export function readInputResponses(value: unknown): Record<string, Record<string, unknown>> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
-    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: params.inputResponses must be an object');
+    throw invalidParams('params.inputResponses must be an object');
   }
   const copy: Record<string, Record<string, unknown>> = Object.create(null);
   for (const key of Object.keys(value)) {
     const response = value[key];
     if (!isPlainObject(response)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${keyPath(key)} must be an object`);
+      throw invalidParams(`${keyPath(key)} must be an object`);
     }
     copy[key] = response;
   }

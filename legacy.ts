@@ -24,6 +24,7 @@ import {
   type ClientCapabilities,
   type Context,
   type Implementation,
+  type InitializeParams,
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
   LOGGING_LEVELS,
@@ -124,15 +125,11 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
 
 const EMPTY_RESULT = Object.freeze({});
 
-function isImplementation(value: unknown): value is Implementation {
-  return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';
-}
-
 /** What is wrong with an initialize request's params, if anything. */
 export function initializeParamsRefusal(params: Record<string, unknown>): string | undefined {
   if (typeof params.protocolVersion !== 'string') return 'params.protocolVersion must be a string';
   if (!isPlainObject(params.capabilities)) return 'params.capabilities must be an object';
-  if (!isImplementation(params.clientInfo)) return 'params.clientInfo must be {name: string, version: string}';
+  if (!features.isImplementation(params.clientInfo)) return 'params.clientInfo must be {name: string, version: string}';
   return undefined;
 }
 
@@ -292,11 +289,8 @@ export class LegacyLifecycle {
     const { params } = request;
     const refusal = initializeParamsRefusal(params);
     if (refusal !== undefined) throw invalidParams(refusal);
-    const { protocolVersion, capabilities, clientInfo } = params as {
-      protocolVersion: string;
-      capabilities: ClientCapabilities;
-      clientInfo: Implementation;
-    };
+    // initializeParamsRefusal checked the shape.
+    const { protocolVersion, capabilities, clientInfo } = params as unknown as InitializeParams;
     const version = negotiateVersion(protocolVersion);
     const hook = this.model.settings.onInitialize;
     if (hook === undefined) return this.#commit(version, capabilities, clientInfo);

@@ -1,7 +1,7 @@
-// The 2026-07-28 lifecycle: each request is served statelessly under its own envelope — server/discover, the feature
-// methods, subscriptions/listen streams (acknowledgement, filtered change events, a bounded buffer, graceful and
-// overflow end) — and every result is stamped (resultType, serverInfo, caching). Handlers ask for client input only
-// through input_required answers; never sends a server→client request or reaches another connection's streams.
+// The 2026-07-28 lifecycle: the envelope each request carries (its `_meta` keys, validation, the removed methods,
+// what a request meets on arrival), server/discover, the feature methods, subscriptions/listen streams (ack, filtered
+// events, a bounded buffer, graceful and overflow end), and every result stamped (resultType, serverInfo, caching).
+// Stateless between requests; never sends a server→client request or reaches another connection's streams.
 
 import {
   principalOf as authPrincipal,
@@ -80,10 +80,7 @@ export function readEnvelope(params: Record<string, unknown>): Envelope {
   if (!isPlainObject(clientCapabilities))
     throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
   const clientInfo = meta[META_CLIENT_INFO];
-  if (
-    clientInfo !== undefined &&
-    !(isPlainObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string')
-  ) {
+  if (clientInfo !== undefined && !features.isImplementation(clientInfo)) {
     throw invalidParams(`params._meta['${META_CLIENT_INFO}'] must be {name: string, version: string}`);
   }
   const logLevel = meta[META_LOG_LEVEL];
@@ -370,10 +367,8 @@ const FLAGS = [
 
 /** Reads the requested filter and keeps only what this server will honour. */
 function narrowFilter(requested: unknown, served: Served): Filter {
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    throw invalidParams('params.notifications must be an object');
-  }
-  const given = requested as Record<string, unknown>;
+  if (!isPlainObject(requested)) throw invalidParams('params.notifications must be an object');
+  const given = requested;
   const filter: Filter = {};
   for (const [flag, feature] of FLAGS) {
     const value = given[flag];

@@ -27,8 +27,6 @@ import type {
 // ---------------------------------------------------------------------------------------------------------------
 // Envelope `_meta` keys
 
-/** A progress token: a string or an integer, unique among the sender's active requests. */
-
 /**
  * The reserved `_meta` keys of the `io.modelcontextprotocol/` prefix and the W3C trace keys (MCP 2026-07-28, Basic >
  * Overview > General fields > `_meta`; `related-task` is 2025-11-25's).

@@ -37,6 +37,15 @@ function checkId(id: string): string {
  */
 export const KEEP_ALIVE = ':\n\n';
 
+/** The keep-alive interval an option asks for (default 15 s; 0: none); a RangeError names a bad one. */
+export function keepAliveOf(keepAliveMs: number | undefined): number {
+  const interval = keepAliveMs ?? 15_000;
+  if (!Number.isSafeInteger(interval) || interval < 0) {
+    throw new RangeError(`keepAliveMs must be a non-negative integer, got ${interval}`);
+  }
+  return interval;
+}
+
 /**
  * Response headers of an SSE stream (the caller passes them to writeHead). `no-transform` keeps compressing proxies
  * from buffering the stream. `connection` is for HTTP/1.1 only: HTTP/2 forbids connection-specific headers.
@@ -227,10 +236,7 @@ export class SseWriter {
   #closed = false;
 
   constructor(response: Writable, options: { keepAliveMs?: number } = {}) {
-    const keepAliveMs = options.keepAliveMs ?? 15_000;
-    if (!Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0) {
-      throw new RangeError(`keepAliveMs must be a non-negative integer, got ${keepAliveMs}`);
-    }
+    const keepAliveMs = keepAliveOf(options.keepAliveMs);
     this.#response = response;
     if (this.#gone()) {
       this.#closed = true; // its 'close' may already have been emitted: never wait for it

@@ -1,4 +1,4 @@
-// LineSplitter (ndjson.ts): newline-delimited framing of a byte stream (MCP 2026-07-28, Basic > Transports >
+// LineSplitter (jsonrpc.ts): newline-delimited framing of a byte stream (MCP 2026-07-28, Basic > Transports >
 // stdio), independent of any stream or server: split on \n, strip one trailing \r, skip blank lines, bounded line
 // buffer with an oversize line discarded (and reported once) while reading continues (docs/api.md, Transports:
 // `serveStdio`).
