@@ -245,16 +245,19 @@ export class Stream {
    * only retry: docs/client-deviations.md, notes). A connection still attached ends: the new one takes over.
    */
   attach(session: StreamOwner, sink: EventSink, resumption?: Resumption): void {
-    // A connection still attached is taken over: its client came back on a new one. What is written from here until
-    // the replay is only stored, and the replay reads it back.
+    // A connection still attached, or still waiting for its replay, is taken over: its client came back on a new one.
+    // What is written from here until the replay is only stored, and the replay reads it back.
     this.#sink?.end();
     this.#sink = undefined;
+    this.#joining?.end();
+    this.#joining = undefined;
     if (resumption === undefined) {
       this.#sink = sink;
       return;
     }
     this.#joining = sink;
     this.#tail = this.#tail.then(async () => {
+      if (this.#joining !== sink) return; // taken over by a later resumption before its turn (it was ended then)
       let events = resumption.events;
       const replayedTo = events.at(-1)?.id ?? resumption.lastEventId;
       if (this.#lastId !== undefined && this.#lastId !== replayedTo) {
@@ -262,10 +265,11 @@ export class Stream {
           events = [...events, ...((await session.eventStore!.replayAfter(session.id!, replayedTo))?.events ?? [])];
         } catch (error) {
           session.logger.error('event store replay failed', error);
-          this.#joining = undefined;
+          if (this.#joining === sink) this.#joining = undefined;
           sink.end(); // the client may resume again
           return;
         }
+        if (this.#joining !== sink) return; // taken over while the store was read
       }
       this.#joining = undefined;
       for (const event of events) sink.send(formatEvent(event.data, event.id));

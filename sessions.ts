@@ -582,10 +582,10 @@ export function newSessionId(): string {
   return toBase64Url(randomBytes(16));
 }
 
-/** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
 // Sessions across the processes of a deployment (SharedSessionStore): a store that fails is answered 503 (retry
 // later), never taken for "no session"; a record is removed only when the client ends the session (DELETE).
 
+/** The answer when the shared store cannot be read or written (HTTP 503): the client may retry. */
 export const STORE_UNAVAILABLE = errorResponse(null, {
   code: ErrorCode.InternalError,
   message: 'Internal error: the session store is unavailable',

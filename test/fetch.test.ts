@@ -19,8 +19,10 @@ import type { AuthInfo } from '../types.ts';
 import {
   firstChunkAtOnce,
   getStreamBound,
+  heldStore,
   type Opened,
   pollingPost,
+  resumedTwiceWhileStoring,
   type SessionClient,
   stepsTool,
   twoGetStreams,
@@ -584,6 +586,20 @@ async function sessionClient(handle: FetchHandler): Promise<SessionClient> {
     post: (frame) => opened((signal) => post(frame, session, { signal })),
   };
 }
+
+test(
+  'two resumptions of one GET stream while its store is still writing: the earlier is ended, the later alone gets the replay and what follows',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    const held = heldStore();
+    await resumedTwiceWhileStoring(
+      await sessionClient(handlerFor(t, server, { sessions: true, eventStore: held.store })),
+      server,
+      held,
+    );
+  },
+);
 
 test(
   'a fresh GET and a GET resumed with an empty replay answer with a first body chunk at once, before any message',

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from '../core.ts';
 import { MAX_GET_STREAMS } from '../sessions.ts';
+import { type EventStore, MemoryEventStore } from '../sse.ts';
 import { deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 
@@ -159,4 +160,63 @@ export async function pollingPost(client: SessionClient, release: () => void): P
     (await reader.rest()).map((event) => event.message),
     [progress(1), progress(2), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'all steps' }] } }],
   );
+}
+
+/** An event store whose appends can be held: `hold()` makes the next appends wait until the returned release. */
+export function heldStore(): { store: EventStore; hold(): { appending: Promise<void>; release(): void } } {
+  const inner = new MemoryEventStore();
+  let gate: { reached: () => void; open: Promise<void> } | undefined;
+  return {
+    store: {
+      async append(sessionId, streamId, data) {
+        if (gate !== undefined) {
+          gate.reached();
+          await gate.open;
+        }
+        return inner.append(sessionId, streamId, data);
+      },
+      replayAfter: (sessionId, eventId) => inner.replayAfter(sessionId, eventId),
+      dropSession: (sessionId) => inner.dropSession(sessionId),
+    },
+    hold() {
+      let reached!: () => void;
+      let open!: () => void;
+      const appending = new Promise<void>((resolve) => (reached = resolve));
+      gate = { reached, open: new Promise<void>((resolve) => (open = resolve)) };
+      return {
+        appending,
+        release: () => {
+          gate = undefined;
+          open();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A GET stream resumed twice while a message for it is still being stored: the earlier resumption, still waiting
+ * for its replay, is taken over (ended with nothing); the later one alone gets the replay and what follows.
+ */
+export async function resumedTwiceWhileStoring(
+  client: SessionClient,
+  server: Server,
+  held: ReturnType<typeof heldStore>,
+): Promise<void> {
+  const first = await client.get();
+  const reader = first.response.body!.getReader();
+  const priming = /(?:^|\n)id: ([^\n]+)\n/.exec(await readPriming(reader, ''))![1]!;
+  await first.leave();
+  const { appending, release } = held.hold();
+  server.notifyListChanged('tools'); // stored on the GET stream, behind the held append
+  await appending;
+  const earlier = await client.get(priming);
+  const later = await client.get(priming);
+  release();
+  assert.deepEqual(await new SseReader(earlier.response).rest(), [], 'the earlier resumption was taken over');
+  const laterReader = new SseReader(later.response);
+  assert.equal((await laterReader.message()).method, 'notifications/tools/list_changed');
+  server.notifyListChanged('prompts');
+  assert.equal((await laterReader.message()).method, 'notifications/prompts/list_changed');
+  await later.leave();
 }

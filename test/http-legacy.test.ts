@@ -20,8 +20,10 @@ import { sessionsOf } from '../http-core.ts';
 import {
   firstChunkAtOnce,
   getStreamBound,
+  heldStore,
   type Opened,
   pollingPost,
+  resumedTwiceWhileStoring,
   type SessionClient,
   stepsTool,
   twoGetStreams,
@@ -824,6 +826,18 @@ test(
     const client = new Legacy(await serve(t, server));
     await client.initialize();
     await twoGetStreams(client.sessionClient(), server);
+  },
+);
+
+test(
+  'two resumptions of one GET stream while its store is still writing: the earlier is ended, the later alone gets the replay and what follows',
+  T,
+  async (t) => {
+    const server = createEverythingServer();
+    const held = heldStore();
+    const client = new Legacy(await serve(t, server, { eventStore: held.store }));
+    await client.initialize();
+    await resumedTwiceWhileStoring(client.sessionClient(), server, held);
   },
 );
 

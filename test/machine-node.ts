@@ -1,4 +1,4 @@
-// The machine's Node (20), not the dev Node 22 that npm scripts put first on PATH through node_modules/.bin: the
+// The machine's Node (20), not the dev Node 22 that npm scripts run (node_modules/node/bin/node): the
 // Node the package promises to run on, for the tests (and the benchmark) that run the built dist/ as users do.
 
 import { existsSync, realpathSync } from 'node:fs';
