@@ -10,6 +10,7 @@ import {
   describeValue,
   ErrorCode,
   errorResponse,
+  INTERNAL_ERROR,
   idInFlight,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
@@ -398,9 +399,6 @@ export class Dispatcher {
     this.#rejectPending('the connection closed');
   }
 }
-
-/** What an unexpected handler failure, or an answer that cannot be serialized, is sent as: no detail. */
-const INTERNAL_ERROR = { code: ErrorCode.InternalError, message: 'Internal error' } as const;
 
 function unserializable(response: JsonRpcResponse): JsonRpcFailure {
   return errorResponse(response.id, INTERNAL_ERROR);

@@ -171,6 +171,12 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 /** The answer to text that is not JSON (`-32700`, id null). */
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
+/** What an unexpected handler failure is reported as (on the wire, or in a failed task): no detail. */
+export const INTERNAL_ERROR: JsonRpcErrorObject = Object.freeze({
+  code: ErrorCode.InternalError,
+  message: 'Internal error',
+});
+
 /** The answer to bytes that are not UTF-8 (`-32700`, id null). */
 export const NOT_UTF8: JsonRpcFailure = errorResponse(null, {
   code: ErrorCode.ParseError,

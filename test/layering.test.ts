@@ -1,14 +1,14 @@
 // The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
-// sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch, testing or wire-type
-// module, and no root module takes part in an import cycle. Transports hand the core what they know of an exchange
-// as data (FrameExtras), never through a module (docs/design.md, Layers).
+// sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch,
+// testing, wire-type or task module, and no root module takes part in an import cycle. Transports hand the core what
+// they know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
 
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { closure, IMPORT, importsOf, ROOT } from './imports.ts';
 
-const ADD_ON = /^(?:http|sse|sessions|exchange|auth|fetch|testing|protocol)/;
+const ADD_ON = /^(?:http|sse|sessions|exchange|auth|fetch|testing|protocol|tasks)/;
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {

@@ -1,0 +1,475 @@
+// Tasks (MCP 2025-11-25, Basic > Utilities > Tasks; the 2026-07-28 extension io.modelcontextprotocol/tasks): the
+// TaskStore interface over plain JSON records, the bounded MemoryTaskStore with its expiry timers, and TaskRunner,
+// which runs a handler in-process under an AbortController through the task state machine. Owns no protocol
+// method and no wire shape (docs/tasks.md); the core never imports it; terminal records never change.
+
+import { randomBytes, toBase64Url } from './bytes.ts';
+import { ErrorCode, INTERNAL_ERROR, type JsonRpcErrorObject, ProtocolError } from './jsonrpc.ts';
+import { decodeCursor, encodeCursor } from './registry.ts';
+import type { Logger } from './types.ts';
+
+/** A task's status, the same five in both eras. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** One task as stored: plain JSON, so any store can hold it. */
+export interface TaskRecord {
+  /** Unguessable and header-safe: 128 random bits as base64url. */
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** ISO 8601, fixed at creation. */
+  createdAt: string;
+  /** ISO 8601, strictly later on every update. */
+  lastUpdatedAt: string;
+  /** How long the record lives from `createdAt`, in ms, after the store's cap. */
+  ttlMs: number;
+  /** The polling interval suggested to the client, in ms. */
+  pollIntervalMs: number;
+  /** The handler's result, when `completed`. */
+  result?: Record<string, unknown>;
+  /** The JSON-RPC error, when `failed`. */
+  error?: JsonRpcErrorObject;
+  /** The outstanding input requests by key, when `input_required`. */
+  inputRequests?: Record<string, unknown>;
+  /** The principal the task belongs to (the auth subject, else the session or connection). */
+  owner: string;
+}
+
+/** What a creator gives the store; the store sets the status (`working`), the timestamps and the clamped TTL. */
+export interface NewTask {
+  taskId: string;
+  owner: string;
+  /** The requested TTL in ms, a positive integer; absent means the store's cap. */
+  ttlMs?: number;
+  pollIntervalMs: number;
+}
+
+/** The variable part of a record an update replaces: a field absent here is absent afterwards. */
+export interface TaskChange {
+  status: TaskStatus;
+  statusMessage?: string;
+  result?: Record<string, unknown>;
+  error?: JsonRpcErrorObject;
+  inputRequests?: Record<string, unknown>;
+}
+
+/** One page of an owner's tasks, in creation order. */
+export interface TaskPage {
+  tasks: TaskRecord[];
+  nextCursor: string | undefined;
+}
+
+/**
+ * Where task records live. Every method is async so that a shared store (Redis, a database) can implement it; a
+ * record crosses this interface only as plain JSON, never as a live object the caller may mutate.
+ */
+export interface TaskStore {
+  /**
+   * Stores a new `working` record and resolves with it once it is durably stored, so that an immediate `get` (from
+   * any process sharing the store) finds it. Rejects `-32603` "Task limit reached" when the store is full.
+   */
+  create(task: NewTask): Promise<TaskRecord>;
+  /** The record, or undefined when there is none (never created, expired or deleted). */
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * One transition: replaces the record's variable part with `change` and moves `lastUpdatedAt` strictly later,
+   * atomically, unless `canTransition` forbids it (a terminal record never changes). Resolves with the new record,
+   * or undefined when there is no such record or the transition was refused.
+   */
+  update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined>;
+  /**
+   * One page of `owner`'s records in creation order (the 2025-11-25 `tasks/list`), at most `pageSize`; `cursor` is
+   * undefined or a `nextCursor` this store returned, anything else rejects `-32602`.
+   */
+  list(owner: string, cursor: unknown, pageSize: number): Promise<TaskPage>;
+  /** Removes the record; resolves with whether there was one. */
+  delete(taskId: string): Promise<boolean>;
+  /** Releases what the store holds in this process (MemoryTaskStore: every record and timer). */
+  close(): Promise<void>;
+}
+
+/** The statuses each status may move to: a terminal status moves nowhere, a live one anywhere (itself included). */
+export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  working: ['working', 'input_required', 'completed', 'failed', 'cancelled'],
+  input_required: ['working', 'input_required', 'completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** Whether a record in status `from` may be updated to status `to` (TASK_TRANSITIONS). */
+export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
+  return TASK_TRANSITIONS[from].includes(to);
+}
+
+/** The longest TTL a MemoryTaskStore accepts as its cap: the longest delay setTimeout keeps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The cursor letter of task pages (registry.ts cursors). */
+const CURSOR_TAG = 'k';
+
+/** MemoryTaskStore's bounds. */
+export interface MemoryTaskStoreOptions {
+  /** Records held at once, expired ones excluded (default 1000); a create past it rejects. */
+  maxTasks?: number;
+  /** The longest TTL in ms (default 3 600 000, one hour); longer requests are clamped to it, absent ones get it. */
+  maxTtlMs?: number;
+}
+
+/** A positive integer option, at most `max`, or a RangeError naming it. */
+function bound(name: string, value: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < 1 || value > max)
+    throw new RangeError(`${name} must be an integer from 1 to ${max}, got ${value}`);
+  return value;
+}
+
+/**
+ * The default TaskStore, in this process's memory and bounded: at most `maxTasks` records, none living past
+ * `maxTtlMs`. Each record has its own expiry timer, unref'd (it never keeps a process alive) and cleared when the
+ * record goes; `close()` clears them all. Records are copied in and out, so no caller shares a stored object.
+ */
+export class MemoryTaskStore implements TaskStore {
+  readonly #maxTasks: number;
+  readonly #maxTtlMs: number;
+  readonly #entries = new Map<string, { record: TaskRecord; timer: ReturnType<typeof setTimeout> }>();
+  #closed = false;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#maxTasks = bound('maxTasks', options.maxTasks ?? 1000, Number.MAX_SAFE_INTEGER);
+    this.#maxTtlMs = bound('maxTtlMs', options.maxTtlMs ?? 3_600_000, MAX_TIMER_MS);
+  }
+
+  /** How many records the store holds. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** See TaskStore.create; after `close()` it rejects. */
+  async create(task: NewTask): Promise<TaskRecord> {
+    if (this.#closed) throw new Error('the task store is closed');
+    if (this.#entries.size >= this.#maxTasks)
+      throw new ProtocolError(ErrorCode.InternalError, 'Task limit reached', { maxTasks: this.#maxTasks });
+    if (this.#entries.has(task.taskId)) throw new Error(`task ${task.taskId} already exists`);
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      taskId: task.taskId,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: Math.min(task.ttlMs ?? this.#maxTtlMs, this.#maxTtlMs),
+      pollIntervalMs: task.pollIntervalMs,
+      owner: task.owner,
+    };
+    const timer = setTimeout(() => this.#entries.delete(task.taskId), record.ttlMs);
+    (timer as { unref?: () => void }).unref?.(); // node and Bun: a number elsewhere, which holds nothing
+    this.#entries.set(task.taskId, { record, timer });
+    return structuredClone(record);
+  }
+
+  /** See TaskStore.get. */
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const entry = this.#entries.get(taskId);
+    return entry === undefined ? undefined : structuredClone(entry.record);
+  }
+
+  /** See TaskStore.update; `lastUpdatedAt` is now, or 1 ms past the previous value when the clock has not moved. */
+  async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
+    const entry = this.#entries.get(taskId);
+    if (entry === undefined || !canTransition(entry.record.status, change.status)) return undefined;
+    const { taskId: id, createdAt, ttlMs, pollIntervalMs, owner } = entry.record;
+    const at = Math.max(Date.now(), Date.parse(entry.record.lastUpdatedAt) + 1);
+    entry.record = {
+      taskId: id,
+      ...structuredClone(change),
+      createdAt,
+      lastUpdatedAt: new Date(at).toISOString(),
+      ttlMs,
+      pollIntervalMs,
+      owner,
+    };
+    return structuredClone(entry.record);
+  }
+
+  /** See TaskStore.list: an offset cursor over the owner's records, so a record expiring between pages shifts it. */
+  async list(owner: string, cursor: unknown, pageSize: number): Promise<TaskPage> {
+    const owned = [...this.#entries.values()].filter((entry) => entry.record.owner === owner);
+    const start = decodeCursor(cursor, owned.length, CURSOR_TAG);
+    const end = Math.min(start + pageSize, owned.length);
+    return {
+      tasks: owned.slice(start, end).map((entry) => structuredClone(entry.record)),
+      nextCursor: end < owned.length ? encodeCursor(end, CURSOR_TAG) : undefined,
+    };
+  }
+
+  /** See TaskStore.delete; the record's timer is cleared. */
+  async delete(taskId: string): Promise<boolean> {
+    const entry = this.#entries.get(taskId);
+    if (entry === undefined) return false;
+    clearTimeout(entry.timer);
+    return this.#entries.delete(taskId);
+  }
+
+  /** Clears every timer and record; later creates reject. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const entry of this.#entries.values()) clearTimeout(entry.timer);
+    this.#entries.clear();
+  }
+}
+
+/** What a task's handler sees. */
+export interface TaskContext {
+  readonly taskId: string;
+  /** Aborted when the task is cancelled, expires, or its runner closes. */
+  readonly signal: AbortSignal;
+  /** Sets the task's status message (a same-status transition; `lastUpdatedAt` moves). */
+  setStatusMessage(message: string): Promise<void>;
+  /**
+   * Asks the client for input: the task shows `input_required` with `request` outstanding under a key minted here
+   * (unique for the task's life), beside any other outstanding ones, until `TaskRunner.respond` answers that key;
+   * then resolves with the answer, as given there (the caller validates it). Rejects once the signal aborts.
+   */
+  input(request: Record<string, unknown>): Promise<unknown>;
+}
+
+/** A task's work: resolves with the result (a tool's `CallToolResult`, `isError` or not) or throws. */
+export type TaskHandler = (ctx: TaskContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** How TaskRunner.start creates a task. */
+export interface TaskStartOptions {
+  /** The principal the task belongs to. */
+  owner: string;
+  /** The requested TTL in ms, a positive integer (the store may clamp it); absent means the store's cap. */
+  ttlMs?: number;
+}
+
+/** The polling interval every task suggests, in ms. */
+export const POLL_INTERVAL_MS = 1000;
+
+/** One task this runner is running. */
+interface Running {
+  readonly controller: AbortController;
+  readonly deadline: ReturnType<typeof setTimeout>;
+  /** Always a live status: a task leaves the runner as it reaches a terminal one. */
+  status: 'working' | 'input_required';
+  statusMessage: string | undefined;
+  /** Outstanding input requests by key, with the handler's waiting promise. */
+  readonly inputs: Map<
+    string,
+    { request: Record<string, unknown>; resolve: (answer: unknown) => void; reject: (reason: unknown) => void }
+  >;
+  /** How many input keys were minted: `input-<n>`, never reused within the task. */
+  keys: number;
+}
+
+/** The change `close()` writes for a task it cut short. */
+const SHUT_DOWN: TaskChange = { status: 'cancelled', statusMessage: 'The server shut down' };
+
+/**
+ * Runs task handlers in this process, each under its own AbortController, and writes every transition through the
+ * TaskStore in order (one write chain per task). The state machine: a task is created `working`; it moves between
+ * `working` and `input_required` while the handler asks for input and is answered; it ends `completed`, `failed` or
+ * `cancelled`, and a terminal record never changes (the store refuses it). A handler's outcome maps as:
+ *
+ * | outcome | record |
+ * |---|---|
+ * | resolves with a result (a tool result with `isError: true` included) | `completed` with `result` |
+ * | throws a ProtocolError | `failed` with that error as `error`, its message as `statusMessage` |
+ * | throws anything else | `failed` with `-32603` "Internal error"; the detail goes to the logger only |
+ * | is cancelled before it settles | `cancelled`; the handler is aborted and its late outcome dropped |
+ * | outlives the record's TTL | the record expires; the handler is aborted, nothing more is written |
+ *
+ * `isError: true` is `completed` as the 2026-07-28 extension has it; the 2025-11-25 wiring reports such a record as
+ * `failed` on its wire (docs/tasks.md). Listeners see every stored transition. Every timer, controller and pending
+ * input is released when its task leaves this runner (outcome, cancel, expiry, `close()`).
+ */
+export class TaskRunner {
+  readonly #store: TaskStore;
+  readonly #logger: Logger;
+  readonly #running = new Map<string, Running>();
+  /** The tail of each task's write chain, removed when the chain drains. */
+  readonly #writes = new Map<string, Promise<TaskRecord | undefined>>();
+  readonly #listeners = new Set<(record: TaskRecord) => void>();
+  #closed = false;
+
+  constructor(store: TaskStore, logger: Logger) {
+    this.#store = store;
+    this.#logger = logger;
+  }
+
+  /** How many handlers this runner is running (those cancelled, expired or finished excluded). */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Creates the task (resolving once the store holds it durably), then runs `handler` in the background; rejects
+   * as the store's create does, or when the runner is closed. A runner closed while the create was pending records
+   * the task `cancelled` and never runs the handler. A `ttlMs` that is not a positive integer throws a RangeError
+   * (the wiring answers the wire's own field first).
+   */
+  async start(handler: TaskHandler, options: TaskStartOptions): Promise<TaskRecord> {
+    if (this.#closed) throw new Error('the task runner is closed');
+    if (options.ttlMs !== undefined && (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1))
+      throw new RangeError(`ttlMs must be a positive integer, got ${options.ttlMs}`);
+    const record = await this.#store.create({
+      taskId: toBase64Url(randomBytes(16)),
+      owner: options.owner,
+      ttlMs: options.ttlMs,
+      pollIntervalMs: POLL_INTERVAL_MS,
+    });
+    if (this.#closed) return (await this.#write(record.taskId, SHUT_DOWN)) ?? record;
+    const { taskId } = record;
+    // The store expires the record itself; a store may grant more than setTimeout keeps (it would fire at once).
+    const deadline = setTimeout(() => this.#release(taskId), Math.min(record.ttlMs, MAX_TIMER_MS));
+    (deadline as { unref?: () => void }).unref?.();
+    const entry: Running = {
+      controller: new AbortController(),
+      deadline,
+      status: 'working',
+      statusMessage: undefined,
+      inputs: new Map(),
+      keys: 0,
+    };
+    this.#running.set(taskId, entry);
+    void this.#run(taskId, entry, handler);
+    return record;
+  }
+
+  /**
+   * Cancels the task: aborts its handler if this runner runs it, and records `cancelled` unless the record is
+   * already terminal. Resolves, after that write, with the record as it then is (`cancelled`, or the terminal status
+   * it already had), or undefined for an unknown task.
+   */
+  async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    this.#release(taskId);
+    return (await this.#write(taskId, { status: 'cancelled' })) ?? this.#store.get(taskId);
+  }
+
+  /**
+   * Answers outstanding input requests of a task this runner runs: each key of `responses` that is outstanding is
+   * taken and its value handed to the waiting handler; other keys are ignored without being looked at. The task
+   * returns to `working` when none is left outstanding. Resolves once that transition is stored.
+   */
+  async respond(taskId: string, responses: Record<string, unknown>): Promise<void> {
+    const entry = this.#running.get(taskId);
+    if (entry === undefined) return;
+    const answered = Object.keys(responses).filter((key) => entry.inputs.has(key));
+    if (answered.length === 0) return;
+    for (const key of answered) {
+      const input = entry.inputs.get(key)!;
+      entry.inputs.delete(key);
+      input.resolve(responses[key]); // the handler resumes on a later turn, behind the write queued below
+    }
+    await this.#transition(taskId, entry, entry.inputs.size > 0 ? 'input_required' : 'working');
+  }
+
+  /** Calls `listener` with each stored transition (never with the creation); returns its removal. */
+  onStatus(listener: (record: TaskRecord) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Aborts every running handler and records each of those tasks `cancelled`, drops the listeners, and resolves
+   * once every write has settled. The store stays open: its owner closes it.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#running.keys()];
+    for (const taskId of running) this.#release(taskId);
+    for (const taskId of running) void this.#write(taskId, SHUT_DOWN);
+    await Promise.all(this.#writes.values());
+    this.#listeners.clear();
+  }
+
+  /** Runs the handler and writes its outcome, unless the task left this runner first. */
+  async #run(taskId: string, entry: Running, handler: TaskHandler): Promise<void> {
+    const ctx: TaskContext = {
+      taskId,
+      signal: entry.controller.signal,
+      setStatusMessage: async (message) => {
+        if (this.#running.get(taskId) !== entry) return;
+        entry.statusMessage = message;
+        await this.#transition(taskId, entry, entry.status);
+      },
+      input: (request) => {
+        if (this.#running.get(taskId) !== entry) return Promise.reject(entry.controller.signal.reason);
+        const key = `input-${++entry.keys}`;
+        const answer = new Promise<unknown>((resolve, reject) => entry.inputs.set(key, { request, resolve, reject }));
+        void this.#transition(taskId, entry, 'input_required');
+        return answer;
+      },
+    };
+    let change: TaskChange;
+    try {
+      change = { status: 'completed', result: await handler(ctx) };
+    } catch (error) {
+      change = this.#failure(taskId, entry, error);
+    }
+    if (this.#running.get(taskId) !== entry) return; // cancelled, expired or closed: the outcome is dropped
+    this.#release(taskId);
+    await this.#write(taskId, change);
+  }
+
+  /** The `failed` change a thrown value makes (the table in the class comment). */
+  #failure(taskId: string, entry: Running, error: unknown): TaskChange {
+    if (error instanceof ProtocolError)
+      return { status: 'failed', statusMessage: error.message, error: error.toJSON() };
+    if (this.#running.get(taskId) === entry) this.#logger.error(`task ${taskId} failed`, error);
+    return { status: 'failed', statusMessage: INTERNAL_ERROR.message, error: INTERNAL_ERROR };
+  }
+
+  /** Moves a running task to `status`, carrying its status message and outstanding input requests. */
+  #transition(taskId: string, entry: Running, status: 'working' | 'input_required'): Promise<TaskRecord | undefined> {
+    entry.status = status;
+    const change: TaskChange = { status };
+    if (entry.statusMessage !== undefined) change.statusMessage = entry.statusMessage;
+    if (status === 'input_required')
+      change.inputRequests = Object.fromEntries([...entry.inputs].map(([key, input]) => [key, input.request]));
+    return this.#write(taskId, change);
+  }
+
+  /**
+   * Queues `change` on the task's write chain. A stored transition goes to the listeners; a refused one (the record
+   * is gone or terminal, e.g. cancelled from elsewhere) or a failed write ends the task here.
+   */
+  #write(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
+    const previous = this.#writes.get(taskId) ?? Promise.resolve(undefined);
+    const next = previous.then(async () => {
+      let record: TaskRecord | undefined;
+      try {
+        record = await this.#store.update(taskId, change);
+      } catch (error) {
+        this.#logger.error(`task ${taskId}: the store refused a write`, error);
+      }
+      if (record === undefined) this.#release(taskId);
+      else this.#emit(record);
+      if (this.#writes.get(taskId) === next) this.#writes.delete(taskId);
+      return record;
+    });
+    this.#writes.set(taskId, next);
+    return next;
+  }
+
+  /** Tells every listener of a stored transition; a throwing listener is logged and the others still called. */
+  #emit(record: TaskRecord): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.#logger.error(`a task status listener failed for task ${record.taskId}`, error);
+      }
+    }
+  }
+
+  /** Takes the task out of this runner: its deadline cleared, its handler aborted, its pending inputs rejected. */
+  #release(taskId: string): void {
+    const entry = this.#running.get(taskId);
+    if (entry === undefined) return;
+    this.#running.delete(taskId);
+    clearTimeout(entry.deadline);
+    entry.controller.abort();
+    for (const input of entry.inputs.values()) input.reject(entry.controller.signal.reason);
+    entry.inputs.clear();
+  }
+}
