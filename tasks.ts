@@ -189,10 +189,14 @@ export class MemoryTaskStore implements TaskStore {
     return structuredClone(entry.record);
   }
 
-  /** See TaskStore.list: an offset cursor over the owner's records, so a record expiring between pages shifts it. */
+  /**
+   * See TaskStore.list: an offset cursor over the owner's records, so a record that expires between two pages shifts
+   * the later ones by one (a record may be skipped, never repeated).
+   */
   async list(owner: string, cursor: unknown, pageSize: number): Promise<TaskPage> {
     const owned = [...this.#entries.values()].filter((entry) => entry.record.owner === owner);
-    const start = decodeCursor(cursor, owned.length, CURSOR_TAG);
+    // Bounded by the cap, not by today's count: a cursor issued before records expired stays valid.
+    const start = decodeCursor(cursor, this.#maxTasks, CURSOR_TAG);
     const end = Math.min(start + pageSize, owned.length);
     return {
       tasks: owned.slice(start, end).map((entry) => structuredClone(entry.record)),

@@ -202,6 +202,12 @@ test("list pages one owner's records in creation order; a cursor it did not issu
   );
   assert.equal(second.nextCursor, undefined);
   assert.deepEqual(await store.list('carol', undefined, 2), { tasks: [], nextCursor: undefined });
+  for (const taskId of ['a1', 'a2', 'a3']) await store.delete(taskId);
+  assert.deepEqual(
+    await store.list('alice', first.nextCursor, 2),
+    { tasks: [], nextCursor: undefined },
+    'a cursor issued before the records went is still a cursor',
+  );
   await assert.rejects(store.list('alice', 'bogus', 2), (error: unknown) => {
     assert.ok(error instanceof ProtocolError);
     assert.equal(error.code, -32602);
