@@ -171,7 +171,7 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 /** The answer to text that is not JSON (`-32700`, id null). */
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
-/** What an unexpected handler failure is reported as (on the wire, or in a failed task): no detail. */
+/** An unexpected failure (a handler's throw, an answer that cannot be serialized) on the wire or in a task: no detail. */
 export const INTERNAL_ERROR: JsonRpcErrorObject = Object.freeze({
   code: ErrorCode.InternalError,
   message: 'Internal error',
