@@ -7,7 +7,7 @@ import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } fr
 import { RequestStateSealer } from './input.ts';
 import { checkArrival } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
-import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './schema.ts';
+import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import type {
   Implementation,
   InitializeHook,
@@ -50,7 +50,7 @@ export type {
   ToolSchema,
   ToolStructuredFor,
   ToolStructuredOf,
-} from './schema.ts';
+} from './tool-schema.ts';
 export type * from './types.ts';
 export { MissingCapabilityError, ToolError } from './types.ts';
 

@@ -6,7 +6,7 @@
 import { InputRequired } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import type { ChangeHub, Registry } from './registry.ts';
-import type { Parsed, Parser } from './schema.ts';
+import type { Parsed, Parser } from './tool-schema.ts';
 import {
   type CallToolResult,
   type Completer,

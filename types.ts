@@ -5,7 +5,7 @@
 
 import type { InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';
-import type { ToolSchema } from './schema.ts';
+import type { ToolSchema } from './tool-schema.ts';
 
 export type { RequestId } from './jsonrpc.ts';
 export type { JsonSchema } from './schema.ts';

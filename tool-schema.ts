@@ -1,0 +1,234 @@
+// Tool schemas: a tool's inputSchema or outputSchema is a plain JSON Schema or a validator implementing Standard
+// Schema v1 with Standard JSON Schema v1 (zod 4, valibot, …; our own copy of those interfaces, no library imported),
+// turned once at registration into the JSON Schema that tools/list shows plus a parser that words issues with paths,
+// and the argument types inferred from it. Never validates JSON Schema itself (schema.ts does) or mutates a schema.
+
+import { isPlainObject } from './jsonrpc.ts';
+import { compileSchema, formatPath, type JsonSchema } from './schema.ts';
+
+// Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
+// validate() checks the value and its output (transforms, defaults) is what a handler receives.
+
+export interface StandardTypedV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardTypedV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard Typed value: spec version, vendor and (type-only) input/output types. */
+export interface StandardTypedV1Props<Input = unknown, Output = Input> {
+  readonly version: 1;
+  readonly vendor: string;
+  readonly types?: StandardTypedV1Types<Input, Output> | undefined;
+}
+/** The input and output types a Standard Typed value carries (for inference only). */
+export interface StandardTypedV1Types<Input = unknown, Output = Input> {
+  readonly input: Input;
+  readonly output: Output;
+}
+/** A Standard Typed value's input type. */
+export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<
+  Schema['~standard']['types']
+>['input'];
+/** A Standard Typed value's output type. */
+export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<
+  Schema['~standard']['types']
+>['output'];
+
+/** The Standard Schema v1 interface: a validator any library can implement. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard Schema: the typed props plus `validate`. */
+export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
+  readonly validate: (
+    value: unknown,
+    options?: StandardSchemaV1Options | undefined,
+  ) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
+}
+/** What `validate` returns: the output value or the issues. */
+export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
+/** A successful validation: the (possibly transformed) output value. */
+export interface StandardSchemaV1SuccessResult<Output> {
+  readonly value: Output;
+  readonly issues?: undefined;
+}
+/** Options passed to `validate`. */
+export interface StandardSchemaV1Options {
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+/** A failed validation: its issues. */
+export interface StandardSchemaV1FailureResult {
+  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
+}
+/** One validation issue: a message and where in the value it is. */
+export interface StandardSchemaV1Issue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | StandardSchemaV1PathSegment> | undefined;
+}
+/** One segment of an issue path given as an object. */
+export interface StandardSchemaV1PathSegment {
+  readonly key: PropertyKey;
+}
+
+/** The Standard JSON Schema v1 interface: something that can describe itself as JSON Schema. */
+export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardJSONSchemaV1Props<Input, Output>;
+}
+
+/** The `~standard` property of a Standard JSON Schema: the typed props plus the `jsonSchema` converter. */
+export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input>
+  extends StandardTypedV1Props<Input, Output> {
+  readonly jsonSchema: StandardJSONSchemaV1Converter;
+}
+/** Produces the JSON Schema of the input or the output side. */
+export interface StandardJSONSchemaV1Converter {
+  /** May throw when the type has no JSON Schema form. */
+  readonly input: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+  readonly output: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
+}
+/** The JSON Schema dialect asked of a converter. */
+export type StandardJSONSchemaV1Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
+/** Options of a JSON Schema conversion: the target dialect. */
+export interface StandardJSONSchemaV1Options {
+  readonly target: StandardJSONSchemaV1Target;
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+
+/** What a tool schema may be besides plain JSON Schema: a Standard Schema that also exports its JSON Schema. */
+export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1Props<Input, Output> & StandardJSONSchemaV1Props<Input, Output>;
+}
+
+/** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
+export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
+
+/** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
+export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferOutput<S> : Record<string, unknown>;
+
+/** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1]
+  ? StandardTypedV1InferInput<S>
+  : Record<string, unknown>;
+
+/** The handler's argument type for a tool definition (from its `inputSchema`). */
+export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
+
+/** The `structuredContent` type for a tool definition (from its `outputSchema`). */
+export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStructuredOf<S> : Record<string, unknown>;
+
+/** A checked value (a Standard Schema's output) or its issues, each worded with its path ('arguments.city …'). */
+export type Parsed = { value: unknown; problems?: undefined } | { problems: string[] };
+/** Checks one value against a compiled tool schema; `root` names it in problem messages. */
+export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
+
+/** A tool schema ready for use: the JSON Schema to list and the parser to check values with. */
+export interface CompiledToolSchema {
+  /** The JSON Schema clients see in tools/list. */
+  json: Record<string, unknown>;
+  parse: Parser;
+}
+
+const TARGET = 'draft-2020-12';
+
+/** True for anything carrying a `~standard` property (arktype's types are functions, so those count too). */
+export function isStandard(value: unknown): value is { readonly '~standard': unknown } {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
+}
+
+/**
+ * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
+ * TypeError naming the mistake: not an object schema, an invalid JSON Schema, a Standard Schema without a JSON
+ * Schema export or whose export fails.
+ */
+export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (isStandard(schema)) return compileStandard(schema['~standard'], where, io);
+  if (!isPlainObject(schema)) {
+    throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
+  }
+  return { json: checkJson(schema, where), parse: jsonParser(schema) };
+}
+
+function checkJson(json: Record<string, unknown>, where: string): Record<string, unknown> {
+  if (json.type !== 'object') {
+    throw new TypeError(
+      `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
+    );
+  }
+  try {
+    compileSchema(json);
+  } catch (error) {
+    throw new TypeError(`${where}: ${(error as Error).message}`, { cause: error });
+  }
+  return json;
+}
+
+function jsonParser(json: JsonSchema): Parser {
+  const validate = compileSchema(json);
+  return (value, root) => {
+    const issues = validate(value);
+    if (issues.length === 0) return { value };
+    return { problems: issues.map((issue) => `${formatPath(root, issue.path)} ${issue.message}`) };
+  };
+}
+
+function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+  if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
+    throw new TypeError(
+      `${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`,
+    );
+  }
+  const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
+  const converter = std.jsonSchema;
+  if (!isPlainObject(converter) || typeof converter[io] !== 'function') {
+    throw new TypeError(
+      `${where} is a Standard Schema (${vendor}) that does not export JSON Schema ` +
+        `('~standard'.jsonSchema.${io}, the Standard JSON Schema spec), which tools/list needs: ` +
+        'use a library version that implements Standard JSON Schema, or pass a plain JSON Schema',
+    );
+  }
+  let json: unknown;
+  try {
+    json = (converter[io] as StandardJSONSchemaV1Converter['input'])({ target: TARGET });
+  } catch (error) {
+    throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    });
+  }
+  if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
+  checkJson(json, `${where} (${vendor})`);
+  const props = std as unknown as StandardSchemaV1Props;
+  return {
+    json,
+    parse: (value, root) => {
+      const result = props.validate(value);
+      return isThenable(result)
+        ? Promise.resolve(result).then((settled) => settle(settled, root))
+        : settle(result, root);
+    },
+  };
+}
+
+function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
+  if (!isPlainObject(result))
+    throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  if (!result.issues) return { value: result.value };
+  if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
+  return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };
+}
+
+function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
+  return (issue.path ?? []).map((segment) => {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    return typeof key === 'symbol' ? key.toString() : key;
+  });
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
