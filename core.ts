@@ -5,10 +5,11 @@
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
-import { checkArrival } from './modern.ts';
+import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import type {
+  Extension,
   Implementation,
   InitializeHook,
   Logger,
@@ -33,7 +34,7 @@ export { elicitInput, type InputRequest, InputRequired, inputRequired, listRoots
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
 export { ErrorCode, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
-export { missingCapability } from './modern.ts';
+export { declaresExtension, missingCapability, missingExtension } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 export type {
   StandardJSONSchemaV1,
@@ -155,6 +156,11 @@ const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.f
 /** A tool's registry entry: schemas compiled, mistakes thrown with the tool's name (at registration and update). */
 function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandler<never>): ToolEntry {
   if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
+  const { taskSupport } = definition;
+  if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required')
+    throw new TypeError(
+      `tool '${name}': taskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport)}`,
+    );
   const input = compileToolSchema(
     definition.inputSchema ?? EMPTY_OBJECT_SCHEMA,
     `tool '${name}': inputSchema`,
@@ -216,6 +222,7 @@ export class Server {
       resources: new Registry('resource', () => this.#announce({ type: 'resources' })),
       templates: new Registry('resource template', () => this.#announce({ type: 'resources' })),
       prompts: new Registry('prompt', () => this.#announce({ type: 'prompts' })),
+      extensions: [],
       hub,
       settings: {
         pageSize: limit(options, 'pageSize', 100),
@@ -327,6 +334,47 @@ export class Server {
   /** Tells the clients subscribed to `uri` that the resource changed. */
   notifyResourceUpdated(uri: string): void {
     this.#announce({ type: 'resource', uri });
+  }
+
+  /**
+   * Installs an extension (the tasks add-on, …) before the server serves: its methods, what it advertises and its
+   * hooks. Throws for a second extension of the same id, or a method another extension or the core already serves.
+   */
+  use(extension: Extension): this {
+    const { extensions } = this.#model;
+    if (typeof extension?.id !== 'string' || extension.id === '')
+      throw new TypeError('an extension needs a non-empty string id');
+    if (extensions.some((installed) => installed.id === extension.id))
+      throw new TypeError(`extension '${extension.id}' is already installed`);
+    for (const era of ['modernMethods', 'legacyMethods'] as const) {
+      for (const method of Object.keys(extension[era] ?? {})) {
+        const clash = extensions.find((installed) => Object.hasOwn(installed[era] ?? {}, method));
+        if (clash !== undefined || isCoreMethod(method))
+          throw new TypeError(
+            `extension '${extension.id}': method '${method}' is already served${clash === undefined ? '' : ` by '${clash.id}'`}`,
+          );
+      }
+    }
+    extensions.push(extension);
+    extension.attach?.({
+      publish: (event) => this.#announce(event),
+      logger: this.logger,
+      pageSize: this.#model.settings.pageSize,
+    });
+    return this;
+  }
+
+  /**
+   * Closes what the server holds beyond its connections: every installed extension (the tasks add-on cancels its
+   * running tasks). Transports close their own connections (HttpHandler.close(), the stdio `closed` promise).
+   */
+  async close(): Promise<void> {
+    await Promise.all(this.#model.extensions.map((extension) => extension.close?.()));
+  }
+
+  /** The param a 2026-07-28 HTTP request of `method` mirrors in its `Mcp-Name` header, if any (Streamable HTTP). */
+  routingParam(method: string): string | undefined {
+    return routingParam(this.#model, method);
   }
 
   /**

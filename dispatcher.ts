@@ -3,7 +3,7 @@
 // batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
 // never writes anything for a request after its answer, its cancellation or its abandonment.
 
-import { utf8 } from './bytes.ts';
+import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
   batchTooLong,
   classify,
@@ -23,7 +23,16 @@ import {
   successResponse,
   tooManyInFlight,
 } from './jsonrpc.ts';
-import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger, ProgressToken, TraceContext } from './types.ts';
+import type {
+  AuthInfo,
+  DetachOptions,
+  FrameExtras,
+  HttpRequestInfo,
+  Logger,
+  ProgressToken,
+  TaskHandle,
+  TraceContext,
+} from './types.ts';
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
@@ -54,6 +63,11 @@ export interface DispatcherPeer {
   noBackChannel?(related: RequestId | undefined): string | undefined;
   /** A request left the table without an answer (cancelled or abandoned). */
   onWithdrawn?(id: RequestId): void;
+  /**
+   * Whom requests without a verified identity speak for (ExtensionContext.caller): HTTP gives a 2025 session's id,
+   * or '' for a sessionless exchange. Absent: the connection is its own caller (stdio).
+   */
+  caller?(): string;
 }
 
 /** Limits shared by every dispatcher of a server. */
@@ -86,6 +100,8 @@ export class Dispatcher {
   #inputClosed = false;
   #closed = false;
   #drained: (() => void) | undefined;
+  /** This connection as a caller, minted on first use when the peer names none. */
+  #caller: string | undefined;
 
   constructor(peer: DispatcherPeer, limits: DispatcherLimits, logger: Logger) {
     this.#peer = peer;
@@ -108,6 +124,12 @@ export class Dispatcher {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Whom this connection's requests speak for when they carry no verified identity (DispatcherPeer.caller). */
+  get caller(): string {
+    if (this.#peer.caller !== undefined) return this.#peer.caller();
+    return (this.#caller ??= `connection:${toBase64Url(randomBytes(16))}`);
   }
 
   /** Handles one parsed JSON value: a single frame or a batch; `extras`: what the transport knows of its exchange. */
@@ -511,23 +533,33 @@ export class InboundRequest {
     this.#controller?.abort(endReason(state));
   }
 
-  /** Sends `notifications/progress` for this request's token; a no-op without a token or after the answer. */
-  progress(progress: number, total?: number, message?: string): void {
-    if (this.progressToken === undefined || this.state !== 'running') return;
+  /** Whom this request speaks for: its verified identity, else its connection's caller (DispatcherPeer.caller). */
+  get caller(): string {
+    return this.auth === undefined ? this.#dispatcher.caller : principalOf(this.auth);
+  }
+
+  /**
+   * Sends `notifications/progress` for this request's token; a no-op without a token, or after the answer unless
+   * `outlive` (a task's handler: then on the connection, related to nothing).
+   */
+  progress(progress: number, total?: number, message?: string, outlive = false): void {
+    if (this.progressToken === undefined || (this.state !== 'running' && !outlive)) return;
     if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
     this.#lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#dispatcher.notify('notifications/progress', params, this.id);
+    this.notify('notifications/progress', params, false, outlive);
   }
 
   /**
-   * A notification related to this request; dropped once the request has its answer or was cancelled. `essential`:
-   * a backed-up transport must not drop it (DispatcherPeer.send).
+   * A notification related to this request; once the request has its answer or was cancelled it is dropped, or with
+   * `outlive` (a task's handler) sent on the connection, related to nothing. `essential`: a backed-up transport must
+   * not drop it (DispatcherPeer.send).
    */
-  notify(method: string, params: Record<string, unknown>, essential = false): void {
+  notify(method: string, params: Record<string, unknown>, essential = false, outlive = false): void {
     if (this.state === 'running') this.#dispatcher.notify(method, params, this.id, essential);
+    else if (outlive) this.#dispatcher.notify(method, params, undefined, essential);
   }
 
   /** The error a server→client request made on behalf of this request would fail with at once, if any. */
@@ -548,20 +580,35 @@ export class InboundRequest {
   }
 }
 
+/**
+ * What every era's handler context shares: the request's identity, and its detachment — a context made by
+ * `detach(options)` (a task's handler) takes its signal, input and task handle from those options instead.
+ */
 export class RequestContext {
   protected readonly request: InboundRequest;
+  protected readonly detached: DetachOptions | undefined;
 
-  constructor(request: InboundRequest) {
+  constructor(request: InboundRequest, detached?: DetachOptions) {
     this.request = request;
+    this.detached = detached;
   }
 
   get requestId(): RequestId {
     return this.request.id;
   }
 
-  /** Aborted when the client cancels the request, the connection ends, or the request is over. */
+  /** Aborted when the client cancels the request, the connection ends, or the request is over (detached: the task's). */
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.detached?.signal ?? this.request.signal;
+  }
+
+  get task(): TaskHandle | undefined {
+    return this.detached?.task;
+  }
+
+  /** ExtensionContext.caller. */
+  get caller(): string {
+    return this.request.caller;
   }
 
   get http(): HttpRequestInfo | undefined {

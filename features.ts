@@ -12,7 +12,11 @@ import {
   type Completer,
   type Content,
   type Context,
+  type DetachedContext,
+  type DetachOptions,
   type Era,
+  type Extension,
+  type ExtensionContext,
   type GetPromptResult,
   type Implementation,
   type InitializeHook,
@@ -116,6 +120,8 @@ export interface ServerModel {
   resources: Registry<ResourceEntry>;
   templates: Registry<TemplateEntry>;
   prompts: Registry<PromptEntry>;
+  /** Installed by `server.use()`, in order; the first whose hook answers takes a call over. */
+  extensions: Extension[];
   hub: ChangeHub;
   settings: ServerSettings;
 }
@@ -202,7 +208,7 @@ export function isImplementation(value: unknown): value is Implementation {
 /**
  * The server capabilities both eras advertise (`initialize` result, `server/discover` result) for what a connection
  * serves: list changes are announced for every list, resources can be subscribed to. `completions` exists from
- * 2025-03-26 on (completion/complete predates its capability).
+ * 2025-03-26 on (completion/complete predates its capability). Extensions add theirs in each lifecycle.
  */
 export function serverCapabilities(served: Record<Feature, boolean> & { logging: boolean }, version: string): Shaped {
   const capabilities: Shaped = {};
@@ -229,21 +235,56 @@ function shapeTool(tool: ToolEntry, version: string): Shaped {
 }
 
 export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.tools.page(params.cursor, model.settings.pageSize, eraOf(version));
-  return withCursor({ tools: page.items.map((tool) => shapeTool(tool, version)) }, page.nextCursor);
+  const era = eraOf(version);
+  const page = model.tools.page(params.cursor, model.settings.pageSize, era);
+  const hooks = era === 'legacy' ? model.extensions.filter((extension) => extension.listedTool !== undefined) : [];
+  const tools = page.items.map((tool) => {
+    const shaped = shapeTool(tool, version);
+    for (const extension of hooks) Object.assign(shaped, extension.listedTool!(tool.definition, version));
+    return shaped;
+  });
+  return withCursor({ tools }, page.nextCursor);
 }
 
 function toolFailure(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-export async function callTool(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {
-  const version = ctx.protocolVersion;
+/** What a lifecycle's handler context offers a tool call that an extension takes over (ToolCall). */
+export interface CallSite extends ExtensionContext {
+  detach(options: DetachOptions): DetachedContext;
+  notifyCaller(method: string, params: Record<string, unknown>): void;
+}
+
+/** tools/call: the tool and the shape of its arguments, then an extension's hook (Extension.callTool) or the tool. */
+export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite): Promise<Shaped | InputRequired> {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const tool = model.tools.get(params.name, ctx.era);
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
+  for (const extension of model.extensions) {
+    const taken = extension.callTool?.({
+      tool: { name: tool.name, taskSupport: tool.definition.taskSupport },
+      params,
+      ctx,
+      run: (runCtx) => runTool(model, tool, args, runCtx),
+      detach: (options) => ctx.detach(options),
+      notify: (method, notification) => ctx.notifyCaller(method, notification),
+    });
+    if (taken !== undefined) return (await taken) as Shaped | InputRequired;
+  }
+  return runTool(model, tool, args, ctx);
+}
+
+/** Validates a tool's arguments, runs its handler with `ctx`, and checks and shapes what it answered. */
+async function runTool(
+  model: ServerModel,
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+  ctx: Context,
+): Promise<Shaped | InputRequired> {
+  const version = ctx.protocolVersion;
   let parsed: Parsed;
   try {
     const pending = tool.parseInput(args, 'arguments');

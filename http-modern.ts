@@ -66,7 +66,7 @@ export class ModernExchanges {
       reply.send(202); // 2026-07-28 HTTP defines no client notifications; a cancel is a disconnect
       return;
     }
-    const mismatch = checkRoutingHeaders(headers, method, params);
+    const mismatch = checkRoutingHeaders(headers, method, params, this.#server.routingParam(method));
     if (mismatch !== undefined) {
       reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: mismatch }));
       return;
@@ -131,6 +131,7 @@ export class ModernExchanges {
         sink?.send(formatEvent(JSON.stringify(frame)));
       },
       noBackChannel: () => NO_BACK_CHANNEL,
+      caller: () => '', // sessionless: anyone holding an id (ExtensionContext.caller)
     });
     this.#running.set(connection, () => {
       if (sink !== undefined) sink.end();
@@ -210,31 +211,25 @@ function differs(label: string, headerValue: string, bodyValue: string): string 
   return mismatch(label, `value '${echo(headerValue)}' does not match body value '${echo(bodyValue)}'`);
 }
 
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
-
 /**
  * Checks the routing headers of a modern POST against its body: the -32020 message, or undefined. Mcp-Method must
- * equal the body's method (case-sensitive); Mcp-Name must equal `params.name` (tools/call, prompts/get) or
- * `params.uri` (resources/read) once decoded. Missing where required, duplicated, or holding characters a header
+ * equal the body's method (case-sensitive); Mcp-Name must equal the param `nameSource` names (Server.routingParam:
+ * `params.name` of tools/call and prompts/get, `params.uri` of resources/read, an extension's) once decoded. Missing where required, duplicated, or holding characters a header
  * value may not is a mismatch; a comma counts as a duplicate in Mcp-Method only (names and URIs may hold commas).
  */
 export function checkRoutingHeaders(
   headers: HeaderBag,
   method: string,
   params: Record<string, unknown>,
+  nameSource: string | undefined,
 ): string | undefined {
   const m = readSingle(headers, 'Mcp-Method', true);
   if (!m.ok) return m.error;
   if (m.value === undefined) return mismatch('Mcp-Method', 'is required');
   if (m.value !== method) return differs('Mcp-Method', m.value, method);
 
-  const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
-  if (source === undefined) return undefined;
-  const bodyValue = isPlainObject(params) ? params[source] : undefined;
+  if (nameSource === undefined) return undefined;
+  const bodyValue = isPlainObject(params) ? params[nameSource] : undefined;
   // A body without a string name/uri is refused by params validation (-32602); there is nothing to mirror.
   if (typeof bodyValue !== 'string') return undefined;
   const n = readSingle(headers, 'Mcp-Name', false);

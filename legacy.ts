@@ -3,9 +3,9 @@
 // context (server→client requests behind declared capabilities; the inputRequired shim). Owns only this connection's
 // lifecycle state; never writes a field the negotiated version lacks, never serves what it did not advertise.
 
-import { type Dispatcher, type InboundRequest, RequestContext } from './dispatcher.ts';
+import { type Dispatcher, type InboundRequest, OutboundRequestError, RequestContext } from './dispatcher.ts';
 import * as features from './features.ts';
-import { since } from './features.ts';
+import { type CallSite, since } from './features.ts';
 import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
 import {
   ErrorCode,
@@ -22,7 +22,9 @@ import {
 import type { ChangeEvent } from './registry.ts';
 import {
   type ClientCapabilities,
-  type Context,
+  type DetachedContext,
+  type DetachOptions,
+  type ExtensionMethod,
   type Implementation,
   type InitializeParams,
   LATEST_LEGACY_VERSION,
@@ -183,10 +185,23 @@ export class LegacyLifecycle {
         'Invalid Request: server not initialized; send initialize first',
       );
     }
-    if (entry === undefined || (entry.capability !== undefined && !this.#advertised![entry.capability])) {
-      throw methodNotFound(method);
+    if (entry === undefined) {
+      const extended = this.#extensionMethod(method);
+      if (extended === undefined) throw methodNotFound(method);
+      return extended.serve(request.params, new LegacyContext(this, request));
     }
+    if (entry.capability !== undefined && !this.#advertised![entry.capability]) throw methodNotFound(method);
     return entry.serve(this, request);
+  }
+
+  /** The method an installed extension serves at the negotiated version under `method` (Extension.legacyMethods). */
+  #extensionMethod(method: string): ExtensionMethod | undefined {
+    for (const extension of this.model.extensions) {
+      const methods = extension.legacyMethods;
+      if (methods === undefined || !Object.hasOwn(methods, method)) continue;
+      if (extension.legacyCapabilities?.(this.version) !== undefined) return methods[method];
+    }
+    return undefined;
   }
 
   onNotification(message: JsonRpcNotification): void {
@@ -329,9 +344,11 @@ export class LegacyLifecycle {
 
   #result(): Shaped {
     const { model, version } = this;
+    const capabilities = features.serverCapabilities(this.#advertised!, version);
+    for (const extension of model.extensions) Object.assign(capabilities, extension.legacyCapabilities?.(version));
     const result: Shaped = {
       protocolVersion: version,
-      capabilities: features.serverCapabilities(this.#advertised!, version),
+      capabilities,
       serverInfo: features.shapeImplementation(model.info, version),
     };
     if (model.instructions !== undefined) result.instructions = model.instructions;
@@ -384,7 +401,8 @@ export class LegacyLifecycle {
   /** Forwards a server change to this client when it is initialized and the change concerns it. */
   onChange(event: ChangeEvent): void {
     const advertised = this.#advertised;
-    if (advertised === undefined) return;
+    if (advertised === undefined || event.type === 'keyed') return; // keyed events go to 2026-07-28 listen streams
+
     if (event.type === 'resource') {
       if (this.#subscriptions?.has(event.uri) === true) {
         this.#dispatcher.notify('notifications/resources/updated', { uri: event.uri });
@@ -414,7 +432,7 @@ export interface LegacyState {
 export async function withInput(
   lifecycle: LegacyState,
   request: InboundRequest,
-  serve: (ctx: Context) => Promise<unknown>,
+  serve: (ctx: LegacyContext) => Promise<unknown>,
 ): Promise<unknown> {
   const ctx = new LegacyContext(lifecycle, request);
   for (let round = 0; ; round++) {
@@ -453,14 +471,18 @@ export class InputRoundError extends Error {
   }
 }
 
-/** The handler context on a legacy connection: real server→client requests, connection-level log threshold. */
-class LegacyContext extends RequestContext implements Context {
+/**
+ * The handler context on a legacy connection: real server→client requests, connection-level log threshold.
+ * Detached (a task's handler): its input requests go to the task, its progress and log to the connection once the
+ * request is answered.
+ */
+class LegacyContext extends RequestContext implements CallSite {
   inputResponses: Record<string, Record<string, unknown>> | undefined;
   requestState: unknown;
   readonly #lifecycle: LegacyState;
 
-  constructor(lifecycle: LegacyState, request: InboundRequest) {
-    super(request);
+  constructor(lifecycle: LegacyState, request: InboundRequest, detached?: DetachOptions) {
+    super(request, detached);
     this.#lifecycle = lifecycle;
   }
 
@@ -480,14 +502,28 @@ class LegacyContext extends RequestContext implements Context {
 
   progress(progress: number, total?: number, message?: string): void {
     // `message` joined progress notifications in 2025-03-26.
-    this.request.progress(progress, total, since(this.#lifecycle.version, '2025-03-26') ? message : undefined);
+    const text = since(this.#lifecycle.version, '2025-03-26') ? message : undefined;
+    this.request.progress(progress, total, text, this.detached !== undefined);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (!this.#lifecycle.passesLogLevel(level)) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.request.notify('notifications/message', params);
+    this.request.notify('notifications/message', params, false, this.detached !== undefined);
+  }
+
+  /** ToolCall.detach: this request's identity and input, `options` for the rest. */
+  detach(options: DetachOptions): DetachedContext {
+    const ctx = new LegacyContext(this.#lifecycle, this.request, options);
+    ctx.inputResponses = this.inputResponses;
+    ctx.requestState = this.requestState;
+    return ctx;
+  }
+
+  /** ToolCall.notify: on the connection, related to no request. */
+  notifyCaller(method: string, params: Record<string, unknown>): void {
+    this.request.notify(method, params, false, true);
   }
 
   #send(
@@ -498,12 +534,15 @@ class LegacyContext extends RequestContext implements Context {
   ) {
     // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
     // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
-    const refusal = this.request.refusal(method);
+    const detached = this.detached;
+    const refusal = detached === undefined ? this.request.refusal(method) : undefined;
     if (refusal !== undefined) return Promise.reject(refusal);
     if (capability !== undefined && !isPlainObject(this.#lifecycle.clientCapabilities[capability])) {
       return Promise.reject(new MissingCapabilityError(String(capability), method));
     }
-    return this.request.request(method, params, options);
+    if (detached === undefined) return this.request.request(method, params, options);
+    if (method === 'ping') return Promise.reject(new OutboundRequestError("Cannot send 'ping' from a task"));
+    return detached.input({ method: method as InputRequest['method'], params: params ?? {} });
   }
 
   elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {

@@ -11,15 +11,26 @@ import {
   RequestContext,
 } from './dispatcher.ts';
 import * as features from './features.ts';
-import { InputRequired, type RequestStateSealer, readInputResponses, requiredCapabilities } from './input.ts';
+import {
+  type InputRequest,
+  InputRequired,
+  type RequestStateSealer,
+  readInputResponses,
+  requiredCapabilities,
+} from './input.ts';
 import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
 import {
   type ClientCapabilities,
   type Context,
+  type DetachedContext,
+  type DetachOptions,
+  type Extension,
+  type ExtensionMethod,
   type Implementation,
   LOGGING_LEVELS,
   type LoggingLevel,
+  MissingCapabilityError,
   MODERN_VERSIONS,
 } from './types.ts';
 
@@ -115,10 +126,19 @@ export interface CachePolicy {
 type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
 type Method = (lifecycle: ModernLifecycle, request: InboundRequest, ctx: ModernContext) => unknown;
 
-/** The modern method table: each entry names the capability that must be served and whether results are cacheable. */
+/**
+ * The modern method table: each entry names the capability that must be served, whether results are cacheable,
+ * whether it takes input responses, and the param its `Mcp-Name` header mirrors on HTTP.
+ */
 const METHODS: Record<
   string,
-  { capability?: 'tools' | 'resources' | 'prompts' | 'completions'; cacheable?: true; input?: true; serve: Method }
+  {
+    capability?: 'tools' | 'resources' | 'prompts' | 'completions';
+    cacheable?: true;
+    input?: true;
+    routeBy?: 'name' | 'uri';
+    serve: Method;
+  }
 > = {
   'server/discover': { cacheable: true, serve: (l) => l.discover() },
   'tools/list': {
@@ -126,7 +146,12 @@ const METHODS: Record<
     cacheable: true,
     serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion),
   },
-  'tools/call': { capability: 'tools', input: true, serve: (l, r, c) => features.callTool(l.model, r.params, c) },
+  'tools/call': {
+    capability: 'tools',
+    input: true,
+    routeBy: 'name',
+    serve: (l, r, c) => features.callTool(l.model, r.params, c),
+  },
   'resources/list': {
     capability: 'resources',
     cacheable: true,
@@ -141,6 +166,7 @@ const METHODS: Record<
     capability: 'resources',
     cacheable: true,
     input: true,
+    routeBy: 'uri',
     serve: (l, r, c) => features.readResource(l.model, r.params, c),
   },
   'prompts/list': {
@@ -148,18 +174,66 @@ const METHODS: Record<
     cacheable: true,
     serve: (l, r, c) => features.listPrompts(l.model, r.params, c.protocolVersion),
   },
-  'prompts/get': { capability: 'prompts', input: true, serve: (l, r, c) => features.getPrompt(l.model, r.params, c) },
+  'prompts/get': {
+    capability: 'prompts',
+    input: true,
+    routeBy: 'name',
+    serve: (l, r, c) => features.getPrompt(l.model, r.params, c),
+  },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'modern') },
-  'subscriptions/listen': { serve: (l, r) => l.listens.open(r, l.served()) },
+  'subscriptions/listen': {
+    serve: (l, r, c) =>
+      l.listens.open(r, narrowFilter(r.params.notifications, l.served(), l.model.extensions, c.clientCapabilities)),
+  },
 };
 
-/** The method-table entry of a 2026-07-28 method this server serves (its capability too); else throws -32601. */
-function servedMethod(model: features.ServerModel, method: string): (typeof METHODS)[string] {
-  const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
-  if (entry === undefined || (entry.capability !== undefined && !features.serves(model, entry.capability, 'modern'))) {
-    throw methodNotFound(method);
+type MethodEntry = (typeof METHODS)[string];
+
+/** The method an installed extension serves in the 2026-07-28 era under `method`, with its extension. */
+function extensionMethod(
+  model: features.ServerModel,
+  method: string,
+): { extension: Extension; entry: ExtensionMethod } | undefined {
+  for (const extension of model.extensions) {
+    const methods = extension.modernMethods;
+    if (methods !== undefined && Object.hasOwn(methods, method)) return { extension, entry: methods[method]! };
   }
-  return entry;
+  return undefined;
+}
+
+/** The core's method-table entry of a 2026-07-28 method this server serves (its capability too), or an extension's; else throws -32601. */
+function servedMethod(
+  model: features.ServerModel,
+  method: string,
+): MethodEntry | { extension: Extension; entry: ExtensionMethod } {
+  const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (entry !== undefined && (entry.capability === undefined || features.serves(model, entry.capability, 'modern')))
+    return entry;
+  const extended = entry === undefined ? extensionMethod(model, method) : undefined;
+  if (extended === undefined) throw methodNotFound(method);
+  return extended;
+}
+
+/** Whether the core serves `method` itself in either era (the 2025-only methods are those 2026-07-28 removed). */
+export function isCoreMethod(method: string): boolean {
+  return Object.hasOwn(METHODS, method) || MODERN_REMOVED.has(method);
+}
+
+/** The param whose value a 2026-07-28 HTTP request of `method` mirrors in `Mcp-Name` (undefined: none). */
+export function routingParam(model: features.ServerModel, method: string): string | undefined {
+  if (Object.hasOwn(METHODS, method)) return METHODS[method]!.routeBy;
+  return extensionMethod(model, method)?.entry.routeBy;
+}
+
+/** Whether these client capabilities declare the extension `id` (as an object under `extensions`). */
+export function declaresExtension(capabilities: ClientCapabilities, id: string): boolean {
+  const { extensions } = capabilities;
+  return isPlainObject(extensions) && Object.hasOwn(extensions, id) && isPlainObject(extensions[id]);
+}
+
+/** The -32021 refusal of a request that needs the client to declare the extension `id`. */
+export function missingExtension(id: string): ProtocolError {
+  return missingCapability({ extensions: { [id]: {} } });
 }
 
 /**
@@ -201,7 +275,17 @@ export class ModernLifecycle {
   onRequest(request: InboundRequest): unknown {
     const envelope = readEnvelope(request.params);
     const { method, params } = request;
-    const entry = servedMethod(this.model, method);
+    const served = servedMethod(this.model, method);
+    if ('extension' in served) {
+      // The gate precedes the method, so that an unknown id is never looked up for a client that cannot hold one.
+      if (!declaresExtension(envelope.clientCapabilities, served.extension.id))
+        throw missingExtension(served.extension.id);
+      const ctx = new ModernContext(request, envelope, this.model.settings.logging);
+      const result = served.entry.serve(params, ctx);
+      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, false));
+      return this.#stamp(result, request, envelope, false);
+    }
+    const entry = served;
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     const cacheable = entry.cacheable === true && !retry;
@@ -226,6 +310,8 @@ export class ModernLifecycle {
 
   discover(): Shaped {
     const capabilities = features.serverCapabilities(this.served(), MODERN_VERSIONS[0]);
+    if (this.model.extensions.length > 0)
+      capabilities.extensions = Object.fromEntries(this.model.extensions.map((ext) => [ext.id, ext.settings]));
     const result: Shaped = { supportedVersions: [...MODERN_VERSIONS], capabilities };
     if (this.model.instructions !== undefined) result.instructions = this.model.instructions;
     return result;
@@ -282,11 +368,13 @@ class ModernContext extends RequestContext implements Context {
   inputResponses: Record<string, Record<string, unknown>> | undefined;
   requestState: unknown;
   readonly #envelope: Envelope;
+  readonly #logging: boolean;
   readonly #logThreshold: number;
 
-  constructor(request: InboundRequest, envelope: Envelope, logging: boolean) {
-    super(request);
+  constructor(request: InboundRequest, envelope: Envelope, logging: boolean, detached?: DetachOptions) {
+    super(request, detached);
     this.#envelope = envelope;
+    this.#logging = logging;
     // Logging is opt-in per request: without the envelope's logLevel nothing is ever sent.
     this.#logThreshold =
       logging && envelope.logLevel !== undefined ? LOGGING_LEVELS.indexOf(envelope.logLevel) : Infinity;
@@ -315,30 +403,50 @@ class ModernContext extends RequestContext implements Context {
     this.request.notify('notifications/message', params);
   }
 
-  #refuse(method: string): Promise<never> {
-    // 2026-07-28 servers send no requests (MCP 2026-07-28, Basic > Patterns > Overview): the same -32600
-    // no-back-channel refusal as in any context without one; handlers answer inputRequired(…) instead
-    // (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
+  /**
+   * A request for client input: detached (a task's handler), it becomes the task's input request when the request
+   * declared the capability it needs; else refused, as 2026-07-28 servers send no requests (MCP 2026-07-28, Basic >
+   * Patterns > Overview): the same -32600 no-back-channel refusal as in any context without one; handlers answer
+   * inputRequired(…) instead (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
+   */
+  #input(request: InputRequest): Promise<Shaped> {
+    if (this.detached !== undefined) {
+      const missing = requiredCapabilities({ request }, this.#envelope.clientCapabilities);
+      if (missing !== undefined)
+        return Promise.reject(new MissingCapabilityError(Object.keys(missing).join(', '), request.method));
+      return this.detached.input(request);
+    }
     return Promise.reject(
-      new OutboundRequestError(`Cannot send '${method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest),
+      new OutboundRequestError(`Cannot send '${request.method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest),
     );
   }
 
-  elicit(): Promise<Shaped> {
-    return this.#refuse('elicitation/create');
+  elicit(params: Shaped): Promise<Shaped> {
+    return this.#input({ method: 'elicitation/create', params });
   }
 
-  sample(): Promise<Shaped> {
-    return this.#refuse('sampling/createMessage');
+  sample(params: Shaped): Promise<Shaped> {
+    return this.#input({ method: 'sampling/createMessage', params });
   }
 
   listRoots(): Promise<{ roots: { uri: string; name?: string }[] }> {
-    return this.#refuse('roots/list');
+    return this.#input({ method: 'roots/list', params: {} }) as Promise<{ roots: { uri: string; name?: string }[] }>;
   }
 
   ping(): Promise<void> {
-    return this.#refuse('ping');
+    return Promise.reject(new OutboundRequestError(`Cannot send 'ping': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest));
   }
+
+  /** ToolCall.detach: this request's identity and input, `options` for the rest; log and progress end with it. */
+  detach(options: DetachOptions): DetachedContext {
+    const ctx = new ModernContext(this.request, this.#envelope, this.#logging, options);
+    ctx.inputResponses = this.inputResponses;
+    ctx.requestState = this.requestState;
+    return ctx;
+  }
+
+  /** ToolCall.notify: 2026-07-28 has no channel outside a request. */
+  notifyCaller(): void {}
 }
 
 export interface ListenLimits {
@@ -353,6 +461,8 @@ interface Filter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  /** The ids asked for under each extension's listen key (Extension.listenKey). */
+  keyed?: Record<string, string[]>;
 }
 
 type Frame = { method: string; params: Record<string, unknown> };
@@ -365,8 +475,29 @@ const FLAGS = [
   ['resourcesListChanged', 'resources', 'resources'],
 ] as const;
 
-/** Reads the requested filter and keeps only what this server will honour. */
-function narrowFilter(requested: unknown, served: Served): Filter {
+/** An array of at most MAX_RESOURCE_SUBSCRIPTIONS strings under `params.notifications[key]`, deduplicated; else -32602. */
+function readIds(value: unknown, key: string): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_RESOURCE_SUBSCRIPTIONS ||
+    !value.every((id) => typeof id === 'string')
+  )
+    throw invalidParams(
+      `params.notifications.${key} must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`,
+    );
+  return [...new Set(value as string[])];
+}
+
+/**
+ * Reads the requested filter and keeps only what this server will honour. An extension's listen key asked for by a
+ * client that does not declare the extension is refused -32021.
+ */
+function narrowFilter(
+  requested: unknown,
+  served: Served,
+  extensions: readonly Extension[],
+  capabilities: ClientCapabilities,
+): Filter {
   if (!isPlainObject(requested)) throw invalidParams('params.notifications must be an object');
   const given = requested;
   const filter: Filter = {};
@@ -376,18 +507,15 @@ function narrowFilter(requested: unknown, served: Served): Filter {
       throw invalidParams(`params.notifications.${flag} must be a boolean`);
     if (value === true && served[feature]) filter[flag] = true;
   }
-  const uris = given.resourceSubscriptions;
-  if (uris !== undefined) {
-    if (
-      !Array.isArray(uris) ||
-      uris.length > MAX_RESOURCE_SUBSCRIPTIONS ||
-      !uris.every((uri) => typeof uri === 'string')
-    ) {
-      throw invalidParams(
-        `params.notifications.resourceSubscriptions must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`,
-      );
-    }
-    if (served.resources && uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
+  if (given.resourceSubscriptions !== undefined) {
+    const uris = readIds(given.resourceSubscriptions, 'resourceSubscriptions');
+    if (served.resources && uris.length > 0) filter.resourceSubscriptions = uris;
+  }
+  for (const extension of extensions) {
+    const key = extension.listenKey;
+    if (key === undefined || !Object.hasOwn(given, key) || given[key] === undefined) continue;
+    if (!declaresExtension(capabilities, extension.id)) throw missingExtension(extension.id);
+    (filter.keyed ??= {})[key] = readIds(given[key], key);
   }
   return filter;
 }
@@ -398,6 +526,7 @@ class ListenStream {
   readonly buffer: Frame[] = [];
   readonly #filter: Filter;
   readonly #uris: Set<string>;
+  readonly #keyed: Map<string, Set<string>> | undefined;
   readonly settle: Settle;
 
   constructor(request: InboundRequest, filter: Filter, settle: Settle) {
@@ -405,12 +534,20 @@ class ListenStream {
     this.request = request;
     this.#filter = filter;
     this.#uris = new Set(filter.resourceSubscriptions);
+    if (filter.keyed !== undefined)
+      this.#keyed = new Map(Object.entries(filter.keyed).map(([key, ids]) => [key, new Set(ids)]));
     this.settle = settle;
   }
 
-  /** The event's frame when this stream asked for it. */
+  /** The event's frame when this stream asked for it (a keyed one also only when it is this stream's caller's). */
   frameFor(event: ChangeEvent): Frame | undefined {
     const meta = { [META_SUBSCRIPTION_ID]: this.id };
+    if (event.type === 'keyed') {
+      const asked = this.#keyed?.get(event.key)?.has(event.id) === true;
+      return asked && (event.audience === undefined || event.audience === this.request.caller)
+        ? { method: event.method, params: { ...event.params, _meta: meta } }
+        : undefined;
+    }
     if (event.type === 'resource') {
       return this.#uris.has(event.uri)
         ? { method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } }
@@ -438,8 +575,7 @@ export class ListenStreams {
   }
 
   /** Serves one listen request; settles with the final result on a graceful end, rejects on overflow. */
-  open(request: InboundRequest, served: Served): Promise<object> {
-    const filter = narrowFilter(request.params.notifications, served);
+  open(request: InboundRequest, filter: Filter): Promise<object> {
     if (this.#streams.size >= this.#limits.maxStreams) {
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     }
@@ -448,12 +584,12 @@ export class ListenStreams {
       this.#streams.set(stream.id, stream);
       // In the table before the ack is written, so an event racing the ack is delivered right after it.
       request.signal.addEventListener('abort', () => this.#release(stream), { once: true });
-      const { resourceSubscriptions, ...flags } = filter;
+      const { keyed, ...asked } = filter;
       request.notify(
         'notifications/subscriptions/acknowledged',
         {
           _meta: { [META_SUBSCRIPTION_ID]: stream.id },
-          notifications: resourceSubscriptions === undefined ? flags : { ...flags, resourceSubscriptions },
+          notifications: keyed === undefined ? asked : { ...asked, ...keyed },
         },
         true,
       );

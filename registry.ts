@@ -4,10 +4,10 @@
 
 import { fromBase64, toBase64Url, utf8 } from './bytes.ts';
 import { invalidParams } from './jsonrpc.ts';
-import type { Era } from './types.ts';
+import type { Era, KeyedEvent } from './types.ts';
 
-/** A change the server announces: a list changed, or one resource was updated. */
-export type ChangeEvent = { type: 'tools' | 'prompts' | 'resources' } | { type: 'resource'; uri: string };
+/** A change the server announces: a list changed, one resource was updated, or an extension's keyed notification. */
+export type ChangeEvent = { type: 'tools' | 'prompts' | 'resources' } | { type: 'resource'; uri: string } | KeyedEvent;
 
 /** Receives change events from the hub (a connection: an object with a method, so that it costs no closure). */
 export interface ChangeListener {

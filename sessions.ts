@@ -185,6 +185,11 @@ export class Session {
     return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
   }
 
+  /** Connection peer: a session's requests speak for the session; a stateless one's for anyone (''). */
+  caller(): string {
+    return this.id === undefined ? '' : `session:${this.id}`;
+  }
+
   /** Connection peer: the era of a session's connection is fixed. */
   get era(): 'legacy' {
     return 'legacy';

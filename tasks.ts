@@ -44,8 +44,12 @@ export interface NewTask {
   pollIntervalMs: number;
 }
 
-/** The variable part of a record an update replaces: a field absent here is absent afterwards. */
+/**
+ * The variable part of a record an update replaces: a field absent here is absent afterwards; `ttlMs`, when given,
+ * replaces the TTL (clamped by the store, still counted from `createdAt`) and is otherwise kept.
+ */
 export interface TaskChange {
+  ttlMs?: number;
   status: TaskStatus;
   statusMessage?: string;
   result?: Record<string, unknown>;
@@ -159,10 +163,15 @@ export class MemoryTaskStore implements TaskStore {
       pollIntervalMs: task.pollIntervalMs,
       owner: task.owner,
     };
-    const timer = setTimeout(() => this.#entries.delete(task.taskId), record.ttlMs);
-    (timer as { unref?: () => void }).unref?.(); // node and Bun: a number elsewhere, which holds nothing
-    this.#entries.set(task.taskId, { record, timer });
+    this.#entries.set(task.taskId, { record, timer: this.#expiry(task.taskId, record.ttlMs) });
     return structuredClone(record);
+  }
+
+  /** The unref'd timer that removes the record `ms` from now. */
+  #expiry(taskId: string, ms: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => this.#entries.delete(taskId), ms);
+    (timer as { unref?: () => void }).unref?.(); // node and Bun: a number elsewhere, which holds nothing
+    return timer;
   }
 
   /** See TaskStore.get. */
@@ -175,11 +184,18 @@ export class MemoryTaskStore implements TaskStore {
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const entry = this.#entries.get(taskId);
     if (entry === undefined || !canTransition(entry.record.status, change.status)) return undefined;
-    const { taskId: id, createdAt, ttlMs, pollIntervalMs, owner } = entry.record;
+    const { taskId: id, createdAt, pollIntervalMs, owner } = entry.record;
+    const { ttlMs: requestedTtl, ...variable } = change;
     const at = Math.max(Date.now(), Date.parse(entry.record.lastUpdatedAt) + 1);
+    let ttlMs = entry.record.ttlMs;
+    if (requestedTtl !== undefined) {
+      ttlMs = Math.min(requestedTtl, this.#maxTtlMs);
+      clearTimeout(entry.timer);
+      entry.timer = this.#expiry(taskId, Math.max(Date.parse(createdAt) + ttlMs - Date.now(), 0));
+    }
     entry.record = {
       taskId: id,
-      ...structuredClone(change),
+      ...structuredClone(variable),
       createdAt,
       lastUpdatedAt: new Date(at).toISOString(),
       ttlMs,
@@ -227,10 +243,13 @@ export interface TaskContext {
   readonly signal: AbortSignal;
   /** Sets the task's status message (a same-status transition; `lastUpdatedAt` moves). */
   setStatusMessage(message: string): Promise<void>;
+  /** Sets how long the record lives from its creation (TaskChange.ttlMs); the task's deadline here moves with it. */
+  setTtl(ttlMs: number): Promise<void>;
   /**
    * Asks the client for input: the task shows `input_required` with `request` outstanding under a key minted here
-   * (unique for the task's life), beside any other outstanding ones, until `TaskRunner.respond` answers that key;
-   * then resolves with the answer, as given there (the caller validates it). Rejects once the signal aborts.
+   * (unique for the task's life), beside any other outstanding ones, until `TaskRunner.respond` answers that key (or
+   * `TaskRunner.refuse` fails it); then resolves with the answer, as given there (the caller validates it). Rejects
+   * once the signal aborts.
    */
   input(request: Record<string, unknown>): Promise<unknown>;
 }
@@ -238,12 +257,31 @@ export interface TaskContext {
 /** A task's work: resolves with the result (a tool's `CallToolResult`, `isError` or not) or throws. */
 export type TaskHandler = (ctx: TaskContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
-/** How TaskRunner.start creates a task. */
+/** How TaskRunner.prepare and start create a task. */
 export interface TaskStartOptions {
   /** The principal the task belongs to. */
   owner: string;
   /** The requested TTL in ms, a positive integer (the store may clamp it); absent means the store's cap. */
   ttlMs?: number;
+  /**
+   * Hears this task's stored transitions (as `onStatus` listeners do), until the task's record is terminal or the
+   * task has left this runner and its writes are done (expiry, close).
+   */
+  onStatus?: (record: TaskRecord) => void;
+}
+
+/** A task whose handler may start before its record exists (TaskRunner.prepare): committed or discarded, once. */
+export interface PreparedTask {
+  readonly context: TaskContext;
+  /**
+   * Creates the record (resolving once the store holds it durably), then follows `work()` to its outcome in the
+   * background; the transitions the handler made meanwhile are written after the creation, in order. Rejects as the
+   * store's create does (the task is then released: its handler aborted). A task discarded, cancelled or closed before
+   * the create resolved is recorded `cancelled` and `work` is never called.
+   */
+  commit(work: () => Promise<Record<string, unknown>>): Promise<TaskRecord>;
+  /** Drops the task before its record exists: its handler is aborted, its inputs rejected, nothing is written. */
+  discard(): void;
 }
 
 /** The polling interval every task suggests, in ms. */
@@ -252,7 +290,8 @@ export const POLL_INTERVAL_MS = 1000;
 /** One task this runner is running. */
 interface Running {
   readonly controller: AbortController;
-  readonly deadline: ReturnType<typeof setTimeout>;
+  /** Armed once the record exists, for its TTL (TaskRecord.ttlMs). */
+  deadline: ReturnType<typeof setTimeout> | undefined;
   /** Always a live status: a task leaves the runner as it reaches a terminal one. */
   status: 'working' | 'input_required';
   statusMessage: string | undefined;
@@ -263,16 +302,25 @@ interface Running {
   >;
   /** How many input keys were minted: `input-<n>`, never reused within the task. */
   keys: number;
+  /** Until the record exists: lets the writes queued behind its creation go (with the record, or none). */
+  created: ((record: TaskRecord | undefined) => void) | undefined;
 }
 
 /** The change `close()` writes for a task it cut short. */
 const SHUT_DOWN: TaskChange = { status: 'cancelled', statusMessage: 'The server shut down' };
 
+/** Whether a status is terminal (TASK_TRANSITIONS: it moves nowhere). */
+export function isTerminal(status: TaskStatus): boolean {
+  return TASK_TRANSITIONS[status].length === 0;
+}
+
 /**
  * Runs task handlers in this process, each under its own AbortController, and writes every transition through the
- * TaskStore in order (one write chain per task). The state machine: a task is created `working`; it moves between
- * `working` and `input_required` while the handler asks for input and is answered; it ends `completed`, `failed` or
- * `cancelled`, and a terminal record never changes (the store refuses it). A handler's outcome maps as:
+ * TaskStore in order (one write chain per task). The state machine: a task is prepared (its handler may start, its
+ * record does not exist yet), then committed (the record is created `working`) or discarded (never stored); it
+ * moves between `working` and `input_required` while the handler asks for input and is answered; it ends
+ * `completed`, `failed` or `cancelled`, and a terminal record never changes (the store refuses it). A handler's
+ * outcome maps as:
  *
  * | outcome | record |
  * |---|---|
@@ -283,8 +331,9 @@ const SHUT_DOWN: TaskChange = { status: 'cancelled', statusMessage: 'The server 
  * | outlives the record's TTL | the record expires; the handler is aborted, nothing more is written |
  *
  * `isError: true` is `completed` as the 2026-07-28 extension has it; the 2025-11-25 wiring reports such a record as
- * `failed` on its wire (docs/tasks.md). Listeners see every stored transition. Every timer, controller and pending
- * input is released when its task leaves this runner (outcome, cancel, expiry, `close()`).
+ * `failed` on its wire (docs/tasks.md). Listeners see every stored transition. Every timer, controller, pending
+ * input and per-task listener is released when its task leaves this runner (outcome, cancel, expiry, discard,
+ * `close()`).
  */
 export class TaskRunner {
   readonly #store: TaskStore;
@@ -293,6 +342,8 @@ export class TaskRunner {
   /** The tail of each task's write chain, removed when the chain drains. */
   readonly #writes = new Map<string, Promise<TaskRecord | undefined>>();
   readonly #listeners = new Set<(record: TaskRecord) => void>();
+  /** Per-task listeners (TaskStartOptions.onStatus). */
+  readonly #watchers = new Map<string, (record: TaskRecord) => void>();
   #closed = false;
 
   constructor(store: TaskStore, logger: Logger) {
@@ -300,43 +351,81 @@ export class TaskRunner {
     this.#logger = logger;
   }
 
-  /** How many handlers this runner is running (those cancelled, expired or finished excluded). */
+  /** How many handlers this runner is running (prepared ones included; cancelled, expired or finished excluded). */
   get active(): number {
     return this.#running.size;
   }
 
   /**
-   * Creates the task (resolving once the store holds it durably), then runs `handler` in the background; rejects
-   * as the store's create does, or when the runner is closed. A runner closed while the create was pending records
-   * the task `cancelled` and never runs the handler. A `ttlMs` that is not a positive integer throws a RangeError
-   * (the wiring answers the wire's own field first).
+   * Mints the task's id and its context, so that a handler can start before the record exists (see PreparedTask).
+   * Throws when the runner is closed; a `ttlMs` that is not a positive integer throws a RangeError (the wiring
+   * answers the wire's own field first).
    */
-  async start(handler: TaskHandler, options: TaskStartOptions): Promise<TaskRecord> {
+  prepare(options: TaskStartOptions): PreparedTask {
     if (this.#closed) throw new Error('the task runner is closed');
     if (options.ttlMs !== undefined && (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1))
       throw new RangeError(`ttlMs must be a positive integer, got ${options.ttlMs}`);
-    const record = await this.#store.create({
-      taskId: toBase64Url(randomBytes(16)),
-      owner: options.owner,
-      ttlMs: options.ttlMs,
-      pollIntervalMs: POLL_INTERVAL_MS,
-    });
-    if (this.#closed) return (await this.#write(record.taskId, SHUT_DOWN)) ?? record;
-    const { taskId } = record;
-    // The store expires the record itself; a store may grant more than setTimeout keeps (it would fire at once).
-    const deadline = setTimeout(() => this.#release(taskId), Math.min(record.ttlMs, MAX_TIMER_MS));
-    (deadline as { unref?: () => void }).unref?.();
+    const taskId = toBase64Url(randomBytes(16));
+    let created!: (record: TaskRecord | undefined) => void;
+    const creation = new Promise<TaskRecord | undefined>((resolve) => (created = resolve));
     const entry: Running = {
       controller: new AbortController(),
-      deadline,
+      deadline: undefined,
       status: 'working',
       statusMessage: undefined,
       inputs: new Map(),
       keys: 0,
+      created,
     };
     this.#running.set(taskId, entry);
-    void this.#run(taskId, entry, handler);
-    return record;
+    this.#writes.set(taskId, creation); // the head of the task's write chain
+    if (options.onStatus !== undefined) this.#watchers.set(taskId, options.onStatus);
+    let settled = false;
+    return {
+      context: this.#context(taskId, entry),
+      commit: async (work) => {
+        if (settled) throw new Error(`task ${taskId} was already committed or discarded`);
+        settled = true;
+        let record: TaskRecord;
+        try {
+          record = await this.#store.create({
+            taskId,
+            owner: options.owner,
+            ttlMs: options.ttlMs,
+            pollIntervalMs: POLL_INTERVAL_MS,
+          });
+        } catch (error) {
+          this.#release(taskId);
+          this.#open(taskId, entry, undefined);
+          throw error;
+        }
+        this.#open(taskId, entry, record);
+        if (this.#running.get(taskId) !== entry) return (await this.#write(taskId, SHUT_DOWN)) ?? record;
+        this.#arm(taskId, entry, record.ttlMs);
+        void this.#follow(taskId, entry, work);
+        return record;
+      },
+      discard: () => {
+        if (settled) return;
+        settled = true;
+        this.#release(taskId);
+        this.#open(taskId, entry, undefined);
+      },
+    };
+  }
+
+  /**
+   * Creates the task (resolving once the store holds it durably), then runs `handler` in the background; rejects
+   * as the store's create does, or when the runner is closed (PreparedTask.commit).
+   */
+  start(handler: TaskHandler, options: TaskStartOptions): Promise<TaskRecord> {
+    let task: PreparedTask;
+    try {
+      task = this.prepare(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return task.commit(async () => handler(task.context));
   }
 
   /**
@@ -367,6 +456,24 @@ export class TaskRunner {
     await this.#transition(taskId, entry, entry.inputs.size > 0 ? 'input_required' : 'working');
   }
 
+  /**
+   * Fails one outstanding input request of a task this runner runs (the client could not answer it): the handler's
+   * `input()` rejects with `reason`. An unknown key is ignored. Resolves once the transition is stored.
+   */
+  async refuse(taskId: string, key: string, reason: unknown): Promise<void> {
+    const entry = this.#running.get(taskId);
+    const input = entry?.inputs.get(key);
+    if (entry === undefined || input === undefined) return;
+    entry.inputs.delete(key);
+    input.reject(reason);
+    await this.#transition(taskId, entry, entry.inputs.size > 0 ? 'input_required' : 'working');
+  }
+
+  /** The outstanding input requests of a task this runner runs, by key (empty for any other task). */
+  outstanding(taskId: string): ReadonlySet<string> {
+    return new Set(this.#running.get(taskId)?.inputs.keys());
+  }
+
   /** Calls `listener` with each stored transition (never with the creation); returns its removal. */
   onStatus(listener: (record: TaskRecord) => void): () => void {
     this.#listeners.add(listener);
@@ -374,27 +481,38 @@ export class TaskRunner {
   }
 
   /**
-   * Aborts every running handler and records each of those tasks `cancelled`, drops the listeners, and resolves
-   * once every write has settled. The store stays open: its owner closes it.
+   * Aborts every running handler and records each of those tasks `cancelled` (prepared ones are dropped), drops the
+   * listeners, and resolves once every write has settled. The store stays open: its owner closes it.
    */
   async close(): Promise<void> {
     this.#closed = true;
-    const running = [...this.#running.keys()];
-    for (const taskId of running) this.#release(taskId);
+    const running = [...this.#running].filter(([, entry]) => entry.created === undefined).map(([taskId]) => taskId);
+    for (const taskId of [...this.#running.keys()]) this.#release(taskId);
     for (const taskId of running) void this.#write(taskId, SHUT_DOWN);
     await Promise.all(this.#writes.values());
     this.#listeners.clear();
+    this.#watchers.clear();
   }
 
-  /** Runs the handler and writes its outcome, unless the task left this runner first. */
-  async #run(taskId: string, entry: Running, handler: TaskHandler): Promise<void> {
-    const ctx: TaskContext = {
+  /** The context a task's handler gets. */
+  #context(taskId: string, entry: Running): TaskContext {
+    return {
       taskId,
       signal: entry.controller.signal,
       setStatusMessage: async (message) => {
         if (this.#running.get(taskId) !== entry) return;
         entry.statusMessage = message;
         await this.#transition(taskId, entry, entry.status);
+      },
+      setTtl: async (ttlMs) => {
+        if (!Number.isSafeInteger(ttlMs) || ttlMs < 1)
+          throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}`);
+        if (this.#running.get(taskId) !== entry) return;
+        const record = await this.#transition(taskId, entry, entry.status, ttlMs);
+        if (record !== undefined && this.#running.get(taskId) === entry) {
+          const left = Date.parse(record.createdAt) + record.ttlMs - Date.now();
+          this.#arm(taskId, entry, Math.max(left, 0));
+        }
       },
       input: (request) => {
         if (this.#running.get(taskId) !== entry) return Promise.reject(entry.controller.signal.reason);
@@ -404,9 +522,32 @@ export class TaskRunner {
         return answer;
       },
     };
+  }
+
+  /** The record exists (or never will): the writes queued behind its creation go. */
+  #open(taskId: string, entry: Running, record: TaskRecord | undefined): void {
+    entry.created?.(record);
+    entry.created = undefined;
+    const head = this.#writes.get(taskId);
+    // Nothing queued behind the creation: the chain is empty again.
+    void head?.then(() => {
+      if (this.#writes.get(taskId) === head) this.#drained(taskId);
+    });
+  }
+
+  /** (Re)arms the task's deadline: `ms` from now it leaves this runner (the store expires the record itself). */
+  #arm(taskId: string, entry: Running, ms: number): void {
+    clearTimeout(entry.deadline);
+    // A store may grant more than setTimeout keeps (it would fire at once).
+    entry.deadline = setTimeout(() => this.#release(taskId), Math.min(ms, MAX_TIMER_MS));
+    (entry.deadline as { unref?: () => void }).unref?.();
+  }
+
+  /** Follows the handler's work and writes its outcome, unless the task left this runner first. */
+  async #follow(taskId: string, entry: Running, work: () => Promise<Record<string, unknown>>): Promise<void> {
     let change: TaskChange;
     try {
-      change = { status: 'completed', result: await handler(ctx) };
+      change = { status: 'completed', result: await work() };
     } catch (error) {
       change = this.#failure(taskId, entry, error);
     }
@@ -423,10 +564,16 @@ export class TaskRunner {
     return { status: 'failed', statusMessage: INTERNAL_ERROR.message, error: INTERNAL_ERROR };
   }
 
-  /** Moves a running task to `status`, carrying its status message and outstanding input requests. */
-  #transition(taskId: string, entry: Running, status: 'working' | 'input_required'): Promise<TaskRecord | undefined> {
+  /** Moves a running task to `status`, carrying its status message and outstanding input requests (and a new TTL). */
+  #transition(
+    taskId: string,
+    entry: Running,
+    status: 'working' | 'input_required',
+    ttlMs?: number,
+  ): Promise<TaskRecord | undefined> {
     entry.status = status;
     const change: TaskChange = { status };
+    if (ttlMs !== undefined) change.ttlMs = ttlMs;
     if (entry.statusMessage !== undefined) change.statusMessage = entry.statusMessage;
     if (status === 'input_required')
       change.inputRequests = Object.fromEntries([...entry.inputs].map(([key, input]) => [key, input.request]));
@@ -448,16 +595,24 @@ export class TaskRunner {
       }
       if (record === undefined) this.#release(taskId);
       else this.#emit(record);
-      if (this.#writes.get(taskId) === next) this.#writes.delete(taskId);
+      if (this.#writes.get(taskId) === next) this.#drained(taskId);
       return record;
     });
     this.#writes.set(taskId, next);
     return next;
   }
 
+  /** The task's write chain is empty: its per-task listener goes too once the task has left this runner. */
+  #drained(taskId: string): void {
+    this.#writes.delete(taskId);
+    if (!this.#running.has(taskId)) this.#watchers.delete(taskId);
+  }
+
   /** Tells every listener of a stored transition; a throwing listener is logged and the others still called. */
   #emit(record: TaskRecord): void {
-    for (const listener of this.#listeners) {
+    const watcher = this.#watchers.get(record.taskId);
+    if (watcher !== undefined && isTerminal(record.status)) this.#watchers.delete(record.taskId);
+    for (const listener of watcher === undefined ? this.#listeners : [watcher, ...this.#listeners]) {
       try {
         listener(record);
       } catch (error) {
@@ -471,6 +626,7 @@ export class TaskRunner {
     const entry = this.#running.get(taskId);
     if (entry === undefined) return;
     this.#running.delete(taskId);
+    if (!this.#writes.has(taskId)) this.#watchers.delete(taskId);
     clearTimeout(entry.deadline);
     entry.controller.abort();
     for (const input of entry.inputs.values()) input.reject(entry.controller.signal.reason);

@@ -3,7 +3,7 @@
 // MissingCapabilityError). Public through core.ts: every type and the error classes; the version and log-level
 // constants stay internal. No behaviour beyond those constructors lives here.
 
-import type { InputRequired } from './input.ts';
+import type { InputRequest, InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';
 import type { ToolSchema } from './tool-schema.ts';
 
@@ -149,6 +149,12 @@ export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends 
   _meta?: Meta;
   /** Serve this tool in one era only (listed and callable there alone). */
   era?: Era;
+  /**
+   * Whether the tool may run as a task (docs/tasks.md), once an extension that runs tasks is installed
+   * (`server.use(createTasksExtension())`): 'optional' runs it as a task when the client can take one, 'required'
+   * only as a task (a call that cannot be one is refused). Absent: never a task.
+   */
+  taskSupport?: 'optional' | 'required';
 }
 
 /** A resource's metadata, given to `server.resource()`. */
@@ -290,6 +296,122 @@ export interface Context {
   sample(params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
   listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
   ping(options?: RequestOptions): Promise<void>;
+  /** Set while the handler runs as a task (docs/tasks.md); undefined otherwise. */
+  readonly task?: TaskHandle;
+}
+
+/** What a handler running as a task has besides its usual context. */
+export interface TaskHandle {
+  readonly taskId: string;
+  /** Shows `message` as the task's status message (the task's `lastUpdatedAt` moves). */
+  setStatusMessage(message: string): Promise<void>;
+  /** How long the task's record lives from its creation, in ms (the store may clamp it); an elapsed one ends it now. */
+  setTtl(ttlMs: number): Promise<void>;
+}
+
+/** What an extension method's handler receives: the request's context, and whom the request speaks for. */
+export interface ExtensionContext extends Context {
+  /**
+   * Whom the request speaks for, as one string: its verified identity when it carried one, else its 2025 session or
+   * stdio connection, else '' (a sessionless HTTP exchange, which anyone may make). Per-caller state is bound to it.
+   */
+  readonly caller: string;
+}
+
+/** One method an extension serves in one era. */
+export interface ExtensionMethod {
+  /** The param a 2026-07-28 HTTP request mirrors in its `Mcp-Name` header, as tools/call mirrors `name`. */
+  readonly routeBy?: string;
+  /** Answers the request: a result object (or a promise of one); a ProtocolError thrown is the wire error. */
+  serve(params: Record<string, unknown>, ctx: ExtensionContext): unknown;
+}
+
+/** How a tool call's handler runs past its request (ToolCall.detach). */
+export interface DetachOptions {
+  /** The handler's signal from now on (the request's no longer ends it). */
+  signal: AbortSignal;
+  /** Where `ctx.elicit`, `ctx.sample` and `ctx.listRoots` go; resolves with the client's answer. */
+  input(request: InputRequest): Promise<Record<string, unknown>>;
+  task: TaskHandle;
+}
+
+/** A handler context that outlives its request; the runner sets the input of each further round. */
+export interface DetachedContext extends Context {
+  inputResponses: Record<string, Record<string, unknown>> | undefined;
+  requestState: unknown;
+}
+
+/** A `tools/call` an extension may take over (Extension.callTool), its arguments not yet validated. */
+export interface ToolCall {
+  readonly tool: { readonly name: string; readonly taskSupport: 'optional' | 'required' | undefined };
+  readonly params: Record<string, unknown>;
+  readonly ctx: ExtensionContext;
+  /**
+   * Validates the arguments, runs the handler with `ctx` and shapes its answer: a tool result (`isError` ones
+   * included) or the InputRequired the handler returned. Rejects with a ProtocolError the handler threw.
+   */
+  run(ctx: Context): Promise<Record<string, unknown> | InputRequired>;
+  /**
+   * A context for running the handler past this request: the request's identity and input, `options.signal`, its
+   * input requests through `options.input`. Progress and log go with the request while it runs, then (2025 era) on
+   * the connection; on 2026-07-28 nowhere once it is answered.
+   */
+  detach(options: DetachOptions): DetachedContext;
+  /** A notification on the caller's connection outside any request (2025 era; a no-op on 2026-07-28 and once closed). */
+  notify(method: string, params: Record<string, unknown>): void;
+}
+
+/** A notification for the listen streams that asked for `id` under `key` (an extension's listen filter). */
+export interface KeyedEvent {
+  type: 'keyed';
+  key: string;
+  id: string;
+  /** Only streams of this caller get it (ExtensionContext.caller); absent: every stream that asked. */
+  audience?: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** What a server gives an extension it installs. */
+export interface ExtensionHost {
+  /** Sends a keyed notification to the listen streams that asked for it (through the change bus, when there is one). */
+  publish(event: KeyedEvent): void;
+  readonly logger: Logger;
+  /** Items per page of list methods (ServerOptions.pageSize). */
+  readonly pageSize: number;
+}
+
+/**
+ * An extension of the protocol (2026-07-28 Basic > Extensions), installed with `server.use()` before the server
+ * serves: the methods it adds per era, what it advertises, and the hooks it takes in the core's own methods.
+ */
+export interface Extension {
+  /** Its identifier, e.g. `io.modelcontextprotocol/tasks`. */
+  readonly id: string;
+  /** Declared in `server/discover` as `capabilities.extensions[id]`. */
+  readonly settings: Record<string, unknown>;
+  /**
+   * 2026-07-28 methods. A request whose client capabilities do not declare the extension is refused -32021 naming
+   * it, before the method runs.
+   */
+  readonly modernMethods?: Readonly<Record<string, ExtensionMethod>>;
+  /** 2025 methods, served only at the versions for which `legacyCapabilities` answers. */
+  readonly legacyMethods?: Readonly<Record<string, ExtensionMethod>>;
+  /** Capabilities merged into the 2025 initialize result at `version`; undefined: not served at that version. */
+  legacyCapabilities?(version: string): Record<string, unknown> | undefined;
+  /** Fields added to a listed tool at a 2025 `version`. */
+  listedTool?(tool: ToolDefinition, version: string): Record<string, unknown> | undefined;
+  /** Takes over a tools/call (a promise of its answer), or leaves it to the core (undefined). */
+  callTool?(call: ToolCall): Promise<unknown> | undefined;
+  /**
+   * A `subscriptions/listen` filter key (`params.notifications[listenKey]`, an array of ids) whose KeyedEvents it
+   * publishes; a client that does not declare the extension is refused -32021 for asking.
+   */
+  readonly listenKey?: string;
+  /** Called once by `server.use()`. */
+  attach?(host: ExtensionHost): void;
+  /** Called by `server.close()`: releases everything the extension holds. */
+  close?(): Promise<void>;
 }
 
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */

@@ -1,6 +1,6 @@
 // The demo and conformance fixture server: the official conformance surface of both eras (tools `test_*`,
-// resources `test://…`, prompts `test_*`) plus diagnostics (`test_sleep`, `test_throw`, `test_publish`), and the
-// HTTP options its conformance runs need (EVERYTHING_HTTP_OPTIONS).
+// resources `test://…`, prompts `test_*`, the tasks extension and its fixture tools) plus diagnostics (`test_sleep`,
+// `test_throw`, `test_publish`), and the HTTP options its conformance runs need (EVERYTHING_HTTP_OPTIONS).
 // `npm -s start -- --stdio` serves it over stdio; it writes nothing but protocol frames to stdout.
 
 import { setTimeout as delay } from 'node:timers/promises';
@@ -8,7 +8,9 @@ import { pathToFileURL } from 'node:url';
 import { type Context, createServer, type Server } from '../core.ts';
 import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
+import { createTasksExtension } from '../tasks-extension.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
+import { registerTaskFixtures } from './task-fixtures.ts';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 export const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -405,6 +407,8 @@ export function createEverythingServer(): Server {
   registerResources(server);
   registerPrompts(server);
   registerModernFixtures(server);
+  server.use(createTasksExtension());
+  registerTaskFixtures(server);
   return server;
 }
 

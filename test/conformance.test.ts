@@ -1,6 +1,7 @@
 // The official MCP conformance suite (both requirement sets, plus the pending header scenarios) against the demo
-// server over HTTP, plus server-sse-polling on its own, through `scripts/conformance.ts`, which exits non-zero on any
-// scored or pending failure and on a polling run that made no check or any but SUCCESS / INFO.
+// server over HTTP, plus server-sse-polling and the tasks scenarios each on its own, through `scripts/conformance.ts`,
+// which exits non-zero on any scored or pending failure and on an exercised run that made no check or any but
+// SUCCESS / INFO.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios, and exercises every check of server-sse-polling', {
+test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios, and exercises every check of server-sse-polling and of the nine tasks scenarios', {
   timeout: 10 * 60_000,
 }, async () => {
   const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.ts')], {

@@ -1104,6 +1104,13 @@ const DEMO_TOOLS = [
   'test_sleep',
   'test_throw',
   'test_publish',
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
 ];
 
 /** Captures what the process writes to stderr while `run` is pending. */
@@ -1137,6 +1144,7 @@ async function demoSession(): Promise<void> {
     prompts: { listChanged: true },
     resources: { subscribe: true, listChanged: true },
     tools: { listChanged: true },
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
   });
   assert.equal(typeof init.instructions, 'string');
   assert.deepEqual(await client.request('ping', undefined, 0), ok(0, {}));

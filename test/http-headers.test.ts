@@ -7,8 +7,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HeaderBag } from '../exchange.ts';
 import { type HeaderParam, headerParamsOf } from '../features.ts';
-import { checkParamHeaders, checkRoutingHeaders, decodeHeaderValue } from '../http-modern.ts';
+import { checkParamHeaders, checkRoutingHeaders as checkWithSource, decodeHeaderValue } from '../http-modern.ts';
 import { encodeHeaderValue } from './raw-http.ts';
+
+/** The core's Mcp-Name sources (Server.routingParam without extensions). */
+const NAME_SOURCE: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+function checkRoutingHeaders(
+  headers: Record<string, string | string[]>,
+  method: string,
+  params: Record<string, unknown>,
+) {
+  return checkWithSource(headers, method, params, NAME_SOURCE[method]);
+}
 
 const b64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 

@@ -691,6 +691,7 @@ test('server/discover on the demo server: supported versions, capabilities, inst
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         tools: { listChanged: true },
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
       },
       instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.',
     }),
@@ -1033,6 +1034,15 @@ const MODERN_ONLY_TOOLS = [
   'test_input_required_result_capabilities',
   'test_header_param',
 ];
+const TASK_TOOLS = [
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
+];
 const SHARED_PROMPTS = [
   'test_simple_prompt',
   'test_prompt_with_arguments',
@@ -1050,11 +1060,13 @@ test('each era of the demo server lists only its own tools and prompts', async (
     ...SHARED_TOOLS,
     ...DIAGNOSTICS,
     ...MODERN_ONLY_TOOLS,
+    ...TASK_TOOLS,
   ]);
   assert.deepEqual(names((await legacy.request('tools/list', undefined, 1)).result.tools), [
     ...SHARED_TOOLS,
     ...LEGACY_ONLY_TOOLS,
     ...DIAGNOSTICS,
+    ...TASK_TOOLS,
   ]);
   assert.deepEqual(names((await modern(modernClient, 2, 'prompts/list')).result.prompts), [
     ...SHARED_PROMPTS,

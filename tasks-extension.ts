@@ -1,0 +1,475 @@
+// The tasks extension (`mcp-core/tasks`): tasks on the wire of both eras, over the TaskStore and TaskRunner of
+// tasks.ts — the 2026-07-28 extension io.modelcontextprotocol/tasks (Extensions > Tasks) and the 2025-11-25 utility
+// (Basic > Utilities > Tasks): which tool calls become tasks, the methods, the wire shapes, owners and notifications.
+// An add-on the core never imports; every task is bound to its caller, and another caller's task is unknown.
+
+import { since, toolFailureResult } from './features.ts';
+import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
+import { ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
+import {
+  isTerminal,
+  MemoryTaskStore,
+  type PreparedTask,
+  type TaskRecord,
+  TaskRunner,
+  type TaskStore,
+} from './tasks.ts';
+import type {
+  Context,
+  DetachedContext,
+  Extension,
+  ExtensionContext,
+  ExtensionHost,
+  ExtensionMethod,
+  ToolCall,
+  ToolDefinition,
+} from './types.ts';
+
+export {
+  canTransition,
+  isTerminal,
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type NewTask,
+  POLL_INTERVAL_MS,
+  type PreparedTask,
+  TASK_TRANSITIONS,
+  type TaskChange,
+  type TaskContext,
+  type TaskHandler,
+  type TaskPage,
+  type TaskRecord,
+  TaskRunner,
+  type TaskStartOptions,
+  type TaskStatus,
+  type TaskStore,
+} from './tasks.ts';
+
+/** The extension's identifier (2026-07-28 Extensions > Tasks). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** The 2025-11-25 `_meta` key that ties a message to its task. */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** The first (and only) 2025 version with tasks. */
+const LEGACY_TASKS_SINCE = '2025-11-25';
+/** The rounds of input one task's handler may ask for (as a 2025 request's inputRequired shim allows). */
+const MAX_INPUT_ROUNDS = 8;
+/** The longest task id echoed in an error message. */
+const MAX_ECHO = 64;
+
+type Shaped = Record<string, unknown>;
+
+/** Options of createTasksExtension(). */
+export interface TasksExtensionOptions {
+  /**
+   * Where task records live (default: a MemoryTaskStore with its default bounds, closed with the extension). A store
+   * given here is the caller's to close.
+   */
+  store?: TaskStore;
+}
+
+/** Creates the tasks extension; install it with `server.use()` and close it with `server.close()`. */
+export function createTasksExtension(options: TasksExtensionOptions = {}): TasksExtension {
+  return new TasksExtension(options);
+}
+
+/** The task fields both creation and `tasks/get` carry on 2026-07-28 (no `owner`, ever). */
+function modernTask(record: TaskRecord): Shaped {
+  const task: Shaped = { taskId: record.taskId, status: record.status };
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  task.createdAt = record.createdAt;
+  task.lastUpdatedAt = record.lastUpdatedAt;
+  task.ttlMs = record.ttlMs;
+  task.pollIntervalMs = record.pollIntervalMs;
+  return task;
+}
+
+/** `tasks/get` and `notifications/tasks` on 2026-07-28: the task, with its result, error or input requests inlined. */
+function detailedTask(record: TaskRecord): Shaped {
+  const task = modernTask(record);
+  if (record.status === 'completed' && record.result !== undefined) task.result = record.result;
+  if (record.status === 'failed' && record.error !== undefined) task.error = record.error;
+  if (record.status === 'input_required' && record.inputRequests !== undefined)
+    task.inputRequests = record.inputRequests;
+  return task;
+}
+
+/** A record's status on the 2025-11-25 wire, where a tool result with `isError: true` is `failed`. */
+function legacyStatus(record: TaskRecord): TaskRecord['status'] {
+  return record.status === 'completed' && record.result?.isError === true ? 'failed' : record.status;
+}
+
+/** A task on the 2025-11-25 wire (`ttl`, `pollInterval`). */
+function legacyTask(record: TaskRecord): Shaped {
+  const task: Shaped = { taskId: record.taskId, status: legacyStatus(record) };
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  task.createdAt = record.createdAt;
+  task.lastUpdatedAt = record.lastUpdatedAt;
+  task.ttl = record.ttlMs;
+  task.pollInterval = record.pollIntervalMs;
+  return task;
+}
+
+/** `params.taskId`, a string, or -32602 naming it. */
+function readTaskId(params: Shaped): string {
+  if (typeof params.taskId !== 'string') throw invalidParams('params.taskId must be a string');
+  return params.taskId;
+}
+
+/** The -32602 answer for a task that does not exist, expired, or is another caller's: the same for all three. */
+function unknownTask(taskId: string): ProtocolError {
+  const shown = taskId.length > MAX_ECHO ? `${taskId.slice(0, MAX_ECHO)}…` : taskId;
+  return invalidParams(`params.taskId: no task '${shown}' (never created, expired, or not this caller's)`);
+}
+
+/** What `promise` settled with, if it settled before the event loop's next turn (a handler that did not wait). */
+function settledAtOnce<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown } | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 0);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ value });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        resolve({ error });
+      },
+    );
+  });
+}
+
+/**
+ * The tasks extension. A tool registered with `taskSupport` runs as a task when its call can be one:
+ *
+ * - **2026-07-28** (server-directed): when this request's client capabilities declare the extension. The handler
+ *   starts at once; what it settles with before it first waits on I/O or a timer (an `inputRequired(…)` round, an
+ *   immediate result, an error) is answered in the request itself, so input rounds resolve before a task exists;
+ *   once it waits, the task is created and the call answers `resultType: "task"`. A `required` tool called without
+ *   the extension is refused -32021 before its handler runs.
+ * - **2025-11-25** (client-directed): when the call carries `params.task`; the task is created first and the call
+ *   answers `{task}`. `params.task` on a tool without task support, or a `required` tool called without it, is
+ *   -32601. Earlier 2025 versions have no tasks: every tool runs in its request.
+ *
+ * Inside a task the handler keeps its context (`ctx.task` is set): `ctx.elicit`/`sample`/`listRoots` and
+ * `inputRequired(…)` rounds become the task's input requests (answered by `tasks/update`, or on 2025-11-25
+ * delivered as real requests on the `tasks/result` stream), progress and log go to the connection while there is
+ * one. See docs/tasks.md.
+ */
+export class TasksExtension implements Extension {
+  readonly id = TASKS_EXTENSION;
+  readonly settings: Record<string, unknown> = {};
+  readonly listenKey = 'taskIds';
+  readonly modernMethods: Readonly<Record<string, ExtensionMethod>>;
+  readonly legacyMethods: Readonly<Record<string, ExtensionMethod>>;
+  readonly store: TaskStore;
+  readonly #ownsStore: boolean;
+  #host: ExtensionHost | undefined;
+  #runner: TaskRunner | undefined;
+  /** Per task, the input keys a 2025 `tasks/result` stream is delivering now (each is sent once at a time). */
+  readonly #delivering = new Map<string, Set<string>>();
+
+  constructor(options: TasksExtensionOptions = {}) {
+    this.#ownsStore = options.store === undefined;
+    this.store = options.store ?? new MemoryTaskStore();
+    const task = (serve: (taskId: string, params: Shaped, ctx: ExtensionContext) => unknown): ExtensionMethod => ({
+      routeBy: 'taskId',
+      serve: (params, ctx) => serve(readTaskId(params), params, ctx),
+    });
+    this.modernMethods = {
+      'tasks/get': task(async (taskId, _params, ctx) => detailedTask(await this.#owned(taskId, ctx))),
+      'tasks/update': task((taskId, params, ctx) => this.#update(taskId, params, ctx)),
+      'tasks/cancel': task(async (taskId, _params, ctx) => {
+        await this.#owned(taskId, ctx);
+        await this.runner.cancel(taskId);
+        return {};
+      }),
+    };
+    this.legacyMethods = {
+      'tasks/get': task(async (taskId, _params, ctx) => legacyTask(await this.#owned(taskId, ctx))),
+      'tasks/result': task((taskId, _params, ctx) => this.#result(taskId, ctx)),
+      'tasks/list': { serve: (params, ctx) => this.#list(params, ctx) },
+      'tasks/cancel': task((taskId, _params, ctx) => this.#cancelLegacy(taskId, ctx)),
+    };
+  }
+
+  /** The runner (after `server.use()`). */
+  get runner(): TaskRunner {
+    if (this.#runner === undefined) throw new Error('the tasks extension is not installed: call server.use() first');
+    return this.#runner;
+  }
+
+  /** Extension.attach: the runner, logging through the server's logger, and the listen notifications. */
+  attach(host: ExtensionHost): void {
+    if (this.#host !== undefined) throw new Error('the tasks extension is already installed on a server');
+    this.#host = host;
+    this.#runner = new TaskRunner(this.store, host.logger);
+    this.#runner.onStatus((record) =>
+      host.publish({
+        type: 'keyed',
+        key: this.listenKey,
+        id: record.taskId,
+        audience: record.owner === '' ? undefined : record.owner,
+        method: 'notifications/tasks',
+        params: detailedTask(record),
+      }),
+    );
+  }
+
+  /** 2025-11-25 advertises `tasks` (list, cancel, tools/call); earlier versions have no tasks. */
+  legacyCapabilities(version: string): Record<string, unknown> | undefined {
+    if (!since(version, LEGACY_TASKS_SINCE)) return undefined;
+    return { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  }
+
+  /** A listed tool's `execution.taskSupport` (2025-11-25 Tool). */
+  listedTool(tool: ToolDefinition, version: string): Record<string, unknown> | undefined {
+    if (tool.taskSupport === undefined || !since(version, LEGACY_TASKS_SINCE)) return undefined;
+    return { execution: { taskSupport: tool.taskSupport } };
+  }
+
+  /** Extension.callTool: a task when the call can be one (the class comment), else the core's own call. */
+  callTool(call: ToolCall): Promise<unknown> | undefined {
+    const { tool, params, ctx } = call;
+    if (ctx.era === 'modern') {
+      if (tool.taskSupport === undefined) return undefined; // params.task is a 2025 field: ignored here
+      if (declaresExtension(ctx.clientCapabilities, TASKS_EXTENSION)) return this.#modernCall(call);
+      if (tool.taskSupport === 'required') return Promise.reject(missingExtension(TASKS_EXTENSION));
+      return undefined;
+    }
+    if (this.legacyCapabilities(ctx.protocolVersion) === undefined) return undefined;
+    const { task } = params;
+    if (task === undefined) {
+      if (tool.taskSupport !== 'required') return undefined;
+      return Promise.reject(
+        new ProtocolError(
+          ErrorCode.MethodNotFound,
+          `Method not found: tool '${tool.name}' runs only as a task (params.task)`,
+        ),
+      );
+    }
+    if (tool.taskSupport === undefined)
+      return Promise.reject(
+        new ProtocolError(ErrorCode.MethodNotFound, `Method not found: tool '${tool.name}' does not run as a task`),
+      );
+    if (!isPlainObject(task)) return Promise.reject(invalidParams('params.task must be an object'));
+    const { ttl } = task;
+    if (ttl !== undefined && (!Number.isSafeInteger(ttl) || (ttl as number) < 1))
+      return Promise.reject(invalidParams('params.task.ttl must be a positive integer (ms)'));
+    return this.#legacyCall(call, ttl as number | undefined);
+  }
+
+  /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */
+  async close(): Promise<void> {
+    await this.#runner?.close();
+    if (this.#ownsStore) await this.store.close();
+  }
+
+  /** A 2026-07-28 call from a declaring client: answered in the request unless the handler waits (class comment). */
+  async #modernCall(call: ToolCall): Promise<unknown> {
+    const prepared = this.runner.prepare({ owner: call.ctx.caller });
+    const ctx = this.#detach(call, prepared);
+    // Until the task exists, the request's own end (a cancel, a closed response) ends the handler.
+    const discard = (): void => prepared.discard();
+    call.ctx.signal.addEventListener('abort', discard, { once: true });
+    const first = call.run(ctx);
+    const atOnce = await settledAtOnce(first);
+    call.ctx.signal.removeEventListener('abort', discard);
+    if (atOnce !== undefined) {
+      prepared.discard();
+      if ('error' in atOnce) throw atOnce.error;
+      return atOnce.value;
+    }
+    const record = await prepared.commit(() => this.#rounds(call, ctx, first, prepared));
+    return { resultType: 'task', ...modernTask(record) };
+  }
+
+  /** A 2025-11-25 call with `params.task`: the task first, then the handler in it. */
+  async #legacyCall(call: ToolCall, ttlMs: number | undefined): Promise<unknown> {
+    const prepared = this.runner.prepare({
+      owner: call.ctx.caller,
+      ttlMs,
+      onStatus: (record) => call.notify('notifications/tasks/status', legacyTask(record)),
+    });
+    const ctx = this.#detach(call, prepared);
+    const record = await prepared.commit(() => this.#rounds(call, ctx, call.run(ctx), prepared));
+    return { task: legacyTask(record) };
+  }
+
+  /** The handler's context inside the task: its input goes to the task. */
+  #detach(call: ToolCall, prepared: PreparedTask): DetachedContext {
+    const task = prepared.context;
+    return call.detach({
+      signal: task.signal,
+      input: (request) => task.input(request as unknown as Shaped) as Promise<Shaped>,
+      task,
+    });
+  }
+
+  /**
+   * Follows the handler inside its task: each `inputRequired(…)` it answers becomes the task's input requests (the
+   * client capabilities they need checked first: -32021), and the handler runs again with the answers, at most
+   * MAX_INPUT_ROUNDS times; resolves with the final tool result.
+   */
+  async #rounds(
+    call: ToolCall,
+    ctx: DetachedContext,
+    first: Promise<Shaped | InputRequired>,
+    prepared: PreparedTask,
+  ): Promise<Shaped> {
+    let answer = await first;
+    for (let round = 0; answer instanceof InputRequired; round++) {
+      if (round === MAX_INPUT_ROUNDS)
+        return toolFailureResult(
+          `The task needed more than ${MAX_INPUT_ROUNDS} rounds of client input`,
+          ctx.protocolVersion,
+        );
+      const requests: Record<string, InputRequest> = answer.inputRequests;
+      const missing = requiredCapabilities(requests, ctx.clientCapabilities);
+      if (missing !== undefined) throw missingCapability(missing);
+      const keys = Object.keys(requests);
+      const answers = await Promise.all(keys.map((key) => prepared.context.input(requests[key] as unknown as Shaped)));
+      const responses: Record<string, Record<string, unknown>> = Object.create(null);
+      keys.forEach((key, index) => {
+        responses[key] = answers[index] as Record<string, unknown>;
+      });
+      ctx.inputResponses = responses;
+      ctx.requestState = answer.state;
+      answer = await call.run(ctx);
+    }
+    return answer;
+  }
+
+  /** The caller's task, or the unknown-task refusal (another caller's task is unknown too). */
+  async #owned(taskId: string, ctx: ExtensionContext): Promise<TaskRecord> {
+    const record = await this.store.get(taskId);
+    if (record === undefined || record.owner !== ctx.caller) throw unknownTask(taskId);
+    return record;
+  }
+
+  /**
+   * 2026-07-28 `tasks/update`: answers outstanding input requests. Keys that are not outstanding are ignored without
+   * being looked at; each answer to an outstanding key must be an object (-32602 naming it).
+   */
+  async #update(taskId: string, params: Shaped, ctx: ExtensionContext): Promise<Shaped> {
+    await this.#owned(taskId, ctx);
+    const given = params.inputResponses;
+    if (!isPlainObject(given)) throw invalidParams('params.inputResponses must be an object');
+    const outstanding = this.runner.outstanding(taskId);
+    const responses: Record<string, unknown> = Object.create(null);
+    for (const key of Object.keys(given)) {
+      if (!outstanding.has(key)) continue;
+      if (!isPlainObject(given[key])) throw invalidParams(`params.inputResponses['${key}'] must be an object`);
+      responses[key] = given[key];
+    }
+    await this.runner.respond(taskId, responses);
+    return {};
+  }
+
+  /** 2025-11-25 `tasks/list`: the caller's tasks, paged. */
+  async #list(params: Shaped, ctx: ExtensionContext): Promise<Shaped> {
+    const page = await this.store.list(ctx.caller, params.cursor, this.#host!.pageSize);
+    const result: Shaped = { tasks: page.tasks.map(legacyTask) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return result;
+  }
+
+  /** 2025-11-25 `tasks/cancel`: the task as `cancelled`, stored before the answer; a terminal one is -32602. */
+  async #cancelLegacy(taskId: string, ctx: ExtensionContext): Promise<Shaped> {
+    const record = await this.#owned(taskId, ctx);
+    if (isTerminal(record.status)) throw terminalCancel(record);
+    const after = await this.runner.cancel(taskId);
+    if (after === undefined) throw unknownTask(taskId);
+    if (after.status !== 'cancelled') throw terminalCancel(after); // it finished first
+    return legacyTask(after);
+  }
+
+  /**
+   * 2025-11-25 `tasks/result`: blocks until the task is terminal, delivering its outstanding input requests as
+   * server→client requests on this stream meanwhile (each with the related-task `_meta`); then answers exactly the
+   * tool's result (with the related-task `_meta`) or its error.
+   */
+  async #result(taskId: string, ctx: ExtensionContext): Promise<Shaped> {
+    let record = await this.#owned(taskId, ctx);
+    for (;;) {
+      // Subscribed before the record is read again, so that no transition falls between the two.
+      const change = this.#nextChange(taskId, record.pollIntervalMs, ctx.signal);
+      try {
+        const current = await this.store.get(taskId);
+        if (current === undefined) throw unknownTask(taskId);
+        record = current;
+        if (isTerminal(record.status)) return outcome(record);
+        for (const [key, request] of Object.entries(record.inputRequests ?? {}))
+          this.#deliver(taskId, key, request as InputRequest, ctx);
+        await change.promise;
+      } finally {
+        change.release();
+      }
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+    }
+  }
+
+  /** Resolves at the task's next stored transition here, after `pollMs` (another process may run it), or on abort. */
+  #nextChange(taskId: string, pollMs: number, signal: AbortSignal): { promise: Promise<void>; release(): void } {
+    let release!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs);
+      const off = this.runner.onStatus((record) => {
+        if (record.taskId === taskId) resolve();
+      });
+      const onAbort = (): void => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      release = () => {
+        clearTimeout(timer);
+        off();
+        signal.removeEventListener('abort', onAbort);
+      };
+    });
+    return { promise, release };
+  }
+
+  /** Sends one outstanding input request on a `tasks/result` stream, unless another stream is already sending it. */
+  #deliver(taskId: string, key: string, request: InputRequest, ctx: Context): void {
+    let keys = this.#delivering.get(taskId);
+    if (keys?.has(key) === true) return;
+    if (keys === undefined) this.#delivering.set(taskId, (keys = new Set()));
+    keys.add(key);
+    const params: Shaped = { ...request.params };
+    params._meta = { ...(request.params?._meta as Shaped | undefined), [RELATED_TASK]: { taskId } };
+    const sent =
+      request.method === 'elicitation/create'
+        ? ctx.elicit(params)
+        : request.method === 'sampling/createMessage'
+          ? ctx.sample(params)
+          : (ctx.listRoots() as Promise<Shaped>);
+    sent
+      .then(
+        (answer) => this.runner.respond(taskId, { [key]: answer }),
+        // A stream that went away leaves the request outstanding for the next tasks/result; a client's refusal is the handler's.
+        (error: unknown) => (ctx.signal.aborted ? undefined : this.runner.refuse(taskId, key, error)),
+      )
+      .finally(() => {
+        keys.delete(key);
+        if (keys.size === 0 && this.#delivering.get(taskId) === keys) this.#delivering.delete(taskId);
+      });
+  }
+}
+
+/** The -32602 answer to a 2025-11-25 `tasks/cancel` of a terminal task. */
+function terminalCancel(record: TaskRecord): ProtocolError {
+  return invalidParams(`Cannot cancel task: already in terminal status '${legacyStatus(record)}'`);
+}
+
+/** What a 2025-11-25 `tasks/result` answers for a terminal task. */
+function outcome(record: TaskRecord): Shaped {
+  const related = { [RELATED_TASK]: { taskId: record.taskId } };
+  if (record.status === 'completed') {
+    const result = record.result ?? {};
+    return { ...result, _meta: { ...(result._meta as Shaped | undefined), ...related } };
+  }
+  if (record.status === 'failed' && record.error !== undefined) {
+    const { code, message, data } = record.error;
+    throw new ProtocolError(code, message, data);
+  }
+  throw invalidParams(`Task '${record.taskId}' was cancelled: it has no result`);
+}
