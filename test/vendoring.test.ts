@@ -1,6 +1,6 @@
 // The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies
 // are the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or
-// fetch.ts beyond it, and the layout table names every root module once. Computed from the imports, so the README
+// fetch.ts beyond it, the tasks add-on that of tasks-extension.ts, and the layout table names every root module once. Computed from the imports, so the README
 // cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
@@ -27,13 +27,14 @@ test('the README lists exactly the files a stdio server copies: the import closu
   assert.match(README, new RegExp(`A stdio server\\*\\* copies ${CORE.size} files`));
 });
 
-for (const [tag, entry] of [
-  ['vendoring:http', 'http.ts'],
-  ['vendoring:fetch', 'fetch.ts'],
+for (const [tag, entry, reaches] of [
+  ['vendoring:http', 'http.ts', 'http-core.ts'],
+  ['vendoring:fetch', 'fetch.ts', 'http-core.ts'],
+  ['vendoring:tasks', 'tasks-extension.ts', 'tasks.ts'],
 ] as const) {
   test(`the README lists exactly the files ${entry} adds to the core set`, () => {
     const added = sorted([...closure(entry)].filter((file) => !CORE.has(file)));
-    assert.ok(added.includes(entry) && added.includes('http-core.ts'), 'the closure reaches the HTTP set');
+    assert.ok(added.includes(entry) && added.includes(reaches), `the closure reaches ${reaches}`);
     assert.deepEqual(namedIn(tag), added);
     assert.match(README, new RegExp(`adds ${added.length}[,:]`));
   });
