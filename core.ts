@@ -58,7 +58,8 @@ export { MissingCapabilityError, ToolError } from './types.ts';
 /**
  * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event
  * published by any process must be delivered to every subscriber, the publisher's own included, in publish order
- * per publisher. Events are plain JSON: `{type: 'tools' | 'prompts' | 'resources'}` or `{type: 'resource', uri}`.
+ * per publisher. Events are plain JSON: `{type: 'tools' | 'prompts' | 'resources'}`, `{type: 'resource', uri}`, or
+ * an extension's `{type: 'keyed', …}` notification (KeyedEvent).
  */
 export interface ChangeBus {
   publish(event: ChangeEvent): void;

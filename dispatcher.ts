@@ -132,6 +132,11 @@ export class Dispatcher {
     return (this.#caller ??= `connection:${toBase64Url(randomBytes(16))}`);
   }
 
+  /** This connection as its own caller, once a request has spoken for it (undefined when the peer names callers). */
+  get ownCaller(): string | undefined {
+    return this.#caller;
+  }
+
   /** Handles one parsed JSON value: a single frame or a batch; `extras`: what the transport knows of its exchange. */
   receive(value: unknown, extras?: FrameExtras): void {
     if (this.#closed) return;

@@ -40,7 +40,7 @@ import {
   unsupportedVersion,
 } from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
-import type { FrameExtras, Logger } from './types.ts';
+import type { Extension, FrameExtras, Logger } from './types.ts';
 
 /** At most this many notifications wait for the era decision; later ones are dropped (and logged). */
 const MAX_HELD_NOTIFICATIONS = 8;
@@ -190,6 +190,9 @@ export class Connection {
   readonly #modern: ModernLifecycle | undefined;
   readonly #hub: ChangeHub;
   readonly #extras: FrameExtras | undefined;
+  readonly #extensions: readonly Extension[];
+  /** Set by the first close(): the extensions heard of this caller's end. */
+  #ended = false;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
@@ -212,6 +215,7 @@ export class Connection {
     this.#extras = options.extras;
     if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
     this.#hub = model.hub;
+    this.#extensions = model.extensions;
     this.#hub.add(this);
   }
 
@@ -301,5 +305,10 @@ export class Connection {
   close(): void {
     this.#hub.remove(this);
     this.#dispatcher.close();
+    if (this.#ended) return;
+    this.#ended = true;
+    // A connection that was its own caller (stdio) is gone for good: what was bound to it can never be reached again.
+    const caller = this.#dispatcher.ownCaller;
+    if (caller !== undefined) for (const extension of this.#extensions) extension.callerEnded?.(caller);
   }
 }

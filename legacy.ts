@@ -179,7 +179,8 @@ export class LegacyLifecycle {
     const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
     if (this.#phase === 'awaiting-initialize') {
       if (method === 'ping') return EMPTY_RESULT;
-      if (entry === undefined) throw methodNotFound(method);
+      const known = this.model.extensions.some((extension) => Object.hasOwn(extension.legacyMethods ?? {}, method));
+      if (entry === undefined && !known) throw methodNotFound(method);
       throw new ProtocolError(
         ErrorCode.InvalidRequest,
         'Invalid Request: server not initialized; send initialize first',

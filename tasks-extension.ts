@@ -259,6 +259,11 @@ export class TasksExtension implements Extension {
     return this.#legacyCall(call, ttl as number | undefined);
   }
 
+  /** Extension.callerEnded: the tasks of a closed stdio connection are cancelled (nobody could reach them again). */
+  callerEnded(caller: string): void {
+    void this.#runner?.cancelOwned(caller);
+  }
+
   /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */
   async close(): Promise<void> {
     await this.#runner?.close();
@@ -281,6 +286,8 @@ export class TasksExtension implements Extension {
       return atOnce.value;
     }
     const record = await prepared.commit(() => this.#rounds(call, ctx, first, prepared));
+    // A client that went away while the record was created never learns its id: nobody could reach the task.
+    if (call.ctx.signal.aborted) await this.runner.cancel(record.taskId);
     return { resultType: 'task', ...modernTask(record) };
   }
 

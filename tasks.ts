@@ -304,6 +304,7 @@ interface Running {
   keys: number;
   /** Until the record exists: lets the writes queued behind its creation go (with the record, or none). */
   created: ((record: TaskRecord | undefined) => void) | undefined;
+  readonly owner: string;
 }
 
 /** The change `close()` writes for a task it cut short. */
@@ -376,6 +377,7 @@ export class TaskRunner {
       inputs: new Map(),
       keys: 0,
       created,
+      owner: options.owner,
     };
     this.#running.set(taskId, entry);
     this.#writes.set(taskId, creation); // the head of the task's write chain
@@ -467,6 +469,12 @@ export class TaskRunner {
     entry.inputs.delete(key);
     input.reject(reason);
     await this.#transition(taskId, entry, entry.inputs.size > 0 ? 'input_required' : 'working');
+  }
+
+  /** Cancels every task of `owner` this runner runs (as `cancel` does); resolves once each is stored. */
+  async cancelOwned(owner: string): Promise<void> {
+    const owned = [...this.#running].filter(([, entry]) => entry.owner === owner).map(([taskId]) => taskId);
+    await Promise.all(owned.map((taskId) => this.cancel(taskId)));
   }
 
   /** The outstanding input requests of a task this runner runs, by key (empty for any other task). */

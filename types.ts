@@ -410,6 +410,11 @@ export interface Extension {
   readonly listenKey?: string;
   /** Called once by `server.use()`. */
   attach?(host: ExtensionHost): void;
+  /**
+   * A caller is gone for good: a connection that was its own caller (stdio, in-memory) closed, so what is bound to
+   * it (ExtensionContext.caller) can never be reached again.
+   */
+  callerEnded?(caller: string): void;
   /** Called by `server.close()`: releases everything the extension holds. */
   close?(): Promise<void>;
 }
