@@ -296,7 +296,10 @@ export interface Context {
   sample(params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
   listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
   ping(options?: RequestOptions): Promise<void>;
-  /** Set while the handler runs as a task (docs/tasks.md); undefined otherwise. */
+  /**
+   * Set while the handler runs as a task, or may still become one (a 2026-07-28 call that has not waited yet, whose
+   * status message is stored once the task exists); undefined otherwise (docs/tasks.md).
+   */
   readonly task?: TaskHandle;
 }
 
