@@ -1,6 +1,6 @@
 // Public entry of mcp-core: createServer(), registration of tools, resources, resource templates and prompts,
-// change notifications, and connect() for transports. Owns the server-wide model shared by all connections; holds no
-// per-connection state, and its only I/O is the default logger's lines on stderr.
+// change notifications, extensions (use, close), and connect() for transports. Owns the server-wide model shared by
+// all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
@@ -34,7 +34,7 @@ export { elicitInput, type InputRequest, InputRequired, inputRequired, listRoots
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
 export { ErrorCode, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
-export { declaresExtension, missingCapability, missingExtension } from './modern.ts';
+export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 export type {
   StandardJSONSchemaV1,
@@ -152,6 +152,13 @@ function limit(options: ServerOptions, name: LimitOption, fallback: number): num
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** The `subscriptions/listen` filter keys of the core (2026-07-28 Basic > Subscriptions), which no extension may take. */
+const LISTEN_FLAGS: ReadonlySet<string> = new Set([
+  'toolsListChanged',
+  'promptsListChanged',
+  'resourcesListChanged',
+  'resourceSubscriptions',
+]);
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
 
 /** A tool's registry entry: schemas compiled, mistakes thrown with the tool's name (at registration and update). */
@@ -347,6 +354,12 @@ export class Server {
       throw new TypeError('an extension needs a non-empty string id');
     if (extensions.some((installed) => installed.id === extension.id))
       throw new TypeError(`extension '${extension.id}' is already installed`);
+    const { listenKey } = extension;
+    if (
+      listenKey !== undefined &&
+      (LISTEN_FLAGS.has(listenKey) || extensions.some((installed) => installed.listenKey === listenKey))
+    )
+      throw new TypeError(`extension '${extension.id}': listen key '${listenKey}' is already taken`);
     for (const era of ['modernMethods', 'legacyMethods'] as const) {
       for (const method of Object.keys(extension[era] ?? {})) {
         const clash = extensions.find((installed) => Object.hasOwn(installed[era] ?? {}, method));

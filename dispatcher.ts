@@ -1,7 +1,8 @@
 // The JSON-RPC engine of one connection: the in-flight table (removed on every path), each request's life (running →
 // answered | cancelled | abandoned) with the handler context every era shares, cancellation, progress, bounded
 // batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
-// never writes anything for a request after its answer, its cancellation or its abandonment.
+// never writes anything related to a request after its answer, its cancellation or its abandonment (a detached
+// handler's notifications go out on the connection, related to nothing).
 
 import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
@@ -265,12 +266,14 @@ export class Dispatcher {
   #succeed(request: InboundRequest, result: unknown): void {
     if (!this.#settle(request, 'answered')) return;
     this.#finish(request, successResponse(request.id, result));
+    request.sendHeld();
   }
 
   #fail(request: InboundRequest, error: unknown): void {
     if (!this.#settle(request, 'answered')) return;
     if (error instanceof ProtocolError) {
       this.#finish(request, errorResponse(request.id, error.toJSON()));
+      request.sendHeld();
       return;
     }
     this.#logger.error(`handler for '${request.method}' failed`, error);
@@ -480,6 +483,8 @@ function endReason(state: RequestState): DOMException {
 }
 
 const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** The most notifications one request holds for after its answer (InboundRequest.notifyAfterAnswer). */
+const MAX_HELD = 16;
 
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
 
@@ -498,6 +503,8 @@ export class InboundRequest {
   readonly batch: Batch | undefined;
   #controller: AbortController | undefined;
   #lastProgress = -Infinity;
+  /** Notifications waiting for this request's answer (notifyAfterAnswer). */
+  #held: { method: string; params: Record<string, unknown> }[] | undefined;
 
   constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined, extras?: FrameExtras) {
     this.#dispatcher = dispatcher;
@@ -545,15 +552,16 @@ export class InboundRequest {
 
   /**
    * Sends `notifications/progress` for this request's token; a no-op without a token, or after the answer unless
-   * `outlive` (a task's handler: then on the connection, related to nothing).
+   * `outlive` (a detached handler's: then on the connection, related to nothing). `meta` becomes its `_meta`.
    */
-  progress(progress: number, total?: number, message?: string, outlive = false): void {
+  progress(progress: number, total?: number, message?: string, outlive = false, meta?: Record<string, unknown>): void {
     if (this.progressToken === undefined || (this.state !== 'running' && !outlive)) return;
     if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
     this.#lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
+    if (meta !== undefined) params._meta = meta;
     this.notify('notifications/progress', params, false, outlive);
   }
 
@@ -565,6 +573,28 @@ export class InboundRequest {
   notify(method: string, params: Record<string, unknown>, essential = false, outlive = false): void {
     if (this.state === 'running') this.#dispatcher.notify(method, params, this.id, essential);
     else if (outlive) this.#dispatcher.notify(method, params, undefined, essential);
+  }
+
+  /**
+   * A notification that belongs to no request but must not precede this one's answer (a task's status, whose id the
+   * answer carries): held while the request runs, sent on the connection right after its answer, dropped when it
+   * ends unanswered. At most MAX_HELD are held; past that the oldest goes (each one supersedes the earlier).
+   */
+  notifyAfterAnswer(method: string, params: Record<string, unknown>): void {
+    if (this.state !== 'running') {
+      if (this.state === 'answered') this.#dispatcher.notify(method, params);
+      return;
+    }
+    const held = (this.#held ??= []);
+    if (held.length === MAX_HELD) held.shift();
+    held.push({ method, params });
+  }
+
+  /** The answer went out: what notifyAfterAnswer held goes now. */
+  sendHeld(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    for (const { method, params } of held ?? []) this.#dispatcher.notify(method, params);
   }
 
   /** The error a server→client request made on behalf of this request would fail with at once, if any. */

@@ -1,7 +1,7 @@
 // The server features over the shared server model: tools, resources and templates, prompts and completion —
 // listing (paged, filtered by the era each registration serves, shaped per protocol version), x-mcp-header
-// declarations, argument validation, invoking handlers and shaping results, and the capabilities both eras
-// advertise. Connection-free: it sees one request's params and context and never touches a transport.
+// declarations, argument validation, invoking handlers (or an extension's tools/call hook) and shaping results, and
+// the capabilities both eras advertise. Connection-free: it sees one request's params and context, never a transport.
 
 import { InputRequired } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
@@ -265,7 +265,7 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
   for (const extension of model.extensions) {
     const taken = extension.callTool?.({
-      tool: { name: tool.name, taskSupport: tool.definition.taskSupport },
+      tool: { name: tool.name, definition: tool.definition },
       params,
       ctx,
       run: (runCtx) => runTool(model, tool, args, runCtx),

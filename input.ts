@@ -45,6 +45,9 @@ export class InputRequired {
   }
 }
 
+/** The rounds of client input one request's handler may ask for (the 2025 shim, tasks, the test client). */
+export const MAX_INPUT_ROUNDS = 8;
+
 /** Builds the InputRequired answer: input requests by key, and optional state handed back on the next round. */
 export function inputRequired(inputRequests: Record<string, InputRequest>, state?: unknown): InputRequired {
   return new InputRequired(inputRequests, state);

@@ -6,7 +6,7 @@
 import { type Dispatcher, type InboundRequest, OutboundRequestError, RequestContext } from './dispatcher.ts';
 import * as features from './features.ts';
 import { type CallSite, since } from './features.ts';
-import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
+import { type InputRequest, InputRequired, MAX_INPUT_ROUNDS, requiredCapabilities } from './input.ts';
 import {
   ErrorCode,
   invalidParams,
@@ -346,7 +346,10 @@ export class LegacyLifecycle {
   #result(): Shaped {
     const { model, version } = this;
     const capabilities = features.serverCapabilities(this.#advertised!, version);
-    for (const extension of model.extensions) Object.assign(capabilities, extension.legacyCapabilities?.(version));
+    // An extension adds capabilities; it never replaces one the core advertises.
+    for (const extension of model.extensions)
+      for (const [key, value] of Object.entries(extension.legacyCapabilities?.(version) ?? {}))
+        if (!Object.hasOwn(capabilities, key)) capabilities[key] = value;
     const result: Shaped = {
       protocolVersion: version,
       capabilities,
@@ -452,8 +455,6 @@ export async function withInput(
   }
 }
 
-const MAX_INPUT_ROUNDS = 8;
-
 /**
  * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
  * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603.
@@ -504,14 +505,17 @@ class LegacyContext extends RequestContext implements CallSite {
   progress(progress: number, total?: number, message?: string): void {
     // `message` joined progress notifications in 2025-03-26.
     const text = since(this.#lifecycle.version, '2025-03-26') ? message : undefined;
-    this.request.progress(progress, total, text, this.detached !== undefined);
+    const { detached } = this;
+    this.request.progress(progress, total, text, detached !== undefined, detached?.meta);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (!this.#lifecycle.passesLogLevel(level)) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.request.notify('notifications/message', params, false, this.detached !== undefined);
+    const { detached } = this;
+    if (detached?.meta !== undefined) params._meta = detached.meta;
+    this.request.notify('notifications/message', params, false, detached !== undefined);
   }
 
   /** ToolCall.detach: this request's identity and input, `options` for the rest. */
@@ -522,9 +526,9 @@ class LegacyContext extends RequestContext implements CallSite {
     return ctx;
   }
 
-  /** ToolCall.notify: on the connection, related to no request. */
+  /** ToolCall.notify: on the connection, related to no request, after this request's answer. */
   notifyCaller(method: string, params: Record<string, unknown>): void {
-    this.request.notify(method, params, false, true);
+    this.request.notifyAfterAnswer(method, params);
   }
 
   #send(
@@ -542,7 +546,8 @@ class LegacyContext extends RequestContext implements CallSite {
       return Promise.reject(new MissingCapabilityError(String(capability), method));
     }
     if (detached === undefined) return this.request.request(method, params, options);
-    if (method === 'ping') return Promise.reject(new OutboundRequestError("Cannot send 'ping' from a task"));
+    if (method === 'ping')
+      return Promise.reject(new OutboundRequestError("Cannot send 'ping' from a detached handler"));
     return detached.input({ method: method as InputRequest['method'], params: params ?? {} });
   }
 
@@ -567,20 +572,22 @@ class LegacyContext extends RequestContext implements CallSite {
     await this.#send(undefined, 'ping', undefined, options);
   }
 
+  /** ExtensionContext.sendInput: the input request as the server→client request it names. */
+  sendInput(input: InputRequest): Promise<Shaped> {
+    const params = input.params ?? {};
+    if (input.method === 'elicitation/create') return this.elicit(params);
+    if (input.method === 'sampling/createMessage') return this.sample(params);
+    // roots/list takes no params of its own: only a `_meta` (a task's) is worth sending.
+    return this.#send('roots', 'roots/list', Object.keys(params).length > 0 ? params : undefined) as Promise<Shaped>;
+  }
+
   /** Sends every input request of one round to the client at once; resolves with the answers by key. */
   async ask(requests: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
     const keys = Object.keys(requests);
     // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
     const missing = requiredCapabilities(requests, this.#lifecycle.clientCapabilities);
     if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
-    const answers = await Promise.all(
-      keys.map((key) => {
-        const { method, params = {} } = requests[key]!;
-        if (method === 'elicitation/create') return this.elicit(params);
-        if (method === 'sampling/createMessage') return this.sample(params);
-        return this.listRoots() as Promise<Record<string, unknown>>;
-      }),
-    );
+    const answers = await Promise.all(keys.map((key) => this.sendInput(requests[key]!)));
     const responses: Record<string, Record<string, unknown>> = Object.create(null) as Record<
       string,
       Record<string, unknown>

@@ -1,7 +1,8 @@
 // The 2026-07-28 lifecycle: the envelope each request carries (its `_meta` keys, validation, the removed methods,
-// what a request meets on arrival), server/discover, the feature methods, subscriptions/listen streams (ack, filtered
-// events, a bounded buffer, graceful and overflow end), and every result stamped (resultType, serverInfo, caching).
-// Stateless between requests; never sends a server→client request or reaches another connection's streams.
+// what a request meets on arrival), server/discover, the feature methods and the extensions' (behind the -32021
+// declaration gate), subscriptions/listen streams (ack, filtered events, an extension's keyed ones, a bounded buffer,
+// graceful and overflow end), and every result stamped (resultType, serverInfo, caching). Stateless between requests;
+// never sends a server→client request or reaches another connection's streams.
 
 import {
   principalOf as authPrincipal,
@@ -201,7 +202,10 @@ function extensionMethod(
   return undefined;
 }
 
-/** The core's method-table entry of a 2026-07-28 method this server serves (its capability too), or an extension's; else throws -32601. */
+/**
+ * The core's method-table entry of a 2026-07-28 method this server serves (its capability too), or an extension's;
+ * else throws -32601.
+ */
 function servedMethod(
   model: features.ServerModel,
   method: string,
@@ -393,13 +397,14 @@ class ModernContext extends RequestContext implements Context {
   }
 
   progress(progress: number, total?: number, message?: string): void {
-    this.request.progress(progress, total, message);
+    this.request.progress(progress, total, message, false, this.detached?.meta);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (LOGGING_LEVELS.indexOf(level) < this.#logThreshold) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
+    if (this.detached?.meta !== undefined) params._meta = this.detached.meta;
     this.request.notify('notifications/message', params);
   }
 
@@ -419,6 +424,11 @@ class ModernContext extends RequestContext implements Context {
     return Promise.reject(
       new OutboundRequestError(`Cannot send '${request.method}': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest),
     );
+  }
+
+  /** ExtensionContext.sendInput. */
+  sendInput(request: InputRequest): Promise<Shaped> {
+    return this.#input(request);
   }
 
   elicit(params: Shaped): Promise<Shaped> {

@@ -1,6 +1,7 @@
 // The server's registries (tools, resources, resource templates, prompts) in deterministic registration order,
-// opaque pagination cursors, and the change hub that carries list-changed and resource-updated events to every
-// live connection. Owns no per-connection state; a listener is removed by the connection that added it.
+// opaque pagination cursors, and the change hub that carries list-changed, resource-updated and extensions' keyed
+// events to every live connection. Owns no per-connection state; a listener is removed by the connection that added
+// it.
 
 import { fromBase64, toBase64Url, utf8 } from './bytes.ts';
 import { invalidParams } from './jsonrpc.ts';

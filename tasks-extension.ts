@@ -4,19 +4,17 @@
 // An add-on the core never imports; every task is bound to its caller, and another caller's task is unknown.
 
 import { since, toolFailureResult } from './features.ts';
-import { type InputRequest, InputRequired, requiredCapabilities } from './input.ts';
-import { ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
-import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
 import {
-  isTerminal,
-  MemoryTaskStore,
-  type PreparedTask,
-  type TaskRecord,
-  TaskRunner,
-  type TaskStore,
-} from './tasks.ts';
+  type InputRequest,
+  InputRequired,
+  MAX_INPUT_ROUNDS,
+  readInputResponses,
+  requiredCapabilities,
+} from './input.ts';
+import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
+import { isTerminal, MemoryTaskStore, type TaskContext, type TaskRecord, TaskRunner, type TaskStore } from './tasks.ts';
 import type {
-  Context,
   DetachedContext,
   Extension,
   ExtensionContext,
@@ -32,9 +30,7 @@ export {
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
   type NewTask,
-  POLL_INTERVAL_MS,
   type PreparedTask,
-  TASK_TRANSITIONS,
   type TaskChange,
   type TaskContext,
   type TaskHandler,
@@ -52,10 +48,6 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 /** The first (and only) 2025 version with tasks. */
 const LEGACY_TASKS_SINCE = '2025-11-25';
-/** The rounds of input one task's handler may ask for (as a 2025 request's inputRequired shim allows). */
-const MAX_INPUT_ROUNDS = 8;
-/** The longest task id echoed in an error message. */
-const MAX_ECHO = 64;
 
 type Shaped = Record<string, unknown>;
 
@@ -118,8 +110,9 @@ function readTaskId(params: Shaped): string {
 
 /** The -32602 answer for a task that does not exist, expired, or is another caller's: the same for all three. */
 function unknownTask(taskId: string): ProtocolError {
-  const shown = taskId.length > MAX_ECHO ? `${taskId.slice(0, MAX_ECHO)}…` : taskId;
-  return invalidParams(`params.taskId: no task '${shown}' (never created, expired, or not this caller's)`);
+  return invalidParams(
+    `params.taskId: no task ${describeValue(taskId)} (never created, expired, or not this caller's)`,
+  );
 }
 
 /** What `promise` settled with, if it settled before the event loop's next turn (a handler that did not wait). */
@@ -153,8 +146,8 @@ function settledAtOnce<T>(promise: Promise<T>): Promise<{ value: T } | { error: 
  *
  * Inside a task the handler keeps its context (`ctx.task` is set): `ctx.elicit`/`sample`/`listRoots` and
  * `inputRequired(…)` rounds become the task's input requests (answered by `tasks/update`, or on 2025-11-25
- * delivered as real requests on the `tasks/result` stream), progress and log go to the connection while there is
- * one. See docs/tasks.md.
+ * delivered as real requests on the `tasks/result` stream); progress and log go with the request while it runs,
+ * then on 2025-11-25 on the connection (with the related-task `_meta`), on 2026-07-28 nowhere. See docs/tasks.md.
  */
 export class TasksExtension implements Extension {
   readonly id = TASKS_EXTENSION;
@@ -231,16 +224,17 @@ export class TasksExtension implements Extension {
   /** Extension.callTool: a task when the call can be one (the class comment), else the core's own call. */
   callTool(call: ToolCall): Promise<unknown> | undefined {
     const { tool, params, ctx } = call;
+    const { taskSupport } = tool.definition;
     if (ctx.era === 'modern') {
-      if (tool.taskSupport === undefined) return undefined; // params.task is a 2025 field: ignored here
+      if (taskSupport === undefined) return undefined; // params.task is a 2025 field: ignored here
       if (declaresExtension(ctx.clientCapabilities, TASKS_EXTENSION)) return this.#modernCall(call);
-      if (tool.taskSupport === 'required') return Promise.reject(missingExtension(TASKS_EXTENSION));
+      if (taskSupport === 'required') return Promise.reject(missingExtension(TASKS_EXTENSION));
       return undefined;
     }
     if (this.legacyCapabilities(ctx.protocolVersion) === undefined) return undefined;
     const { task } = params;
     if (task === undefined) {
-      if (tool.taskSupport !== 'required') return undefined;
+      if (taskSupport !== 'required') return undefined;
       return Promise.reject(
         new ProtocolError(
           ErrorCode.MethodNotFound,
@@ -248,7 +242,7 @@ export class TasksExtension implements Extension {
         ),
       );
     }
-    if (tool.taskSupport === undefined)
+    if (taskSupport === undefined)
       return Promise.reject(
         new ProtocolError(ErrorCode.MethodNotFound, `Method not found: tool '${tool.name}' does not run as a task`),
       );
@@ -273,7 +267,7 @@ export class TasksExtension implements Extension {
   /** A 2026-07-28 call from a declaring client: answered in the request unless the handler waits (class comment). */
   async #modernCall(call: ToolCall): Promise<unknown> {
     const prepared = this.runner.prepare({ owner: call.ctx.caller });
-    const ctx = this.#detach(call, prepared);
+    const ctx = this.#detach(call, prepared.context);
     // Until the task exists, the request's own end (a cancel, a closed response) ends the handler.
     const discard = (): void => prepared.discard();
     call.ctx.signal.addEventListener('abort', discard, { once: true });
@@ -285,7 +279,7 @@ export class TasksExtension implements Extension {
       if ('error' in atOnce) throw atOnce.error;
       return atOnce.value;
     }
-    const record = await prepared.commit(() => this.#rounds(call, ctx, first, prepared));
+    const record = await prepared.commit(() => this.#rounds(call, ctx, first, prepared.context));
     // A client that went away while the record was created never learns its id: nobody could reach the task.
     if (call.ctx.signal.aborted) await this.runner.cancel(record.taskId);
     return { resultType: 'task', ...modernTask(record) };
@@ -293,36 +287,41 @@ export class TasksExtension implements Extension {
 
   /** A 2025-11-25 call with `params.task`: the task first, then the handler in it. */
   async #legacyCall(call: ToolCall, ttlMs: number | undefined): Promise<unknown> {
-    const prepared = this.runner.prepare({
-      owner: call.ctx.caller,
-      ttlMs,
-      onStatus: (record) => call.notify('notifications/tasks/status', legacyTask(record)),
-    });
-    const ctx = this.#detach(call, prepared);
-    const record = await prepared.commit(() => this.#rounds(call, ctx, call.run(ctx), prepared));
+    const record = await this.runner.start(
+      (task) => {
+        const ctx = this.#detach(call, task, { [RELATED_TASK]: { taskId: task.taskId } });
+        return this.#rounds(call, ctx, call.run(ctx), task);
+      },
+      {
+        owner: call.ctx.caller,
+        ttlMs,
+        onStatus: (record) => call.notify('notifications/tasks/status', legacyTask(record)),
+      },
+    );
     return { task: legacyTask(record) };
   }
 
-  /** The handler's context inside the task: its input goes to the task. */
-  #detach(call: ToolCall, prepared: PreparedTask): DetachedContext {
-    const task = prepared.context;
+  /** The handler's context inside the task: its input goes to the task; `meta` on its notifications. */
+  #detach(call: ToolCall, task: TaskContext, meta?: Shaped): DetachedContext {
     return call.detach({
       signal: task.signal,
       input: (request) => task.input(request as unknown as Shaped) as Promise<Shaped>,
       task,
+      meta,
     });
   }
 
   /**
-   * Follows the handler inside its task: each `inputRequired(…)` it answers becomes the task's input requests (the
-   * client capabilities they need checked first: -32021), and the handler runs again with the answers, at most
-   * MAX_INPUT_ROUNDS times; resolves with the final tool result.
+   * Follows the handler inside its task: each `inputRequired(…)` it answers becomes the task's input requests, and
+   * the handler runs again with the answers, at most MAX_INPUT_ROUNDS times; resolves with the final tool result.
+   * A round the client's capabilities cannot answer fails the task as the request would have failed: -32021 on
+   * 2026-07-28, a tool failure on 2025-11-25 (as the 2025 shim answers it).
    */
   async #rounds(
     call: ToolCall,
     ctx: DetachedContext,
     first: Promise<Shaped | InputRequired>,
-    prepared: PreparedTask,
+    task: TaskContext,
   ): Promise<Shaped> {
     let answer = await first;
     for (let round = 0; answer instanceof InputRequired; round++) {
@@ -333,9 +332,12 @@ export class TasksExtension implements Extension {
         );
       const requests: Record<string, InputRequest> = answer.inputRequests;
       const missing = requiredCapabilities(requests, ctx.clientCapabilities);
-      if (missing !== undefined) throw missingCapability(missing);
+      if (missing !== undefined) {
+        if (ctx.era === 'modern') throw missingCapability(missing);
+        return toolFailureResult('The client could not provide the requested input', ctx.protocolVersion);
+      }
       const keys = Object.keys(requests);
-      const answers = await Promise.all(keys.map((key) => prepared.context.input(requests[key] as unknown as Shaped)));
+      const answers = await Promise.all(keys.map((key) => task.input(requests[key] as unknown as Shaped)));
       const responses: Record<string, Record<string, unknown>> = Object.create(null);
       keys.forEach((key, index) => {
         responses[key] = answers[index] as Record<string, unknown>;
@@ -359,22 +361,19 @@ export class TasksExtension implements Extension {
    * being looked at; each answer to an outstanding key must be an object (-32602 naming it).
    */
   async #update(taskId: string, params: Shaped, ctx: ExtensionContext): Promise<Shaped> {
-    await this.#owned(taskId, ctx);
     const given = params.inputResponses;
     if (!isPlainObject(given)) throw invalidParams('params.inputResponses must be an object');
+    await this.#owned(taskId, ctx);
     const outstanding = this.runner.outstanding(taskId);
-    const responses: Record<string, unknown> = Object.create(null);
-    for (const key of Object.keys(given)) {
-      if (!outstanding.has(key)) continue;
-      if (!isPlainObject(given[key])) throw invalidParams(`params.inputResponses['${key}'] must be an object`);
-      responses[key] = given[key];
-    }
-    await this.runner.respond(taskId, responses);
+    const answered = Object.fromEntries(Object.entries(given).filter(([key]) => outstanding.has(key)));
+    await this.runner.respond(taskId, readInputResponses(answered) ?? {});
     return {};
   }
 
   /** 2025-11-25 `tasks/list`: the caller's tasks, paged. */
   async #list(params: Shaped, ctx: ExtensionContext): Promise<Shaped> {
+    // A caller that is nobody in particular (sessionless HTTP) lists nothing: ids are its only protection.
+    if (ctx.caller === '') return { tasks: [] };
     const page = await this.store.list(ctx.caller, params.cursor, this.#host!.pageSize);
     const result: Shaped = { tasks: page.tasks.map(legacyTask) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
@@ -406,8 +405,10 @@ export class TasksExtension implements Extension {
         if (current === undefined) throw unknownTask(taskId);
         record = current;
         if (isTerminal(record.status)) return outcome(record);
+        // Only what this process runs: an answer to another process's request would reach no handler.
+        const outstanding = this.runner.outstanding(taskId);
         for (const [key, request] of Object.entries(record.inputRequests ?? {}))
-          this.#deliver(taskId, key, request as InputRequest, ctx);
+          if (outstanding.has(key)) this.#deliver(taskId, key, request as InputRequest, ctx);
         await change.promise;
       } finally {
         change.release();
@@ -436,23 +437,19 @@ export class TasksExtension implements Extension {
   }
 
   /** Sends one outstanding input request on a `tasks/result` stream, unless another stream is already sending it. */
-  #deliver(taskId: string, key: string, request: InputRequest, ctx: Context): void {
+  #deliver(taskId: string, key: string, request: InputRequest, ctx: ExtensionContext): void {
     let keys = this.#delivering.get(taskId);
     if (keys?.has(key) === true) return;
     if (keys === undefined) this.#delivering.set(taskId, (keys = new Set()));
     keys.add(key);
     const params: Shaped = { ...request.params };
     params._meta = { ...(request.params?._meta as Shaped | undefined), [RELATED_TASK]: { taskId } };
-    const sent =
-      request.method === 'elicitation/create'
-        ? ctx.elicit(params)
-        : request.method === 'sampling/createMessage'
-          ? ctx.sample(params)
-          : (ctx.listRoots() as Promise<Shaped>);
-    sent
+    ctx
+      .sendInput({ method: request.method, params })
       .then(
         (answer) => this.runner.respond(taskId, { [key]: answer }),
-        // A stream that went away leaves the request outstanding for the next tasks/result; a client's refusal is the handler's.
+        // A stream that went away leaves the request outstanding for the next tasks/result; a client's refusal is
+        // the handler's.
         (error: unknown) => (ctx.signal.aborted ? undefined : this.runner.refuse(taskId, key, error)),
       )
       .finally(() => {

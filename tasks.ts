@@ -276,8 +276,9 @@ export interface PreparedTask {
   /**
    * Creates the record (resolving once the store holds it durably), then follows `work()` to its outcome in the
    * background; the transitions the handler made meanwhile are written after the creation, in order. Rejects as the
-   * store's create does (the task is then released: its handler aborted). A task discarded, cancelled or closed before
-   * the create resolved is recorded `cancelled` and `work` is never called.
+   * store's create does (the task is then released: its handler aborted), and without creating anything when the
+   * task already ended (the runner closed, or it was cancelled). A task cancelled or closed while the create was
+   * pending is recorded `cancelled` once created, and `work` is never called.
    */
   commit(work: () => Promise<Record<string, unknown>>): Promise<TaskRecord>;
   /** Drops the task before its record exists: its handler is aborted, its inputs rejected, nothing is written. */
@@ -304,6 +305,8 @@ interface Running {
   keys: number;
   /** Until the record exists: lets the writes queued behind its creation go (with the record, or none). */
   created: ((record: TaskRecord | undefined) => void) | undefined;
+  /** Set once commit() asked the store to create the record. */
+  committing: boolean;
   readonly owner: string;
 }
 
@@ -377,6 +380,7 @@ export class TaskRunner {
       inputs: new Map(),
       keys: 0,
       created,
+      committing: false,
       owner: options.owner,
     };
     this.#running.set(taskId, entry);
@@ -388,6 +392,11 @@ export class TaskRunner {
       commit: async (work) => {
         if (settled) throw new Error(`task ${taskId} was already committed or discarded`);
         settled = true;
+        if (this.#running.get(taskId) !== entry) {
+          this.#open(taskId, entry, undefined);
+          throw new Error(`task ${taskId} ended before it was created (the runner closed, or it was cancelled)`);
+        }
+        entry.committing = true;
         let record: TaskRecord;
         try {
           record = await this.#store.create({
@@ -494,10 +503,16 @@ export class TaskRunner {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    const running = [...this.#running].filter(([, entry]) => entry.created === undefined).map(([taskId]) => taskId);
-    for (const taskId of [...this.#running.keys()]) this.#release(taskId);
-    for (const taskId of running) void this.#write(taskId, SHUT_DOWN);
-    await Promise.all(this.#writes.values());
+    const entries = [...this.#running];
+    for (const [taskId] of entries) this.#release(taskId);
+    for (const [taskId, entry] of entries) {
+      if (entry.created === undefined) void this.#write(taskId, SHUT_DOWN);
+      // Prepared and never committed: nothing will be created. A create in flight is waited for below, and its
+      // commit records the task cancelled.
+      else if (!entry.committing) this.#open(taskId, entry, undefined);
+    }
+    // Until no write is left: a commit whose create resolves meanwhile queues the task's cancellation.
+    while (this.#writes.size > 0) await Promise.all(this.#writes.values());
     this.#listeners.clear();
     this.#watchers.clear();
   }

@@ -4,6 +4,7 @@
 // answered by the same callbacks. No streams and no I/O.
 
 import type { Connection, Server } from './core.ts';
+import { MAX_INPUT_ROUNDS } from './input.ts';
 import { ErrorCode, errorResponse, isPlainObject, ProtocolError, type RequestId } from './jsonrpc.ts';
 import {
   type CallToolResult,
@@ -79,7 +80,6 @@ export interface TestClient {
 
 const MODERN_VERSION = MODERN_VERSIONS[0];
 const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
-const MAX_INPUT_ROUNDS = 8;
 
 interface Pending {
   resolve(result: Params): void;

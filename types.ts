@@ -1,7 +1,7 @@
 // The vocabulary of mcp-core: protocol versions, MCP content and result shapes, the definitions a server author
-// registers, the context a handler receives, and the two error classes a handler throws (ToolError,
-// MissingCapabilityError). Public through core.ts: every type and the error classes; the version and log-level
-// constants stay internal. No behaviour beyond those constructors lives here.
+// registers, the context a handler receives, the Extension seam an add-on plugs into, and the two error classes a
+// handler throws (ToolError, MissingCapabilityError). Public through core.ts: every type and the error classes; the
+// version and log-level constants stay internal. No behaviour beyond those constructors lives here.
 
 import type { InputRequest, InputRequired } from './input.ts';
 import type { RequestId } from './jsonrpc.ts';
@@ -319,6 +319,12 @@ export interface ExtensionContext extends Context {
    * stdio connection, else '' (a sessionless HTTP exchange, which anyone may make). Per-caller state is bound to it.
    */
   readonly caller: string;
+  /**
+   * Sends one input request to the client as a server→client request on behalf of this request (2025 era; behind
+   * the client capability it needs, as `elicit`, `sample` and `listRoots` are) and resolves with the answer; on
+   * 2026-07-28 it rejects at once, as those do.
+   */
+  sendInput(request: InputRequest): Promise<Record<string, unknown>>;
 }
 
 /** One method an extension serves in one era. */
@@ -336,6 +342,8 @@ export interface DetachOptions {
   /** Where `ctx.elicit`, `ctx.sample` and `ctx.listRoots` go; resolves with the client's answer. */
   input(request: InputRequest): Promise<Record<string, unknown>>;
   task: TaskHandle;
+  /** Merged into the `_meta` of the progress and log notifications the handler sends (a task's related-task key). */
+  meta?: Record<string, unknown>;
 }
 
 /** A handler context that outlives its request; the runner sets the input of each further round. */
@@ -346,7 +354,7 @@ export interface DetachedContext extends Context {
 
 /** A `tools/call` an extension may take over (Extension.callTool), its arguments not yet validated. */
 export interface ToolCall {
-  readonly tool: { readonly name: string; readonly taskSupport: 'optional' | 'required' | undefined };
+  readonly tool: { readonly name: string; readonly definition: ToolDefinition };
   readonly params: Record<string, unknown>;
   readonly ctx: ExtensionContext;
   /**
@@ -360,7 +368,10 @@ export interface ToolCall {
    * the connection; on 2026-07-28 nowhere once it is answered.
    */
   detach(options: DetachOptions): DetachedContext;
-  /** A notification on the caller's connection outside any request (2025 era; a no-op on 2026-07-28 and once closed). */
+  /**
+   * A notification on the caller's connection, related to no request and sent only after this call's answer (2025
+   * era; a no-op on 2026-07-28, once the connection closed, and when the call ends unanswered).
+   */
   notify(method: string, params: Record<string, unknown>): void;
 }
 
