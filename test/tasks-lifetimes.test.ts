@@ -1,0 +1,640 @@
+// What a task holds, and that it lets go, at the wire in both eras (MCP 2025-11-25, Basic > Utilities > Tasks; the
+// 2026-07-28 extension io.modelcontextprotocol/tasks; docs/tasks.md) on stdio and loopback HTTP: cancel, expiry, a
+// 1000-task storm, server.close() and callers' isolation. Each test owns its server, store and transport and closes
+// them; waits are on explicit signals, the only (bounded) polling is for timers' effects; no assertion reads time.
+
+import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
+import { type TestContext, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Context, createServer, type Server } from '../core.ts';
+import { type HttpOptions, type HttpServer, serveHttp } from '../http.ts';
+import {
+  createTasksExtension,
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type TasksExtension,
+} from '../tasks-extension.ts';
+import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
+import { modernHeaders, raw } from './raw-http.ts';
+import { CLIENT_CAPABILITIES, type Id, modern, notification, request, SERVER_INFO } from './wire.ts';
+
+const INFO = { name: 'tasks-lifetimes-test', version: '1.0.0' };
+const TASKS = 'io.modelcontextprotocol/tasks';
+const LEGACY = '2025-11-25';
+/** A safety net against hangs only (a cancel that does not abort hangs the test on the handler's abort). */
+const SHORT = { timeout: 5_000 };
+const STORM = { timeout: 60_000 };
+
+// ---------------------------------------------------------------------------------------------------------------
+// The four wires: each era on stdio and on HTTP
+
+type Era = 'modern' | 'legacy';
+interface Kind {
+  era: Era;
+  transport: 'stdio' | 'http';
+}
+const KINDS: Kind[] = [
+  { era: 'modern', transport: 'stdio' },
+  { era: 'modern', transport: 'http' },
+  { era: 'legacy', transport: 'stdio' },
+  { era: 'legacy', transport: 'http' },
+];
+
+function label(kind: Kind): string {
+  const era = kind.era === 'modern' ? '2026-07-28' : '2025-11-25';
+  const wire = kind.transport === 'stdio' ? 'stdio' : kind.era === 'modern' ? 'sessionless HTTP' : 'HTTP session';
+  return `${era}, ${wire}`;
+}
+
+/** One request of `era`: 2026-07-28 with the envelope declaring the tasks extension, 2025 a plain JSON-RPC request. */
+function frameOf(era: Era, id: Id, method: string, params: Record<string, unknown>): Frame {
+  return era === 'modern'
+    ? modern(method, params, id, { [CLIENT_CAPABILITIES]: { extensions: { [TASKS]: {} } } })
+    : request(id, method, params);
+}
+
+/** One caller: sends a request of its rig's era and resolves with the response frame. */
+interface Caller {
+  call(method: string, params?: Record<string, unknown>): Promise<Frame>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server: its own store, and handlers that report their start and the abort of their signal
+
+/** A set of task ids that can be awaited: until one is in it, or until it holds n. */
+class Seen {
+  readonly ids = new Set<string>();
+  #waiters: { done(): boolean; resolve(): void }[] = [];
+
+  add(id: string): void {
+    this.ids.add(id);
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (!waiter.done()) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  of(id: string): Promise<void> {
+    return this.#until(() => this.ids.has(id));
+  }
+
+  count(n: number): Promise<void> {
+    return this.#until(() => this.ids.size >= n);
+  }
+
+  #until(done: () => boolean): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ done, resolve }));
+  }
+}
+
+interface Built {
+  server: Server;
+  tasks: TasksExtension;
+  store: MemoryTaskStore;
+  logger: MemoryLogger;
+  /** Tasks whose handler started. */
+  started: Seen;
+  /** Tasks whose handler saw its signal abort. */
+  aborted: Seen;
+  /** Each started task's signal. */
+  signals: Map<string, AbortSignal>;
+  /** Lets every `hold` handler go on. */
+  release(): void;
+}
+
+function text(value: string) {
+  return { content: [{ type: 'text' as const, text: value }] };
+}
+
+/**
+ * A server with the tasks extension over a store the test owns, and two task tools: `sleep` waits 60 s on the
+ * task's signal; `hold` waits for `release()`, then sets its TTL to 1 ms (it expires) and waits 60 s on the signal.
+ */
+function build(options: MemoryTaskStoreOptions = {}): Built {
+  const logger = new MemoryLogger();
+  const server = createServer(INFO, { logger });
+  const store = new MemoryTaskStore(options);
+  const tasks = createTasksExtension({ store });
+  server.use(tasks);
+  const started = new Seen();
+  const aborted = new Seen();
+  const signals = new Map<string, AbortSignal>();
+  const gate = deferred();
+  const watched = async (ctx: Context, wait: () => Promise<unknown>) => {
+    const id = ctx.task!.taskId;
+    signals.set(id, ctx.signal);
+    started.add(id);
+    try {
+      await wait();
+    } catch (error) {
+      if (ctx.signal.aborted) aborted.add(id);
+      throw error;
+    }
+    return text('done');
+  };
+  const sleep = (ctx: Context) => delay(60_000, undefined, { signal: ctx.signal });
+  server.tool('sleep', { description: 'Sleeps 60 s unless aborted', taskSupport: 'optional' }, (_args, ctx) =>
+    watched(ctx, () => sleep(ctx)),
+  );
+  server.tool('hold', { description: 'Waits for the test, expires, sleeps', taskSupport: 'optional' }, (_args, ctx) =>
+    watched(ctx, async () => {
+      await gate.promise;
+      await ctx.task!.setTtl(1);
+      await sleep(ctx);
+    }),
+  );
+  return { server, tasks, store, logger, started, aborted, signals, release: () => gate.resolve() };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rigs: a built server on one wire, and callers on it
+
+interface Rig {
+  kind: Kind;
+  built: Built;
+  http: HttpServer | undefined;
+  /**
+   * A new caller: on stdio a new connection, over HTTP a new 2025 session, or 2026-07-28 sessionless POSTs (with
+   * `token`, a bearer token's principal).
+   */
+  caller(token?: string): Promise<Caller>;
+  /** Ends every stdio connection, or closes the HTTP server. */
+  closeTransport(): Promise<void>;
+}
+
+/** Bearer tokens of the auth rigs: two principals. */
+const AUTH: NonNullable<HttpOptions['auth']> = {
+  resourceMetadata: { resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://as.example.com'] },
+  verifyToken: (token) =>
+    token === 'alice' || token === 'bob'
+      ? { subject: token, issuer: 'https://as.example.com', scopes: ['mcp:tools'] }
+      : undefined,
+};
+
+async function rig(t: TestContext, kind: Kind, built: Built, http: HttpOptions = {}): Promise<Rig> {
+  const clients: WireClient[] = [];
+  const server =
+    kind.transport === 'http' ? await serveHttp(built.server, { port: 0, responseMode: 'json', ...http }) : undefined;
+  let transportClosed = false;
+  const closeTransport = async (): Promise<void> => {
+    if (transportClosed) return;
+    transportClosed = true;
+    if (server !== undefined) await server.close();
+    await Promise.all(clients.map((client) => client.end()));
+  };
+  t.after(async () => {
+    // Whatever a failed test left open (each test closes its own on success).
+    await built.server.close();
+    await built.store.close();
+    await closeTransport();
+  });
+  const caller = async (token?: string): Promise<Caller> => {
+    let next = 1;
+    if (server === undefined) {
+      const client = new WireClient(built.server);
+      clients.push(client);
+      if (kind.era === 'legacy') await client.initialize(LEGACY);
+      return {
+        call: (method, params = {}) => {
+          const id = next++;
+          client.send(frameOf(kind.era, id, method, params));
+          return client.response(id);
+        },
+      };
+    }
+    const bearer: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const exchange = async (frame: Frame, headers: Record<string, string>): Promise<Frame> => {
+      const response = await raw(server.url, { headers: { ...headers, ...bearer }, body: JSON.stringify(frame) });
+      if (!('id' in frame)) {
+        assert.equal(response.status, 202, response.text);
+        return undefined;
+      }
+      assert.equal(response.headers['content-type'], 'application/json', `${response.status} ${response.text}`);
+      return response.json;
+    };
+    if (kind.era === 'modern') {
+      return {
+        call: (method, params = {}) => {
+          const frame = frameOf('modern', next++, method, params);
+          // 2026-07-28 Streamable HTTP: tasks/* mirror params.taskId in Mcp-Name.
+          const name: Record<string, string> = method.startsWith('tasks/') ? { 'mcp-name': String(params.taskId) } : {};
+          return exchange(frame, modernHeaders(frame, name));
+        },
+      };
+    }
+    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await raw(server.url, {
+      headers: { ...base, ...bearer },
+      body: JSON.stringify(
+        request(0, 'initialize', {
+          protocolVersion: LEGACY,
+          capabilities: {},
+          clientInfo: { name: 'c', version: '1' },
+        }),
+      ),
+    });
+    assert.equal(init.status, 200, init.text);
+    const session = init.headers['mcp-session-id'];
+    assert.equal(typeof session, 'string');
+    const headers = { ...base, 'mcp-session-id': session as string, 'mcp-protocol-version': LEGACY };
+    await exchange(notification('notifications/initialized'), headers);
+    return { call: (method, params = {}) => exchange(request(next++, method, params), headers) };
+  };
+  return { kind, built, http: server, caller, closeTransport };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Task operations in each era's shapes
+
+/**
+ * Calls `tool` as a task (2025: params.task, with `ttl` when given) and returns its id, checking the creation
+ * answer; `created` hears the task it describes.
+ */
+async function startTask(
+  era: Era,
+  caller: Caller,
+  tool: string,
+  ttl?: number,
+  created?: (task: Frame) => void,
+): Promise<string> {
+  const params: Record<string, unknown> = { name: tool, arguments: {} };
+  if (era === 'legacy') params.task = ttl === undefined ? {} : { ttl };
+  const frame = await caller.call('tools/call', params);
+  const task = era === 'legacy' ? frame.result?.task : frame.result;
+  assert.equal(task?.status, 'working', JSON.stringify(frame));
+  if (era === 'modern') assert.equal(task.resultType, 'task');
+  assert.equal(typeof task.taskId, 'string');
+  created?.(task);
+  return task.taskId;
+}
+
+/** The status `tasks/get` reports for the task (asserting a result came back). */
+async function statusOf(caller: Caller, taskId: string): Promise<string> {
+  const frame = await caller.call('tasks/get', { taskId });
+  assert.ok('result' in frame, JSON.stringify(frame));
+  assert.equal(frame.result.taskId, taskId);
+  return frame.result.status;
+}
+
+/** The answer to a request about a task that does not exist, expired, or is not this caller's: all the same. */
+function unknownTask(id: Id, taskId: string): Frame {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32602,
+      message: `Invalid params: params.taskId: no task '${taskId}' (never created, expired, or not this caller's)`,
+    },
+  };
+}
+
+/** The modern acknowledgement (tasks/update, tasks/cancel): complete, stamped with serverInfo. */
+const ACK = { resultType: 'complete', _meta: { [SERVER_INFO]: INFO } };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timers: those node lists (ref'd ones) and every Timeout armed meanwhile (unref'd ones too)
+
+function refTimeouts(): number {
+  return process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+}
+
+/** Destroy hooks and socket closes land in later turns of the event loop. */
+async function settle(): Promise<void> {
+  for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Set while the polling below arms its own timer, which the timer watch does not count. */
+let polling = false;
+
+/** Polls `condition` each few ms for what a timer does; fails naming `what` (as it then is) after `boundMs`. */
+async function until(what: string | (() => string), condition: () => boolean, boundMs = 3_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!condition()) {
+    if (Date.now() > deadline)
+      assert.fail(`still waiting after ${boundMs} ms: ${typeof what === 'string' ? what : what()}`);
+    polling = true;
+    const pause = delay(5);
+    polling = false;
+    await pause;
+  }
+}
+
+/**
+ * Watches the timers of one scenario: `refBaseline` is node's count of ref'd timers when it began, and `live` holds
+ * every Timeout armed since (by the core, node or the test; not the polling's own), unref'd included, until it fires
+ * or is cleared.
+ * `drained()` waits (bounded: node's Date-header cache timer lives up to a second) until none is left and the ref'd
+ * count is back to the baseline, then stops watching.
+ */
+async function watchTimers(t: TestContext) {
+  await settle();
+  const refBaseline = refTimeouts();
+  const live = new Set<number>();
+  const hook = createHook({
+    init: (id, type) => {
+      if (type === 'Timeout' && !polling) live.add(id);
+    },
+    destroy: (id) => live.delete(id),
+  }).enable();
+  t.after(() => hook.disable());
+  return {
+    refBaseline,
+    live,
+    drained: async () => {
+      await settle();
+      await until(
+        () => `timers armed during the scenario: ${live.size} live; ref'd ${refTimeouts()} (baseline ${refBaseline})`,
+        () => live.size === 0 && refTimeouts() === refBaseline,
+      );
+      hook.disable();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. Cancel
+
+for (const kind of KINDS) {
+  test(
+    `a cancel of a running 60 s task aborts its handler before the cancel is answered, and the task then reads cancelled (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build();
+      const timers = await watchTimers(t);
+      const wire = await rig(t, kind, built);
+      const caller = await wire.caller();
+      const taskId = await startTask(kind.era, caller, 'sleep');
+      await built.started.of(taskId);
+      assert.equal(built.tasks.runner.active, 1);
+      assert.equal(refTimeouts(), timers.refBaseline + 1, "the handler's 60 s timer runs");
+
+      const cancel = await caller.call('tasks/cancel', { taskId });
+      if (kind.era === 'modern') {
+        assert.deepEqual(cancel.result, ACK);
+      } else {
+        // 2025-11-25: the answer is the task, cancelled (stored before the answer).
+        assert.equal(cancel.result.taskId, taskId);
+        assert.equal(cancel.result.status, 'cancelled');
+        assert.deepEqual(Object.keys(cancel.result).sort(), [
+          'createdAt',
+          'lastUpdatedAt',
+          'pollInterval',
+          'status',
+          'taskId',
+          'ttl',
+        ]);
+      }
+      // The handler saw its signal abort before the answer came (no wait here: it already happened).
+      assert.ok(built.aborted.ids.has(taskId), 'the handler observed the abort');
+      assert.equal(built.tasks.runner.active, 0);
+      assert.equal(await statusOf(caller, taskId), 'cancelled');
+      assert.equal((await built.store.get(taskId))?.status, 'cancelled');
+
+      await built.server.close();
+      await built.store.close();
+      await wire.closeTransport();
+      await timers.drained();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. Expiry
+
+for (const kind of KINDS) {
+  test(
+    `a task past its TTL leaves the store and the runner, its handler is aborted, and tasks/get answers -32602 (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build({ maxTtlMs: 50 });
+      const timers = await watchTimers(t);
+      const wire = await rig(t, kind, built);
+      const caller = await wire.caller();
+      // 2025-11-25 asks for a longer TTL, 2026-07-28 gets the cap: the store's cap (50 ms) either way.
+      let granted: unknown;
+      const taskId = await startTask(kind.era, caller, 'sleep', 60_000, (task) => {
+        granted = kind.era === 'modern' ? task.ttlMs : task.ttl;
+      });
+      assert.equal(granted, 50);
+      await built.started.of(taskId);
+
+      await until(
+        'the store and the runner to let the task go',
+        () => built.store.size === 0 && built.tasks.runner.active === 0,
+      );
+      await built.aborted.of(taskId); // the expiry aborted the handler (it would otherwise sleep 60 s)
+      assert.deepEqual(await caller.call('tasks/get', { taskId }), unknownTask(2, taskId));
+      assert.deepEqual(await caller.call('tasks/cancel', { taskId }), unknownTask(3, taskId));
+
+      await built.server.close();
+      await built.store.close();
+      await wire.closeTransport();
+      await timers.drained();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. A storm of 1000 tasks
+
+/** Runs `count` jobs with at most `width` at once, in order of start. */
+async function pool<T>(count: number, width: number, job: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await job(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, count) }, lane));
+  return results;
+}
+
+for (const kind of KINDS) {
+  test(
+    `1000 tasks fill a store capped at 1000, the 1001st is answered -32603 'Task limit reached', and once they expire no record, runner entry or timer is left (${label(kind)})`,
+    STORM,
+    async (t) => {
+      const built = build({ maxTasks: 1000 });
+      const timers = await watchTimers(t);
+      const wire = await rig(t, kind, built);
+      const caller = await wire.caller();
+      const ids = await pool(1000, kind.transport === 'http' ? 32 : 1000, () => startTask(kind.era, caller, 'hold'));
+      assert.equal(new Set(ids).size, 1000);
+      await built.started.count(1000);
+      assert.equal(built.store.size, 1000);
+      assert.equal(built.tasks.runner.active, 1000);
+
+      const refused = await caller.call(
+        'tools/call',
+        kind.era === 'legacy' ? { name: 'hold', arguments: {}, task: {} } : { name: 'hold', arguments: {} },
+      );
+      assert.deepEqual(refused.error, { code: -32603, message: 'Task limit reached', data: { maxTasks: 1000 } });
+      assert.equal(built.store.size, 1000);
+      assert.equal(built.tasks.runner.active, 1000, 'the refused task left the runner');
+      // 2026-07-28 started the 1001st handler before its record: the refusal aborted it. 2025-11-25 never started it.
+      const extra = kind.era === 'modern' ? 1 : 0;
+      assert.equal(built.started.ids.size, 1000 + extra);
+      const created = new Set(ids);
+      const unstored = [...built.started.ids].filter((id) => !created.has(id));
+      assert.deepEqual(
+        unstored.map((id) => built.signals.get(id)!.aborted),
+        kind.era === 'modern' ? [true] : [],
+      );
+      assert.ok(ids.every((id) => !built.signals.get(id)!.aborted));
+
+      // Each handler now sets its TTL to 1 ms: every record expires and every handler is aborted.
+      built.release();
+      await built.aborted.count(1000 + extra);
+      await until('every record to expire', () => built.store.size === 0 && built.tasks.runner.active === 0);
+      assert.deepEqual(await caller.call('tasks/get', { taskId: ids[0] }), unknownTask(1002, ids[0]!));
+      await settle();
+      assert.equal(refTimeouts(), timers.refBaseline, "ref'd timers before anything closes");
+
+      await built.server.close();
+      await built.store.close();
+      await wire.closeTransport();
+      await timers.drained();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 4. server.close() with tasks running
+
+for (const kind of KINDS) {
+  test(
+    `server.close() aborts every running task and records it cancelled 'The server shut down'; the transport then closes with no timer left (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build();
+      const timers = await watchTimers(t);
+      const wire = await rig(t, kind, built);
+      const callers = [await wire.caller(), await wire.caller()];
+      const ids = [
+        await startTask(kind.era, callers[0]!, 'sleep'),
+        await startTask(kind.era, callers[1]!, 'sleep'),
+        await startTask(kind.era, callers[0]!, 'sleep'),
+      ];
+      await built.started.count(3);
+      assert.equal(built.tasks.runner.active, 3);
+      assert.equal(refTimeouts(), timers.refBaseline + 3);
+
+      await built.server.close();
+      assert.deepEqual([...built.aborted.ids].sort(), [...ids].sort(), 'every handler observed the abort');
+      assert.equal(built.tasks.runner.active, 0);
+      for (const taskId of ids) {
+        const record = await built.store.get(taskId);
+        assert.equal(record?.status, 'cancelled');
+        assert.equal(record?.statusMessage, 'The server shut down');
+      }
+      // The wire still reads the store the test owns (the extension never closes a store it was given).
+      const read = await callers[1]!.call('tasks/get', { taskId: ids[1] });
+      assert.equal(read.result.status, 'cancelled');
+      assert.equal(read.result.statusMessage, 'The server shut down');
+
+      await built.store.close();
+      assert.equal(built.store.size, 0);
+      await wire.closeTransport();
+      await timers.drained();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 5. Another caller's task is an unknown task
+
+/**
+ * `b` asks about `a`'s running task with every tasks method of the era and gets exactly the unknown-task answer
+ * (the same as for an id never created, asked alongside); the task is untouched and `a` still reads it.
+ */
+async function refusedToOthers(built: Built, era: Era, a: Caller, b: Caller): Promise<void> {
+  const taskId = await startTask(era, a, 'sleep');
+  await built.started.of(taskId);
+  const methods =
+    era === 'modern'
+      ? { 'tasks/get': {}, 'tasks/update': { inputResponses: {} }, 'tasks/cancel': {} }
+      : { 'tasks/get': {}, 'tasks/result': {}, 'tasks/cancel': {} };
+  for (const [method, params] of Object.entries(methods)) {
+    const other = await b.call(method, { taskId, ...params });
+    assert.deepEqual(other, unknownTask(other.id, taskId), `${method} of another caller's task`);
+    const never = await b.call(method, { taskId: 'never-created', ...params });
+    assert.deepEqual(never, unknownTask(never.id, 'never-created'), `${method} of an unknown task`);
+  }
+  if (era === 'legacy') {
+    assert.deepEqual((await b.call('tasks/list')).result, { tasks: [] });
+    assert.deepEqual(
+      (await a.call('tasks/list')).result.tasks.map((task: Frame) => task.taskId),
+      [taskId],
+    );
+  }
+  assert.equal(await statusOf(a, taskId), 'working');
+  assert.equal(built.aborted.ids.size, 0, "another caller's cancel reached nothing");
+  assert.equal(built.tasks.runner.active, 1);
+  assert.equal(built.store.size, 1);
+  // The owner can cancel it.
+  await a.call('tasks/cancel', { taskId });
+  assert.ok(built.aborted.ids.has(taskId));
+  assert.equal(await statusOf(a, taskId), 'cancelled');
+}
+
+for (const kind of KINDS) {
+  if (kind.transport === 'http' && kind.era === 'modern') continue; // sessionless: below, with and without auth
+  const who = kind.transport === 'stdio' ? 'another stdio connection' : 'another 2025 session';
+  test(
+    `${who} is answered -32602 for a task exactly as for an unknown id, and cannot cancel or list it (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build();
+      const wire = await rig(t, kind, built);
+      await refusedToOthers(built, kind.era, await wire.caller(), await wire.caller());
+      await built.server.close();
+      await built.store.close();
+      await wire.closeTransport();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+test(
+  'with auth, another bearer principal is answered -32602 for a task exactly as for an unknown id on sessionless 2026-07-28 HTTP; the owner reads it',
+  SHORT,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, { era: 'modern', transport: 'http' }, built, { auth: AUTH });
+    await refusedToOthers(built, 'modern', await wire.caller('alice'), await wire.caller('bob'));
+    await built.server.close();
+    await built.store.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
+
+test(
+  'without auth, sessionless 2026-07-28 HTTP task ids are unguessable bearer handles: any caller holding one reads and cancels the task',
+  SHORT,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, { era: 'modern', transport: 'http' }, built);
+    const [a, b] = [await wire.caller(), await wire.caller()];
+    const taskId = await startTask('modern', a, 'sleep');
+    await built.started.of(taskId);
+    assert.match(taskId, /^[A-Za-z0-9_-]{22}$/, '128 random bits as base64url');
+    assert.equal(await statusOf(b, taskId), 'working');
+    assert.deepEqual((await b.call('tasks/cancel', { taskId })).result, ACK);
+    assert.ok(built.aborted.ids.has(taskId));
+    assert.equal(await statusOf(a, taskId), 'cancelled');
+    await built.server.close();
+    await built.store.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
