@@ -26,10 +26,10 @@ import {
   type TasksExtension,
 } from '../tasks-extension.ts';
 import type { AuthInfo } from '../types.ts';
-import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
+import { deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { modernHeaders, raw } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';
-import { CLIENT_CAPABILITIES, type Id, modern, SERVER_INFO, SUBSCRIPTION_ID } from './wire.ts';
+import { CLIENT_CAPABILITIES, fail, type Id, LOG_LEVEL, modern, ok, SERVER_INFO, SUBSCRIPTION_ID } from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
 
@@ -54,14 +54,6 @@ const FORM = { mode: 'form', message: 'Proceed?', requestedSchema: { type: 'obje
 
 function text(value: string) {
   return { content: [{ type: 'text' as const, text: value }] };
-}
-
-function ok(id: Id, result: Record<string, unknown>): Frame {
-  return { jsonrpc: '2.0', id, result };
-}
-
-function fail(id: Id, error: object): Frame {
-  return { jsonrpc: '2.0', id, error };
 }
 
 /** A complete 2026-07-28 result: the fields, resultType and the serverInfo stamp. */
@@ -102,13 +94,17 @@ interface Wire {
     headers?: Record<string, string | undefined>,
   ): Promise<Reply>;
   listen(id: Id, notifications: object, caps: object): Promise<Listening>;
+  /** Every frame of one exchange, in order, its response last; `meta` adds envelope keys (logLevel, progressToken). */
+  exchange(id: Id, method: string, params: object, caps: object, meta: object): Promise<Frame[]>;
+  /** Sends notifications/cancelled for a request (stdio only: 2026-07-28 HTTP cancels by disconnecting). */
+  cancel(id: Id): void;
   /** A wire speaking for another caller (stdio: another connection; HTTP: another bearer token). */
   peer(): Wire;
   close(): Promise<void>;
 }
 
-function frameOf(id: Id, method: string, params: object, caps: object): Frame {
-  return modern(method, params, id, { [CLIENT_CAPABILITIES]: caps });
+function frameOf(id: Id, method: string, params: object, caps: object, meta: object = {}): Frame {
+  return modern(method, params, id, { [CLIENT_CAPABILITIES]: caps, ...meta });
 }
 
 function stdioWire(server: Server): Wire {
@@ -116,6 +112,8 @@ function stdioWire(server: Server): Wire {
   const make = (): Wire => {
     const client = new WireClient(server);
     clients.push(client);
+    const cancel = (id: Id): void =>
+      client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
     return {
       kind: 'stdio',
       async request(id, method, params, caps) {
@@ -126,13 +124,13 @@ function stdioWire(server: Server): Wire {
         const ofStream = (frame: Frame) => !('id' in frame) && frame.params?._meta?.[SUBSCRIPTION_ID] === id;
         client.send(frameOf(id, 'subscriptions/listen', { notifications }, caps));
         const ack = await client.waitFor(ofStream);
-        return {
-          ack,
-          next: () => client.waitFor(ofStream),
-          close: async () =>
-            client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }),
-        };
+        return { ack, next: () => client.waitFor(ofStream), close: async () => cancel(id) };
       },
+      async exchange(id, method, params, caps, meta) {
+        client.send(frameOf(id, method, params, caps, meta));
+        return untilResponse(client, id);
+      },
+      cancel,
       peer: make,
       close: async () => {
         for (const each of clients.splice(0)) assert.deepEqual(await each.end(), [], 'no frame left unread');
@@ -192,6 +190,20 @@ async function httpWire(server: Server, withAuth: boolean): Promise<Wire> {
         const ack = await reader.message();
         return { ack, next: () => reader.message(), close: () => reader.cancel() };
       },
+      async exchange(id, method, params, caps, meta) {
+        const frame = frameOf(id, method, params, caps, meta);
+        const response = await fetch(http.url, {
+          method: 'POST',
+          headers: { ...modernHeaders(frame), ...auth },
+          body: JSON.stringify(frame),
+        });
+        assert.equal(response.status, 200);
+        if (response.headers.get('content-type') === 'application/json') return [await response.json()];
+        return (await new SseReader(response).rest()).map((event) => event.message);
+      },
+      cancel() {
+        assert.fail('2026-07-28 HTTP has no cancel notification');
+      },
       peer: () => {
         assert.ok(withAuth, 'another HTTP caller needs a server started with auth');
         return make('bob');
@@ -217,12 +229,12 @@ async function open(
   t: TestContext,
   kind: Wire['kind'],
   register: (server: Server) => void,
-  options: { auth?: boolean; server?: ServerOptions; store?: TaskStore } = {},
+  options: { auth?: boolean; server?: ServerOptions; store?: TaskStore; install?: boolean } = {},
 ): Promise<Setup> {
   const logger = new MemoryLogger();
   const server = createServer(INFO, { logger, ...options.server });
   const tasks = createTasksExtension({ store: options.store });
-  server.use(tasks);
+  if (options.install !== false) server.use(tasks);
   register(server);
   const wire = kind === 'stdio' ? stdioWire(server) : await httpWire(server, options.auth === true);
   t.after(async () => {
@@ -311,6 +323,13 @@ function detailed(record: TaskRecord, extra: Record<string, unknown> = {}): Reco
   return { ...task, ...extra };
 }
 
+/** The task methods with the params each needs besides taskId. */
+const TASK_METHODS = [
+  ['tasks/get', {}],
+  ['tasks/update', { inputResponses: {} }],
+  ['tasks/cancel', {}],
+] as const;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery (2026-07-28 Extensions > Tasks)
 
@@ -326,6 +345,17 @@ both(
   },
 );
 
+both('without the extension installed, tasks/* are -32601 and discover lists no extensions', async (t, kind) => {
+  const { wire } = await open(t, kind, () => {}, { install: false });
+  const discover = await wire.request('d', 'server/discover', {}, DECLARES);
+  assert.equal(Object.hasOwn(discover.frame.result.capabilities, 'extensions'), false);
+  for (const [method, params] of TASK_METHODS) {
+    const reply = await wire.request(method, method, { taskId: 'x', ...params }, DECLARES);
+    assertStatus(reply, 404);
+    assert.deepEqual(reply.frame, fail(method, { code: -32601, message: 'Method not found', data: method }));
+  }
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Which calls become tasks
 
@@ -333,8 +363,8 @@ both(
   'a declaring call of an optional tool that waits answers a task with exactly the task fields, durable at once; released, tasks/get inlines the result',
   async (t, kind) => {
     const gate = deferred();
-    const { tasks, wire } = await open(t, kind, (server) =>
-      server.tool('slow', { taskSupport: 'optional' }, async (_args, ctx) => {
+    const { server, tasks, wire } = await open(t, kind, (s) =>
+      s.tool('slow', { taskSupport: 'optional' }, async (_args, ctx) => {
         await until(gate.promise, ctx);
         return text('done');
       }),
@@ -358,6 +388,9 @@ both(
         _meta: META,
       },
     });
+    // The call's own exchange is over (HTTP: its connection released) while the task runs on.
+    assert.equal(server.connectionCount, kind === 'http' ? 0 : 1);
+    assert.equal(tasks.runner.active, 1);
     // Durable before the answer: the very next request finds it (on HTTP, another exchange).
     const taskId: string = created.taskId;
     const working = await tasks.store.get(taskId);
@@ -401,9 +434,17 @@ both(
         return text('ran');
       }),
     );
-    const reply = await wire.request('r', 'tools/call', { name: 'must', arguments: {} }, PLAIN);
-    assertStatus(reply, 400);
-    assert.deepEqual(reply.frame, fail('r', MISSING_EXTENSION));
+    // Not declaring: nothing, the 2025 capability, no entry for the id, an entry that is not an object.
+    for (const [label, caps] of [
+      ['none', PLAIN],
+      ['legacy tasks', { tasks: { requests: { tools: { call: {} } } } }],
+      ['other extensions', { extensions: { 'example.com/other': {} } }],
+      ['not an object', { extensions: { [TASKS]: true } }],
+    ] as const) {
+      const reply = await wire.request(label, 'tools/call', { name: 'must', arguments: {} }, caps);
+      assertStatus(reply, 400);
+      assert.deepEqual(reply.frame, fail(label, MISSING_EXTENSION), label);
+    }
     assert.equal(runs, 0);
     assert.equal(tasks.runner.active, 0);
   },
@@ -432,21 +473,28 @@ both('an optional tool called without the extension declared runs inline even wh
 // ---------------------------------------------------------------------------------------------------------------
 // tasks/get, tasks/update, tasks/cancel: the gate, the id, the methods 2026-07-28 does not have
 
-const TASK_METHODS = [
-  ['tasks/get', {}],
-  ['tasks/update', { inputResponses: {} }],
-  ['tasks/cancel', {}],
-] as const;
-
 both(
   'tasks/get, tasks/update and tasks/cancel from a non-declaring client are -32021 before the id is looked up',
   async (t, kind) => {
-    const { wire } = await open(t, kind, () => {});
+    const gate = deferred();
+    const { tasks, wire } = await open(t, kind, (server) =>
+      server.tool('job', { taskSupport: 'optional' }, async (_args, ctx) => {
+        await until(gate.promise, ctx);
+        return text('done');
+      }),
+    );
+    // Declared on an earlier request of the same wire: each request is judged by its own capabilities.
+    const taskId = await startTask(wire, 'c', 'job');
     for (const [method, params] of TASK_METHODS) {
-      const reply = await wire.request(method, method, { taskId: 'no-such-task', ...params }, PLAIN);
-      assertStatus(reply, 400);
-      assert.deepEqual(reply.frame, fail(method, MISSING_EXTENSION), method);
+      for (const id of ['no-such-task', taskId]) {
+        const label = `${method} ${id === taskId ? 'existing' : 'unknown'}`;
+        const reply = await wire.request(label, method, { taskId: id, ...params }, PLAIN);
+        assertStatus(reply, 400);
+        assert.deepEqual(reply.frame, fail(label, MISSING_EXTENSION), label);
+      }
     }
+    assert.equal((await tasks.store.get(taskId))?.status, 'working', 'the refused cancel did nothing');
+    gate.resolve();
   },
 );
 
@@ -892,10 +940,24 @@ both(
     assert.equal((tasks.store as { size?: number }).size, 0, 'no task for an input round');
     assert.equal(tasks.runner.active, 0);
 
-    const taskId = await startTask(wire, 'r2', 'named', DECLARES_ELICIT, {
-      inputResponses: { user: { action: 'accept', content: { name: 'Ada' } } },
-      requestState,
-    });
+    const second = await wire.request(
+      'r2',
+      'tools/call',
+      {
+        name: 'named',
+        arguments: {},
+        inputResponses: { user: { action: 'accept', content: { name: 'Ada' } } },
+        requestState,
+      },
+      DECLARES_ELICIT,
+    );
+    assertStatus(second, 200);
+    const taskId: string = second.frame.result.taskId;
+    assert.match(taskId, TASK_ID);
+    const created = await tasks.store.get(taskId);
+    assert.ok(created !== undefined);
+    // The task shape carries no requestState (nor inputRequests): those belong to the input round.
+    assert.deepEqual(second.frame, ok('r2', { resultType: 'task', ...detailed(created), _meta: META }));
     const done = status(tasks, taskId, 'completed');
     gate.resolve();
     const record = await done;
@@ -1150,5 +1212,113 @@ both(
     assert.deepEqual(inline.frame, complete('i', text('inline')));
     assert.deepEqual(seen, [taskId, undefined]);
     assert.equal(tasks.runner.active, 1);
+  },
+);
+
+both(
+  "log and progress from a task's handler go with its tools/call until the task is answered, then nowhere",
+  async (t, kind) => {
+    const gate = deferred();
+    const after = deferred();
+    const finish = deferred();
+    const { tasks, wire, logger } = await open(t, kind, (server) =>
+      server.tool('chatty', { taskSupport: 'optional' }, async (_args, ctx) => {
+        ctx.log('info', 'before');
+        ctx.progress(1, 2, 'before');
+        await until(gate.promise, ctx);
+        ctx.log('info', 'after');
+        ctx.progress(2, 2, 'after');
+        after.resolve();
+        await until(finish.promise, ctx);
+        return text('quiet');
+      }),
+    );
+    const frames = await wire.exchange('c', 'tools/call', { name: 'chatty', arguments: {} }, DECLARES, {
+      [LOG_LEVEL]: 'debug',
+      progressToken: 'pt',
+    });
+    assert.equal(frames.length, 3, JSON.stringify(frames));
+    assert.deepEqual(frames.slice(0, 2), [
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'before' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'pt', progress: 1, total: 2, message: 'before' },
+      },
+    ]);
+    const taskId: string = frames[2].result.taskId;
+    assert.equal(frames[2].result.resultType, 'task');
+    gate.resolve();
+    await after.promise;
+    // Anything the handler wrote would come before this probe's answer (stdio) or nowhere (HTTP: the POST is over).
+    const probe = await wire.exchange('p', 'server/discover', {}, PLAIN, {});
+    assert.deepEqual(
+      probe.map((frame) => frame.id),
+      ['p'],
+    );
+    const done = status(tasks, taskId, 'completed');
+    finish.resolve();
+    await done;
+    assert.deepEqual(logger.errors, []);
+  },
+);
+
+test('on stdio, notifications/cancelled for the tools/call that made a task does not cancel the task', T, async (t) => {
+  const gate = deferred();
+  const { tasks, wire } = await open(t, 'stdio', (server) =>
+    server.tool('job', { taskSupport: 'optional' }, async (_args, ctx) => {
+      await until(gate.promise, ctx);
+      return text('done');
+    }),
+  );
+  const taskId = await startTask(wire, 'c', 'job');
+  wire.cancel('c');
+  // Frames are served in order: this tasks/get comes after the cancel notification.
+  assert.equal((await get(wire, 'g1', taskId)).status, 'working');
+  const done = status(tasks, taskId, 'completed');
+  gate.resolve();
+  const record = await done;
+  assert.deepEqual(await get(wire, 'g2', taskId), {
+    ...detailed(record, { result: text('done') }),
+    resultType: 'complete',
+    _meta: META,
+  });
+});
+
+both(
+  "tasks/cancel of a task waiting for input drops its input requests and rejects the handler's elicit",
+  async (t, kind) => {
+    const gate = deferred();
+    const rejected = deferred<unknown>();
+    const { tasks, wire } = await open(t, kind, (server) =>
+      server.tool('ask', { taskSupport: 'optional' }, async (_args, ctx) => {
+        await until(gate.promise, ctx);
+        try {
+          return text(JSON.stringify(await ctx.elicit(FORM)));
+        } catch (error) {
+          rejected.resolve(error);
+          throw error;
+        }
+      }),
+    );
+    const taskId = await startTask(wire, 'c', 'ask', DECLARES_ELICIT);
+    const parked = status(tasks, taskId, 'input_required');
+    gate.resolve();
+    await parked;
+    assert.deepEqual((await wire.request('x', 'tasks/cancel', { taskId }, DECLARES)).frame, complete('x'));
+    await rejected.promise;
+    const record = await tasks.store.get(taskId);
+    assert.ok(record !== undefined);
+    assert.equal(record.status, 'cancelled');
+    assert.deepEqual(await get(wire, 'g', taskId), { ...detailed(record), resultType: 'complete', _meta: META });
+    // The key is no longer outstanding: an answer to it is ignored.
+    const late = await wire.request(
+      'u',
+      'tasks/update',
+      { taskId, inputResponses: { 'input-1': { action: 'accept', content: {} } } },
+      DECLARES,
+    );
+    assert.deepEqual(late.frame, complete('u'));
+    assert.equal((await tasks.store.get(taskId))?.status, 'cancelled');
   },
 );
