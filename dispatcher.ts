@@ -562,6 +562,11 @@ export class InboundRequest {
     else if (outlive) this.#dispatcher.notify(method, params, undefined, essential);
   }
 
+  /** A notification on this request's connection, related to no request even while this one runs (ToolCall.notify). */
+  notifyConnection(method: string, params: Record<string, unknown>): void {
+    this.#dispatcher.notify(method, params);
+  }
+
   /** The error a server→client request made on behalf of this request would fail with at once, if any. */
   refusal(method: string): OutboundRequestError | undefined {
     return this.#dispatcher.refusal(method, this.id);

@@ -523,7 +523,7 @@ class LegacyContext extends RequestContext implements CallSite {
 
   /** ToolCall.notify: on the connection, related to no request. */
   notifyCaller(method: string, params: Record<string, unknown>): void {
-    this.request.notify(method, params, false, true);
+    this.request.notifyConnection(method, params);
   }
 
   #send(
