@@ -643,7 +643,7 @@ test(
 );
 
 test(
-  'a client not declaring the extension is refused -32021 for asking its listen key; no stream opens',
+  'a client not declaring the extension is refused -32021 for asking its listen key, and needs none without it',
   T,
   async (t) => {
     const { s } = keyedServer();
