@@ -562,6 +562,14 @@ export class InboundRequest {
     else if (outlive) this.#dispatcher.notify(method, params, undefined, essential);
   }
 
+  /**
+   * A notification on the connection, related to no request even while this one runs (a task's status: the
+   * client learns of it apart from the call that created the task, e.g. on a 2025 session's GET stream).
+   */
+  notifyConnection(method: string, params: Record<string, unknown>): void {
+    this.#dispatcher.notify(method, params, undefined);
+  }
+
   /** The error a server→client request made on behalf of this request would fail with at once, if any. */
   refusal(method: string): OutboundRequestError | undefined {
     return this.#dispatcher.refusal(method, this.id);

@@ -521,9 +521,9 @@ class LegacyContext extends RequestContext implements CallSite {
     return ctx;
   }
 
-  /** ToolCall.notify: on the connection, related to no request. */
+  /** ToolCall.notify: on the connection, related to no request (not even this one while it runs). */
   notifyCaller(method: string, params: Record<string, unknown>): void {
-    this.request.notify(method, params, false, true);
+    this.request.notifyConnection(method, params);
   }
 
   #send(
