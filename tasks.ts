@@ -445,8 +445,10 @@ export class TaskRunner {
    * it already had), or undefined for an unknown task.
    */
   async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    // Queued before the release, so that the task's own listener (onStatus option) is kept to hear it.
+    const written = this.#write(taskId, { status: 'cancelled' });
     this.#release(taskId);
-    return (await this.#write(taskId, { status: 'cancelled' })) ?? this.#store.get(taskId);
+    return (await written) ?? this.#store.get(taskId);
   }
 
   /**
@@ -575,8 +577,10 @@ export class TaskRunner {
       change = this.#failure(taskId, entry, error);
     }
     if (this.#running.get(taskId) !== entry) return; // cancelled, expired or closed: the outcome is dropped
+    // Queued before the release, so that the task's own listener (onStatus option) is kept to hear it.
+    const written = this.#write(taskId, change);
     this.#release(taskId);
-    await this.#write(taskId, change);
+    await written;
   }
 
   /** The `failed` change a thrown value makes (the table in the class comment). */

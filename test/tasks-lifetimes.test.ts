@@ -286,7 +286,7 @@ function unknownTask(id: Id, taskId: string): Frame {
     id,
     error: {
       code: -32602,
-      message: `Invalid params: params.taskId: no task '${taskId}' (never created, expired, or not this caller's)`,
+      message: `Invalid params: params.taskId: no task "${taskId}" (never created, expired, or not this caller's)`,
     },
   };
 }

@@ -64,7 +64,7 @@ function complete(id: Id, fields: Record<string, unknown> = {}): Frame {
 function unknownTask(taskId: string): object {
   return {
     code: -32602,
-    message: `Invalid params: params.taskId: no task '${taskId}' (never created, expired, or not this caller's)`,
+    message: `Invalid params: params.taskId: no task "${taskId}" (never created, expired, or not this caller's)`,
   };
 }
 
@@ -831,7 +831,7 @@ both(
       assertStatus(reply, 200);
       assert.deepEqual(
         reply.frame,
-        fail(id, { code: -32602, message: "Invalid params: params.inputResponses['input-1'] must be an object" }),
+        fail(id, { code: -32602, message: 'Invalid params: params.inputResponses.input-1 must be an object' }),
         id,
       );
     }
