@@ -436,8 +436,10 @@ export class TaskRunner {
    * it already had), or undefined for an unknown task.
    */
   async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    // Queued before the release, so that the task's own listener (TaskStartOptions.onStatus) still hears it.
+    const written = this.#write(taskId, { status: 'cancelled' });
     this.#release(taskId);
-    return (await this.#write(taskId, { status: 'cancelled' })) ?? this.#store.get(taskId);
+    return (await written) ?? this.#store.get(taskId);
   }
 
   /**
@@ -495,8 +497,9 @@ export class TaskRunner {
   async close(): Promise<void> {
     this.#closed = true;
     const running = [...this.#running].filter(([, entry]) => entry.created === undefined).map(([taskId]) => taskId);
-    for (const taskId of [...this.#running.keys()]) this.#release(taskId);
+    // Queued before the releases, so that each task's own listener still hears it.
     for (const taskId of running) void this.#write(taskId, SHUT_DOWN);
+    for (const taskId of [...this.#running.keys()]) this.#release(taskId);
     await Promise.all(this.#writes.values());
     this.#listeners.clear();
     this.#watchers.clear();
@@ -560,8 +563,10 @@ export class TaskRunner {
       change = this.#failure(taskId, entry, error);
     }
     if (this.#running.get(taskId) !== entry) return; // cancelled, expired or closed: the outcome is dropped
+    // Queued before the release, so that the task's own listener (TaskStartOptions.onStatus) still hears the outcome.
+    const written = this.#write(taskId, change);
     this.#release(taskId);
-    await this.#write(taskId, change);
+    await written;
   }
 
   /** The `failed` change a thrown value makes (the table in the class comment). */
