@@ -1,7 +1,8 @@
 // MCP wire types for both eras (2024-11-05 … 2025-11-25 and 2026-07-28), written for this core from each version's
 // schema (MCP <version>, Schema Reference): envelopes and capabilities per era, each method's params and results,
-// server→client requests, notifications, and the method→params/result maps. Types only, on their own subpath
-// `mcp-core/protocol`: nothing here exists at runtime and no module of the core imports it.
+// tasks as the tasks extension serves them in either era, server→client requests, notifications, and the
+// method→params/result maps. Types only, on their own subpath `mcp-core/protocol`: nothing here exists at runtime and
+// no module of the core imports it.
 
 import type { InputRequest } from './input.ts';
 import type { JsonSchema } from './schema.ts';
@@ -98,8 +99,11 @@ export interface NotificationParams {
 // ---------------------------------------------------------------------------------------------------------------
 // Results
 
-/** Whether a modern result is final (`complete`) or asks the client for input first (`input_required`). */
-export type ResultType = 'complete' | 'input_required';
+/**
+ * Whether a modern result is final (`complete`), asks the client for input first (`input_required`), or is the handle
+ * of a task the call became (`task`, MCP 2026-07-28, Extensions > Tasks; only with the tasks extension installed).
+ */
+export type ResultType = 'complete' | 'input_required' | 'task';
 
 /** Fields of every legacy result. Legacy results never carry `resultType`, `ttlMs`, `cacheScope` or the stamp. */
 export interface LegacyResult {
@@ -168,8 +172,11 @@ export interface LegacyServerCapabilities {
   prompts?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
-  /** 2025-11-25 only; this core never advertises it. */
-  tasks?: { list?: object; cancel?: object; requests?: Record<string, unknown> };
+  /**
+   * 2025-11-25 only (MCP 2025-11-25, Basic > Utilities > Tasks > Capabilities): with the tasks extension installed,
+   * `{list: {}, cancel: {}, requests: {tools: {call: {}}}}`; absent at earlier versions and without the extension.
+   */
+  tasks?: { list?: object; cancel?: object; requests?: { tools?: { call?: object } } };
   [key: string]: unknown;
 }
 
@@ -183,6 +190,10 @@ export interface ModernServerCapabilities {
   /** `subscribe`: listen streams deliver `resourceSubscriptions`; `listChanged`: they deliver list changes. */
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
+  /**
+   * The installed extensions' settings, by identifier: `{"io.modelcontextprotocol/tasks": {}}` with the tasks
+   * extension (MCP 2026-07-28, Extensions > Tasks), which never advertises `tasks` here.
+   */
   extensions?: Record<string, object>;
   [key: string]: unknown;
 }
@@ -223,9 +234,17 @@ export interface Tool {
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
   icons?: Icon[];
-  /** 2025-11-25: task support hints. */
-  execution?: Record<string, unknown>;
+  /** 2025-11-25 only, on tools registered with `taskSupport`: how the tool may run as a task. */
+  execution?: ToolExecution;
   _meta?: Meta;
+}
+
+/**
+ * `Tool.execution` (MCP 2025-11-25, Basic > Utilities > Tasks > Tool-Level Negotiation): `forbidden` (the default
+ * when absent) refuses `params.task`, `required` refuses a call without it, `optional` takes both.
+ */
+export interface ToolExecution {
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 /** `tools/list` result (legacy). */
@@ -241,6 +260,12 @@ export interface ModernListToolsResult extends ModernResult, CacheableResult, Pa
 export interface CallToolParams {
   name: string;
   arguments?: Record<string, unknown>;
+}
+
+/** `tools/call` params of the legacy era: 2025-11-25 adds `task`, which asks for the call to run as a task. */
+export interface LegacyCallToolParams extends CallToolParams {
+  /** 2025-11-25 only; ignored at earlier versions and on 2026-07-28, where the server decides. */
+  task?: TaskMetadata;
 }
 
 /** A `tools/call` result as the wire carries it: `content` is always present. */
@@ -364,6 +389,11 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** Exact resource URIs whose `notifications/resources/updated` the client wants. */
   resourceSubscriptions?: string[];
+  /**
+   * Tasks whose transitions the client wants as `notifications/tasks` (MCP 2026-07-28, Extensions > Tasks): only with
+   * the tasks extension installed and declared in this request's client capabilities (else -32021).
+   */
+  taskIds?: string[];
 }
 
 /** `subscriptions/listen` params. */
@@ -373,6 +403,118 @@ export interface ListenParams extends ModernRequestParams {
 
 /** The final result of a listen the server ended on purpose: only `resultType` and the subscription id in `_meta`. */
 export type ListenResult = ModernResult;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tasks (the tasks extension, `mcp-core/tasks`: MCP 2025-11-25, Basic > Utilities > Tasks; MCP 2026-07-28,
+// Extensions > Tasks)
+
+/** A task's status, the same five in both eras; `completed`, `failed` and `cancelled` are terminal. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** `params.task` of a 2025-11-25 `tools/call`: the retention asked for, in ms (a positive integer, else -32602). */
+export interface TaskMetadata {
+  ttl?: number;
+}
+
+/** The fields a task has in both eras; the era adds its own names for retention and polling. */
+export interface TaskBase {
+  /** Minted by the server, unguessable. */
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** ISO 8601, fixed at creation. */
+  createdAt: string;
+  /** ISO 8601, later on every transition. */
+  lastUpdatedAt: string;
+}
+
+/** A task on the 2025-11-25 wire (MCP 2025-11-25, Basic > Utilities > Tasks); `isError: true` results are `failed`. */
+export interface LegacyTask extends TaskBase {
+  /** How long the task is kept from `createdAt`, in ms, as the server granted it; `null` = unlimited. */
+  ttl: number | null;
+  /** The suggested interval between `tasks/get` polls, in ms. */
+  pollInterval?: number;
+}
+
+/**
+ * A task on the 2026-07-28 wire (MCP 2026-07-28, Extensions > Tasks): the 2025 fields renamed `ttlMs` and
+ * `pollIntervalMs`; a tool result with `isError: true` is `completed`.
+ */
+export interface ModernTask extends TaskBase {
+  /** How long the task is kept from `createdAt`, in ms; `null` = unlimited (this server always sends a number). */
+  ttlMs: number | null;
+  pollIntervalMs?: number;
+}
+
+/** The `error` of a `failed` 2026-07-28 task: the JSON-RPC error object the request would have answered. */
+export interface TaskError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * A 2026-07-28 task as `tasks/get` and `notifications/tasks` show it: by status, the tool's result (`completed`), the
+ * JSON-RPC error (`failed`) or every outstanding input request by its task-lifetime key (`input_required`).
+ */
+export type DetailedTask =
+  | (ModernTask & { status: 'working' | 'cancelled' })
+  | (ModernTask & { status: 'completed'; result: CallToolResultWire })
+  | (ModernTask & { status: 'failed'; error: TaskError })
+  | (ModernTask & { status: 'input_required'; inputRequests: Record<string, InputRequest> });
+
+/**
+ * A 2026-07-28 `tools/call` answer when the call became a task: the task itself, flat, with `resultType: "task"` (no
+ * result, error, input requests or `requestState` yet). Sent only to a request that declares the extension.
+ */
+export type CreateTaskResult = ModernTask & { resultType: 'task'; _meta?: ModernResultMeta };
+
+/** A 2025-11-25 `tools/call` answer when the call carried `params.task`: the task, nested. */
+export interface LegacyCreateTaskResult extends LegacyResult {
+  task: LegacyTask;
+}
+
+/**
+ * The `_meta` that ties a 2025-11-25 message to its task: on `tasks/result` answers and on the server→client requests
+ * a task's input goes out as (MCP 2025-11-25, Basic > Utilities > Tasks).
+ */
+export interface RelatedTaskMeta {
+  'io.modelcontextprotocol/related-task': { taskId: string };
+  [key: string]: unknown;
+}
+
+/** `tasks/get`, `tasks/result` and `tasks/cancel` params (body). */
+export interface TaskIdParams {
+  taskId: string;
+}
+
+/** 2026-07-28 `tasks/update` params (body): answers to outstanding input requests; other keys are ignored. */
+export interface UpdateTaskParams extends TaskIdParams {
+  inputResponses: InputResponses;
+}
+
+/** 2026-07-28 `tasks/get` result: the detailed task, always `resultType: "complete"`. */
+export type ModernGetTaskResult = DetailedTask & ModernResult;
+
+/** 2025-11-25 `tasks/get` result, and `tasks/cancel`'s (then `cancelled`): the task, flat. */
+export type GetTaskResult = LegacyTask & LegacyResult;
+
+/**
+ * 2025-11-25 `tasks/result` result: exactly the tool's result, with the related-task `_meta`; a failed task answers
+ * its JSON-RPC error instead, a cancelled one -32602.
+ */
+export type TaskPayloadResult = CallToolResultWire & { _meta: RelatedTaskMeta };
+
+/** 2025-11-25 `tasks/list` result: the caller's tasks, paged. */
+export interface ListTasksResult extends LegacyResult, PaginatedResult {
+  tasks: LegacyTask[];
+}
+
+/** `notifications/tasks/status` params (2025-11-25): the task as `tasks/get` shows it. */
+export type TaskStatusNotificationParams = LegacyTask & NotificationParams;
+
+/** `notifications/tasks` params (2026-07-28, on a listen stream, with its subscription id): the detailed task. */
+export type TaskNotificationParams = DetailedTask & NotificationParams;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Server→client requests (legacy requests; modern input requests)
@@ -491,12 +633,15 @@ export type LegacyParams<P> = P & LegacyRequestParams;
 /** A modern request's params: the method's own fields plus the required envelope. */
 export type ModernParams<P> = P & ModernRequestParams;
 
-/** Client→server requests of the legacy era: method → params and result (tasks/* omitted: the core refuses them). */
+/**
+ * Client→server requests of the legacy era: method → params and result (`tasks/*` and `params.task`: 2025-11-25 with
+ * the tasks extension installed, -32601 otherwise).
+ */
 export interface LegacyClientRequests {
   initialize: { params: InitializeParams; result: InitializeResult };
   ping: { params: LegacyRequestParams | undefined; result: EmptyResult };
   'tools/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListToolsResult };
-  'tools/call': { params: LegacyParams<CallToolParams>; result: CallToolResultWire };
+  'tools/call': { params: LegacyParams<LegacyCallToolParams>; result: CallToolResultWire | LegacyCreateTaskResult };
   'resources/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListResourcesResult };
   'resources/templates/list': {
     params: LegacyParams<PaginatedParams> | undefined;
@@ -509,15 +654,25 @@ export interface LegacyClientRequests {
   'prompts/get': { params: LegacyParams<GetPromptParams>; result: GetPromptResult };
   'completion/complete': { params: LegacyParams<CompleteParams>; result: CompleteResult };
   'logging/setLevel': { params: SetLevelParams; result: EmptyResult };
+  'tasks/get': { params: LegacyParams<TaskIdParams>; result: GetTaskResult };
+  /** Blocks until the task is terminal; meanwhile its input requests arrive as server→client requests. */
+  'tasks/result': { params: LegacyParams<TaskIdParams>; result: TaskPayloadResult };
+  'tasks/list': { params: LegacyParams<PaginatedParams> | undefined; result: ListTasksResult };
+  /** A terminal task is -32602. */
+  'tasks/cancel': { params: LegacyParams<TaskIdParams>; result: GetTaskResult };
 }
 
-/** Client→server requests of 2026-07-28: method → params and result (every request carries the envelope). */
+/**
+ * Client→server requests of 2026-07-28: method → params and result (every request carries the envelope). `tasks/*`
+ * exist with the tasks extension installed (else -32601), and need it declared in the request's client capabilities
+ * (else -32021); `tasks/result` and `tasks/list` are not methods of this era.
+ */
 export interface ModernClientRequests {
   'server/discover': { params: DiscoverRequestParams; result: DiscoverResult };
   'tools/list': { params: ModernParams<PaginatedParams>; result: ModernListToolsResult };
   'tools/call': {
     params: ModernParams<CallToolParams & InputRetryParams>;
-    result: (CallToolResultWire & ModernResult) | InputRequiredResult;
+    result: (CallToolResultWire & ModernResult) | InputRequiredResult | CreateTaskResult;
   };
   'resources/list': { params: ModernParams<PaginatedParams>; result: ModernListResourcesResult };
   'resources/templates/list': { params: ModernParams<PaginatedParams>; result: ModernListResourceTemplatesResult };
@@ -532,6 +687,11 @@ export interface ModernClientRequests {
   };
   'completion/complete': { params: ModernParams<CompleteParams>; result: ModernCompleteResult };
   'subscriptions/listen': { params: ListenParams; result: ListenResult };
+  'tasks/get': { params: ModernParams<TaskIdParams>; result: ModernGetTaskResult };
+  /** An acknowledgement only: the task moves on later. */
+  'tasks/update': { params: ModernParams<UpdateTaskParams>; result: ModernResult };
+  /** An acknowledgement only, terminal tasks included: cancellation is cooperative. */
+  'tasks/cancel': { params: ModernParams<TaskIdParams>; result: ModernResult };
 }
 
 type Merged<A, B, K extends 'params' | 'result'> = {
@@ -545,7 +705,11 @@ export type ClientRequest = Merged<LegacyClientRequests, ModernClientRequests, '
 /** Client→server request method → result, both eras. */
 export type ClientResult = Merged<LegacyClientRequests, ModernClientRequests, 'result'>;
 
-/** Server→client request method → params. Legacy only: a modern server sends them as input requests instead. */
+/**
+ * Server→client request method → params. Legacy only: a modern server sends them as input requests instead. A
+ * 2025-11-25 task's input goes out as these, on its `tasks/result` stream, with the related-task `_meta`
+ * (RelatedTaskMeta).
+ */
 export interface ServerRequest {
   ping: LegacyRequestParams | undefined;
   'elicitation/create': ElicitRequestParams;
@@ -572,6 +736,10 @@ export interface ServerNotification {
   'notifications/prompts/list_changed': NotificationParams | undefined;
   /** Modern only: the first frame of a listen. */
   'notifications/subscriptions/acknowledged': SubscriptionsAcknowledgedParams;
+  /** 2025-11-25 only: each stored transition of a task, on the connection that created it. */
+  'notifications/tasks/status': TaskStatusNotificationParams;
+  /** Modern only: each stored transition of a task a listen asked for under `taskIds`. */
+  'notifications/tasks': TaskNotificationParams;
 }
 
 /** Client→server notification method → params (modern: only `notifications/cancelled`, only on stdio). */

@@ -445,7 +445,7 @@ export class TaskRunner {
    * it already had), or undefined for an unknown task.
    */
   async cancel(taskId: string): Promise<TaskRecord | undefined> {
-    // Queued before the release, so that the task's own listener (onStatus option) is kept to hear it.
+    // Queued before the release, so that the task's own listener (TaskStartOptions.onStatus) still hears it.
     const written = this.#write(taskId, { status: 'cancelled' });
     this.#release(taskId);
     return (await written) ?? this.#store.get(taskId);
@@ -506,13 +506,13 @@ export class TaskRunner {
   async close(): Promise<void> {
     this.#closed = true;
     const entries = [...this.#running];
+    // Queued before the releases, so that each task's own listener (TaskStartOptions.onStatus) still hears it.
+    for (const [taskId, entry] of entries) if (entry.created === undefined) void this.#write(taskId, SHUT_DOWN);
     for (const [taskId] of entries) this.#release(taskId);
-    for (const [taskId, entry] of entries) {
-      if (entry.created === undefined) void this.#write(taskId, SHUT_DOWN);
-      // Prepared and never committed: nothing will be created. A create in flight is waited for below, and its
-      // commit records the task cancelled.
-      else if (!entry.committing) this.#open(taskId, entry, undefined);
-    }
+    // Prepared and never committed: nothing will be created. A create in flight is waited for below, and its commit
+    // records the task cancelled.
+    for (const [taskId, entry] of entries)
+      if (entry.created !== undefined && !entry.committing) this.#open(taskId, entry, undefined);
     // Until no write is left: a commit whose create resolves meanwhile queues the task's cancellation.
     while (this.#writes.size > 0) await Promise.all(this.#writes.values());
     this.#listeners.clear();
@@ -577,7 +577,7 @@ export class TaskRunner {
       change = this.#failure(taskId, entry, error);
     }
     if (this.#running.get(taskId) !== entry) return; // cancelled, expired or closed: the outcome is dropped
-    // Queued before the release, so that the task's own listener (onStatus option) is kept to hear it.
+    // Queued before the release, so that the task's own listener (TaskStartOptions.onStatus) still hears the outcome.
     const written = this.#write(taskId, change);
     this.#release(taskId);
     await written;

@@ -1,8 +1,8 @@
 // The task store and runner (tasks.ts, docs/tasks.md): the records MemoryTaskStore keeps (timestamps, TTL clamp,
 // the live-task cap, paging by owner, expiry, close), the state machine and its terminal rule, the mapping of a
 // handler's outcome to a record, input requests, cancellation, expiry of a running task, close() with tasks
-// running, and a 1 000-task storm that leaves no record and no timer behind. Every wait is on an explicit signal;
-// expiry runs on node:test's mocked timers and clock.
+// running, a task's own listener hearing its terminal transition, and a 1 000-task storm that leaves no record and
+// no timer behind. Every wait is on an explicit signal; expiry runs on node:test's mocked timers and clock.
 
 import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
@@ -603,6 +603,28 @@ test('close() with tasks running aborts every handler and records them cancelled
   );
   await store.close();
   assert.equal(store.size, 0);
+});
+
+test("a task's own status listener hears its terminal transition: completed, cancelled, and shut down by close()", async () => {
+  const store = new MemoryTaskStore();
+  const runner = new TaskRunner(store, new MemoryLogger());
+  const heard: Record<string, TaskStatus[]> = { done: [], doomed: [], closed: [] };
+  const listener = (name: string) => (record: TaskRecord) => heard[name]!.push(record.status);
+  const finish = deferred();
+  const work = async () => {
+    await finish.promise;
+    return OK;
+  };
+  const done = await runner.start(work, { owner: 'o', onStatus: listener('done') });
+  await runner.start(untilAborted().handler, { owner: 'o', onStatus: listener('closed') });
+  const doomed = await runner.start(untilAborted().handler, { owner: 'o', onStatus: listener('doomed') });
+  const completed = reaches(runner, () => done.taskId, 'completed');
+  finish.resolve();
+  await completed;
+  await runner.cancel(doomed.taskId);
+  await runner.close();
+  assert.deepEqual(heard, { done: ['completed'], doomed: ['cancelled'], closed: ['cancelled'] });
+  await store.close();
 });
 
 test('a 1000-task storm leaves no record and no timer behind after close()', async () => {
