@@ -115,21 +115,24 @@ function unknownTask(taskId: string): ProtocolError {
   );
 }
 
-/** What `promise` settled with, if it settled before the event loop's next turn (a handler that did not wait). */
-function settledAtOnce<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown } | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 0);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve({ value });
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        resolve({ error });
-      },
-    );
-  });
+/**
+ * Starts `run` and tells what its promise settled with if it settled before the event loop's next turn (a handler
+ * that did not wait on I/O or a timer); undefined otherwise. The turn's timer is armed before `run` starts, so a
+ * handler's own zero-delay timer already counts as waiting.
+ */
+function settledAtOnce<T>(run: () => Promise<T>): {
+  promise: Promise<T>;
+  outcome: Promise<{ value: T } | { error: unknown } | undefined>;
+} {
+  let timer!: ReturnType<typeof setTimeout>;
+  const turn = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 0)));
+  const promise = run();
+  const settled = promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  const outcome = Promise.race([settled, turn]).finally(() => clearTimeout(timer));
+  return { promise, outcome };
 }
 
 /**
@@ -271,8 +274,8 @@ export class TasksExtension implements Extension {
     // Until the task exists, the request's own end (a cancel, a closed response) ends the handler.
     const discard = (): void => prepared.discard();
     call.ctx.signal.addEventListener('abort', discard, { once: true });
-    const first = call.run(ctx);
-    const atOnce = await settledAtOnce(first);
+    const { promise: first, outcome } = settledAtOnce(() => call.run(ctx));
+    const atOnce = await outcome;
     call.ctx.signal.removeEventListener('abort', discard);
     if (atOnce !== undefined) {
       prepared.discard();

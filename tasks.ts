@@ -445,6 +445,13 @@ export class TaskRunner {
    * it already had), or undefined for an unknown task.
    */
   async cancel(taskId: string): Promise<TaskRecord | undefined> {
+    const entry = this.#running.get(taskId);
+    if (entry?.created !== undefined && !entry.committing) {
+      // Prepared, never committed: there is no record to write; its commit will create nothing.
+      this.#release(taskId);
+      this.#open(taskId, entry, undefined);
+      return undefined;
+    }
     // Queued before the release, so that the task's own listener (TaskStartOptions.onStatus) still hears it.
     const written = this.#write(taskId, { status: 'cancelled' });
     this.#release(taskId);

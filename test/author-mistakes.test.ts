@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { createServer, type GetPromptResult, type ReadResourceResult } from '../core.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 
-test('registration refuses a relative resource URI, an empty prompt name and a non-function handler', () => {
+test('registration refuses a relative resource URI, an empty prompt name, a non-function handler and an unknown taskSupport', () => {
   const server = createServer({ name: 's', version: '1' });
   assert.throws(
     () => server.resource('static-text', { name: 'x' }, () => ({ contents: [] })),
@@ -19,6 +19,10 @@ test('registration refuses a relative resource URI, an empty prompt name and a n
   );
   assert.throws(() => server.prompt('', {}, () => ({ messages: [] })), /a prompt needs a non-empty name/);
   assert.throws(() => server.prompt('p', {}, null as never), /prompt 'p': the handler must be a function/);
+  assert.throws(
+    () => server.tool('t', { taskSupport: 'always' as never }, () => ({ content: [] })),
+    /tool 't': taskSupport must be 'optional' or 'required', got "always"/,
+  );
 });
 
 test('createServer refuses a limit that is not a positive integer, naming the option (NaN would lift the bound, 0 refuse everything)', () => {

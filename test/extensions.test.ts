@@ -900,3 +900,82 @@ test('server.close() calls every extension close() and settles only once all of 
   await closed;
   assert.equal(settled, true);
 });
+
+test(
+  'a 2025 extension method before initialize is refused like the core methods: -32600 not initialized',
+  T,
+  async (t) => {
+    const s = server();
+    s.use(legacyFake());
+    const client = connect(t, s);
+    client.send({ jsonrpc: '2.0', id: 1, method: 'fake/whoami', params: {} });
+    assert.deepEqual(await client.response(1), {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32600, message: 'Invalid Request: server not initialized; send initialize first' },
+    });
+    client.send({ jsonrpc: '2.0', id: 2, method: 'fake/unknown', params: {} });
+    assert.equal((await client.response(2)).error.code, -32601, 'a method nobody serves is still -32601');
+  },
+);
+
+test(
+  'ExtensionContext.sendInput is a real server→client request on 2025 and refused at once on 2026-07-28',
+  T,
+  async (t) => {
+    const s = server();
+    const ask: ExtensionMethod = {
+      serve: async (_params, ctx) => {
+        try {
+          return { answer: await ctx.sendInput({ method: 'roots/list', params: { _meta: { mark: 1 } } }) };
+        } catch (error) {
+          return { refused: (error as Error).message };
+        }
+      },
+    };
+    s.use({
+      id: ID,
+      settings: {},
+      modernMethods: { 'fake/ask': ask },
+      legacyMethods: { 'fake/ask': ask },
+      legacyCapabilities: () => ({}),
+    });
+    const legacy = connect(t, s);
+    await legacy.initialize(LATEST, { roots: {} });
+    legacy.send({ jsonrpc: '2.0', id: 1, method: 'fake/ask', params: {} });
+    const asked = await legacy.next();
+    assert.deepEqual(
+      { method: asked.method, params: asked.params },
+      { method: 'roots/list', params: { _meta: { mark: 1 } } },
+    );
+    legacy.send({ jsonrpc: '2.0', id: asked.id, result: { roots: [] } });
+    assert.deepEqual(await legacy.response(1), { jsonrpc: '2.0', id: 1, result: { answer: { roots: [] } } });
+    const current = connect(t, s);
+    current.send(modern('fake/ask', {}, 2, declaring({ roots: {} })));
+    const refused = (await current.response(2)).result.refused as string;
+    assert.match(refused, /no back-channel/);
+  },
+);
+
+test('ToolCall.notify made during a call that ends unanswered is dropped, and at most 16 are held', T, async (t) => {
+  const cancelled = deferred<void>();
+  const { s } = hooked((call) => {
+    for (let n = 0; n < 20; n++) call.notify('notifications/fake/held', { n });
+    if (call.params.arguments && (call.params.arguments as { n: number }).n === 0)
+      return new Promise((_resolve, reject) =>
+        call.ctx.signal.addEventListener('abort', () => (cancelled.resolve(), reject(call.ctx.signal.reason))),
+      );
+    return Promise.resolve(text('answered'));
+  });
+  const client = connect(t, s);
+  await client.initialize(LATEST);
+  client.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'n', arguments: { n: 0 } } });
+  client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+  await cancelled.promise;
+  client.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'n', arguments: { n: 1 } } });
+  assert.deepEqual(await client.next(), { jsonrpc: '2.0', id: 2, result: text('answered') });
+  for (let n = 4; n < 20; n++)
+    assert.deepEqual(await client.next(), { jsonrpc: '2.0', method: 'notifications/fake/held', params: { n } });
+  client.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  assert.deepEqual(await client.next(), { jsonrpc: '2.0', id: 3, result: {} }, 'nothing of the cancelled call');
+});

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { type Context, createServer, ProtocolError, type Server } from '../core.ts';
+import { type Context, createServer, elicitInput, inputRequired, ProtocolError, type Server } from '../core.ts';
 import { type HttpServer, serveHttp } from '../http.ts';
 import { createTasksExtension, MemoryTaskStore, type TasksExtension } from '../tasks-extension.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
@@ -931,3 +931,24 @@ async function answerOf(response: Response): Promise<Frame> {
   assert.equal(events.length, 1);
   return events[0]!.message;
 }
+
+test('an input round the 2025 client declared no capability for ends the task as a tool failure, reported failed', async (t) => {
+  const server = createServer({ name: 'tasks-legacy-test', version: '1.0.0' }, { logger: new MemoryLogger() });
+  server.use(createTasksExtension());
+  server.tool('asks', { taskSupport: 'optional' }, () =>
+    inputRequired({ name: elicitInput({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }) }),
+  );
+  t.after(() => server.close());
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25'); // no elicitation capability
+  const created = await client.request('tools/call', { name: 'asks', arguments: {}, task: {} }, 1);
+  const { taskId } = created.result.task;
+  const result = await client.request('tasks/result', { taskId }, 2);
+  assert.deepEqual(result.result, {
+    content: [{ type: 'text', text: 'The client could not provide the requested input' }],
+    isError: true,
+    _meta: { 'io.modelcontextprotocol/related-task': { taskId } },
+  });
+  assert.equal((await client.request('tasks/get', { taskId }, 3)).result.status, 'failed');
+  await client.end();
+});

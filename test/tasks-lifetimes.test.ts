@@ -57,6 +57,8 @@ function frameOf(era: Era, id: Id, method: string, params: Record<string, unknow
 /** One caller: sends a request of its rig's era and resolves with the response frame. */
 interface Caller {
   call(method: string, params?: Record<string, unknown>): Promise<Frame>;
+  /** stdio only: the client goes away (its connection ends, as on EOF). */
+  end?(): Promise<unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -203,6 +205,7 @@ async function rig(t: TestContext, kind: Kind, built: Built, http: HttpOptions =
           client.send(frameOf(kind.era, id, method, params));
           return client.response(id);
         },
+        end: () => client.end(),
       };
     }
     const bearer: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
@@ -638,3 +641,36 @@ test(
     assert.deepEqual(built.logger.errors, []);
   },
 );
+
+for (const era of ['modern', 'legacy'] as const) {
+  test(
+    `${label({ era, transport: 'stdio' })}: a connection that ends cancels the tasks bound to it; another connection's run on`,
+    SHORT,
+    async (t) => {
+      const built = build();
+      const stdio = await rig(t, { era, transport: 'stdio' }, built);
+      const leaving = await stdio.caller();
+      const staying = await stdio.caller();
+      const gone = await startTask(era, leaving, 'sleep');
+      const kept = await startTask(era, staying, 'sleep');
+      await Promise.all([built.started.of(gone), built.started.of(kept)]);
+      // The first connection's client goes away (stdio EOF; here its in-memory connection ends).
+      const cancelled = new Promise<void>((resolve) => {
+        const off = built.tasks.runner.onStatus((record) => {
+          if (record.taskId === gone && record.status === 'cancelled') {
+            off();
+            resolve();
+          }
+        });
+      });
+      await leaving.end!();
+      await cancelled;
+      await built.aborted.of(gone);
+      assert.equal((await built.store.get(gone))?.status, 'cancelled');
+      assert.equal(built.signals.get(kept)?.aborted, false, 'a task of a connection still open runs on');
+      assert.equal(await statusOf(staying, kept), 'working');
+      await built.server.close();
+      await stdio.closeTransport();
+    },
+  );
+}

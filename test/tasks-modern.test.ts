@@ -1322,3 +1322,42 @@ both(
     assert.equal((await tasks.store.get(taskId))?.status, 'cancelled');
   },
 );
+
+test('a task whose handler keeps asking for input ends completed with a tool failure after 8 rounds', T, async (t) => {
+  const server = createServer(INFO, { logger: new MemoryLogger() });
+  const tasks = createTasksExtension();
+  server.use(tasks);
+  let runs = 0;
+  server.tool('endless', { taskSupport: 'optional' }, async () => {
+    runs++;
+    await new Promise((resolve) => setTimeout(resolve, 0)); // it waits: the call becomes a task
+    return inputRequired({ again: elicitInput(FORM) });
+  });
+  t.after(() => server.close());
+  // Every stored transition, in order, heard from before the call (none can slip past).
+  const transitions: TaskRecord[] = [];
+  const waiting: ((record: TaskRecord) => void)[] = [];
+  tasks.runner.onStatus((record) => (waiting.shift() ?? ((r) => transitions.push(r)))(record));
+  const next = (): Promise<TaskRecord> =>
+    transitions.length > 0 ? Promise.resolve(transitions.shift()!) : new Promise((resolve) => waiting.push(resolve));
+  const client = new WireClient(server);
+  client.send(frameOf(1, 'tools/call', { name: 'endless', arguments: {} }, DECLARES_ELICIT));
+  const taskId = (await client.response(1)).result.taskId as string;
+  for (let round = 1; round <= 8; round++) {
+    const parked = await next();
+    assert.equal(parked.status, 'input_required');
+    const [key] = Object.keys(parked.inputRequests ?? {});
+    const id = 10 + round;
+    client.send(frameOf(id, 'tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept' } } }, DECLARES));
+    assert.deepEqual(await client.response(id), complete(id));
+    assert.equal((await next()).status, 'working');
+  }
+  const done = await next();
+  assert.equal(done.status, 'completed');
+  assert.equal(runs, 9, 'the first run and eight re-runs');
+  assert.deepEqual(done.result, {
+    content: [{ type: 'text', text: 'The task needed more than 8 rounds of client input' }],
+    isError: true,
+  });
+  assert.deepEqual(await client.end(), []);
+});

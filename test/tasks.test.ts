@@ -665,3 +665,29 @@ test('a 1000-task storm leaves no record and no timer behind after expiry', asyn
   await runner.close();
   await store.close();
 });
+
+test('a prepared task ended before its commit creates nothing: cancelled by its owner, or its runner closed', async () => {
+  const store = new MemoryTaskStore();
+  const runner = new TaskRunner(store, new MemoryLogger());
+  const cancelled = runner.prepare({ owner: 'gone' });
+  await runner.cancelOwned('gone');
+  assert.equal(cancelled.context.signal.aborted, true, 'the handler that already started is aborted');
+  let worked = false;
+  await assert.rejects(
+    cancelled.commit(async () => {
+      worked = true;
+      return OK;
+    }),
+    /ended before it was created/,
+  );
+  const unclosed = runner.prepare({ owner: 'o' });
+  await runner.close(); // a prepared, never committed task does not hold close() up
+  await assert.rejects(
+    unclosed.commit(async () => OK),
+    /ended before it was created/,
+  );
+  assert.equal(worked, false);
+  assert.equal(store.size, 0);
+  assert.equal(runner.active, 0);
+  await store.close();
+});
