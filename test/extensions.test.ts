@@ -963,7 +963,10 @@ test('ToolCall.notify made during a call that ends unanswered is dropped, and at
     for (let n = 0; n < 20; n++) call.notify('notifications/fake/held', { n });
     if (call.params.arguments && (call.params.arguments as { n: number }).n === 0)
       return new Promise((_resolve, reject) =>
-        call.ctx.signal.addEventListener('abort', () => (cancelled.resolve(), reject(call.ctx.signal.reason))),
+        call.ctx.signal.addEventListener('abort', () => {
+          cancelled.resolve();
+          reject(call.ctx.signal.reason);
+        }),
       );
     return Promise.resolve(text('answered'));
   });
