@@ -65,15 +65,24 @@ export function createTasksExtension(options: TasksExtensionOptions = {}): Tasks
   return new TasksExtension(options);
 }
 
-/** The task fields both creation and `tasks/get` carry on 2026-07-28 (no `owner`, ever). */
-function modernTask(record: TaskRecord): Shaped {
-  const task: Shaped = { taskId: record.taskId, status: record.status };
+/**
+ * A task on the wire of `era` (no `owner`, ever): 2026-07-28 names its durations `ttlMs` and `pollIntervalMs`;
+ * 2025-11-25 names them `ttl` and `pollInterval` and reports a tool result with `isError: true` as `failed`.
+ */
+function wireTask(record: TaskRecord, era: 'legacy' | 'modern'): Shaped {
+  const legacy = era === 'legacy';
+  const task: Shaped = { taskId: record.taskId, status: legacy ? legacyStatus(record) : record.status };
   if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
   task.createdAt = record.createdAt;
   task.lastUpdatedAt = record.lastUpdatedAt;
-  task.ttlMs = record.ttlMs;
-  task.pollIntervalMs = record.pollIntervalMs;
+  task[legacy ? 'ttl' : 'ttlMs'] = record.ttlMs;
+  task[legacy ? 'pollInterval' : 'pollIntervalMs'] = record.pollIntervalMs;
   return task;
+}
+
+/** The task fields both creation and `tasks/get` carry on 2026-07-28. */
+function modernTask(record: TaskRecord): Shaped {
+  return wireTask(record, 'modern');
 }
 
 /** `tasks/get` and `notifications/tasks` on 2026-07-28: the task, with its result, error or input requests inlined. */
@@ -91,15 +100,9 @@ function legacyStatus(record: TaskRecord): TaskRecord['status'] {
   return record.status === 'completed' && record.result?.isError === true ? 'failed' : record.status;
 }
 
-/** A task on the 2025-11-25 wire (`ttl`, `pollInterval`). */
+/** A task on the 2025-11-25 wire. */
 function legacyTask(record: TaskRecord): Shaped {
-  const task: Shaped = { taskId: record.taskId, status: legacyStatus(record) };
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
-  task.createdAt = record.createdAt;
-  task.lastUpdatedAt = record.lastUpdatedAt;
-  task.ttl = record.ttlMs;
-  task.pollInterval = record.pollIntervalMs;
-  return task;
+  return wireTask(record, 'legacy');
 }
 
 /** `params.taskId`, a string, or -32602 naming it. */

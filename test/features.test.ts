@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { type Context, createServer, type ServerOptions } from '../core.ts';
 import { createEverythingServer, PNG, WAV } from '../examples/everything.ts';
 import { encodeCursor } from '../registry.ts';
-import { deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
+import { DEMO_TASK_TOOLS, deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -1104,13 +1104,7 @@ const DEMO_TOOLS = [
   'test_sleep',
   'test_throw',
   'test_publish',
-  'greet',
-  'slow_compute',
-  'failing_job',
-  'protocol_error_job',
-  'confirm_delete',
-  'multi_input',
-  'test_tool_with_task',
+  ...DEMO_TASK_TOOLS,
 ];
 
 /** Captures what the process writes to stderr while `run` is pending. */

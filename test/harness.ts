@@ -134,3 +134,14 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): 
   });
   return { promise, resolve, reject };
 }
+
+/** The demo's tasks fixture tools (examples/task-fixtures.ts), in registration order, served in both eras. */
+export const DEMO_TASK_TOOLS = [
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
+];

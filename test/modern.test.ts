@@ -18,7 +18,7 @@ import {
   sampleInput,
 } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
+import { DEMO_TASK_TOOLS, deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
@@ -1034,15 +1034,6 @@ const MODERN_ONLY_TOOLS = [
   'test_input_required_result_capabilities',
   'test_header_param',
 ];
-const TASK_TOOLS = [
-  'greet',
-  'slow_compute',
-  'failing_job',
-  'protocol_error_job',
-  'confirm_delete',
-  'multi_input',
-  'test_tool_with_task',
-];
 const SHARED_PROMPTS = [
   'test_simple_prompt',
   'test_prompt_with_arguments',
@@ -1060,13 +1051,13 @@ test('each era of the demo server lists only its own tools and prompts', async (
     ...SHARED_TOOLS,
     ...DIAGNOSTICS,
     ...MODERN_ONLY_TOOLS,
-    ...TASK_TOOLS,
+    ...DEMO_TASK_TOOLS,
   ]);
   assert.deepEqual(names((await legacy.request('tools/list', undefined, 1)).result.tools), [
     ...SHARED_TOOLS,
     ...LEGACY_ONLY_TOOLS,
     ...DIAGNOSTICS,
-    ...TASK_TOOLS,
+    ...DEMO_TASK_TOOLS,
   ]);
   assert.deepEqual(names((await modern(modernClient, 2, 'prompts/list')).result.prompts), [
     ...SHARED_PROMPTS,
