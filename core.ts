@@ -363,10 +363,10 @@ export class Server {
     for (const era of ['modernMethods', 'legacyMethods'] as const) {
       for (const method of Object.keys(extension[era] ?? {})) {
         const clash = extensions.find((installed) => Object.hasOwn(installed[era] ?? {}, method));
-        if (clash !== undefined || isCoreMethod(method))
-          throw new TypeError(
-            `extension '${extension.id}': method '${method}' is already served${clash === undefined ? '' : ` by '${clash.id}'`}`,
-          );
+        if (clash !== undefined || isCoreMethod(method)) {
+          const by = clash === undefined ? '' : ` by '${clash.id}'`;
+          throw new TypeError(`extension '${extension.id}': method '${method}' is already served${by}`);
+        }
       }
     }
     extensions.push(extension);

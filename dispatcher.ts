@@ -632,11 +632,12 @@ export class RequestContext {
     return this.request.id;
   }
 
-  /** Aborted when the client cancels the request, the connection ends, or the request is over (detached: the task's). */
+  /** Aborted when the client cancels the request, the connection ends, or the request is over (detached: its own). */
   get signal(): AbortSignal {
     return this.detached?.signal ?? this.request.signal;
   }
 
+  /** The task handle of a detached context (DetachOptions.task); undefined in a request's own context. */
   get task(): TaskHandle | undefined {
     return this.detached?.task;
   }

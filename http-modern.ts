@@ -214,8 +214,9 @@ function differs(label: string, headerValue: string, bodyValue: string): string 
 /**
  * Checks the routing headers of a modern POST against its body: the -32020 message, or undefined. Mcp-Method must
  * equal the body's method (case-sensitive); Mcp-Name must equal the param `nameSource` names (Server.routingParam:
- * `params.name` of tools/call and prompts/get, `params.uri` of resources/read, an extension's) once decoded. Missing where required, duplicated, or holding characters a header
- * value may not is a mismatch; a comma counts as a duplicate in Mcp-Method only (names and URIs may hold commas).
+ * `params.name` of tools/call and prompts/get, `params.uri` of resources/read, an extension's) once decoded.
+ * Missing where required, duplicated, or holding characters a header value may not is a mismatch; a comma counts as a
+ * duplicate in Mcp-Method only (names and URIs may hold commas).
  */
 export function checkRoutingHeaders(
   headers: HeaderBag,
