@@ -278,6 +278,7 @@ export class Dispatcher {
     }
     this.#logger.error(`handler for '${request.method}' failed`, error);
     this.#finish(request, errorResponse(request.id, INTERNAL_ERROR));
+    request.sendHeld();
     this.#hooks.onUnexpectedError?.(error, request);
   }
 

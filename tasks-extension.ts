@@ -261,7 +261,9 @@ export class TasksExtension implements Extension {
 
   /** Extension.callerEnded: the tasks of a closed stdio connection are cancelled (nobody could reach them again). */
   callerEnded(caller: string): void {
-    void this.#runner?.cancelOwned(caller);
+    this.#runner?.cancelOwned(caller).catch((error: unknown) => {
+      this.#host?.logger.error('cancelling the tasks of a closed connection failed', error);
+    });
   }
 
   /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */
@@ -304,6 +306,8 @@ export class TasksExtension implements Extension {
         onStatus: (record) => call.notify('notifications/tasks/status', legacyTask(record)),
       },
     );
+    // A client that went away while the record was created never learns its id: nobody could reach the task.
+    if (call.ctx.signal.aborted) await this.runner.cancel(record.taskId);
     return { task: legacyTask(record) };
   }
 

@@ -312,6 +312,13 @@ interface Running {
 
 /** The change `close()` writes for a task it cut short. */
 const SHUT_DOWN: TaskChange = { status: 'cancelled', statusMessage: 'The server shut down' };
+/** What a task refused because its runner closed answers (a wire error, not a handler failure to log). */
+const SHUTTING_DOWN = new ProtocolError(ErrorCode.InternalError, 'Internal error: the server is shutting down');
+/** What the commit of a task cancelled before its record existed answers. */
+const CANCELLED_BEFORE_CREATED = new ProtocolError(
+  ErrorCode.InternalError,
+  'Internal error: the task was cancelled before it was created',
+);
 
 /** Whether a status is terminal (TASK_TRANSITIONS: it moves nowhere). */
 export function isTerminal(status: TaskStatus): boolean {
@@ -366,7 +373,7 @@ export class TaskRunner {
    * answers the wire's own field first).
    */
   prepare(options: TaskStartOptions): PreparedTask {
-    if (this.#closed) throw new Error('the task runner is closed');
+    if (this.#closed) throw SHUTTING_DOWN;
     if (options.ttlMs !== undefined && (!Number.isSafeInteger(options.ttlMs) || options.ttlMs < 1))
       throw new RangeError(`ttlMs must be a positive integer, got ${options.ttlMs}`);
     const taskId = toBase64Url(randomBytes(16));
@@ -394,7 +401,7 @@ export class TaskRunner {
         settled = true;
         if (this.#running.get(taskId) !== entry) {
           this.#open(taskId, entry, undefined);
-          throw new Error(`task ${taskId} ended before it was created (the runner closed, or it was cancelled)`);
+          throw this.#closed ? SHUTTING_DOWN : CANCELLED_BEFORE_CREATED;
         }
         entry.committing = true;
         let record: TaskRecord;
@@ -411,7 +418,8 @@ export class TaskRunner {
           throw error;
         }
         this.#open(taskId, entry, record);
-        if (this.#running.get(taskId) !== entry) return (await this.#write(taskId, SHUT_DOWN)) ?? record;
+        if (this.#running.get(taskId) !== entry)
+          return (await this.#write(taskId, SHUT_DOWN)) ?? (await this.#store.get(taskId)) ?? record;
         this.#arm(taskId, entry, record.ttlMs);
         void this.#follow(taskId, entry, work);
         return record;
@@ -492,7 +500,9 @@ export class TaskRunner {
   /** Cancels every task of `owner` this runner runs (as `cancel` does); resolves once each is stored. */
   async cancelOwned(owner: string): Promise<void> {
     const owned = [...this.#running].filter(([, entry]) => entry.owner === owner).map(([taskId]) => taskId);
-    await Promise.all(owned.map((taskId) => this.cancel(taskId)));
+    const settled = await Promise.allSettled(owned.map((taskId) => this.cancel(taskId)));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason; // every cancel was tried; the first failure is reported
   }
 
   /** The outstanding input requests of a task this runner runs, by key (empty for any other task). */

@@ -13,6 +13,7 @@ import {
   createTasksExtension,
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
+  type TaskRecord,
   type TasksExtension,
 } from '../tasks-extension.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
@@ -671,6 +672,109 @@ for (const era of ['modern', 'legacy'] as const) {
       assert.equal(await statusOf(staying, kept), 'working');
       await built.server.close();
       await stdio.closeTransport();
+    },
+  );
+}
+
+test(
+  'a closed connection whose tasks the store cannot cancel is logged, never an unhandled rejection',
+  SHORT,
+  async (t) => {
+    const logger = new MemoryLogger();
+    const server = createServer(INFO, { logger });
+    const inner = new MemoryTaskStore();
+    let broken = false;
+    // A store that fails every read and write once broken (a shared store gone down).
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (broken && (key === 'update' || key === 'get')) return Promise.reject(new Error('store down'));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const tasks = createTasksExtension({ store });
+    server.use(tasks);
+    const started = deferred();
+    server.tool('sleep', { taskSupport: 'optional' }, async (_args, ctx) => {
+      started.resolve();
+      await delay(60_000, undefined, { signal: ctx.signal });
+      return text('done');
+    });
+    t.after(async () => {
+      await server.close();
+      await inner.close();
+    });
+    const client = new WireClient(server);
+    client.send(frameOf('modern', 1, 'tools/call', { name: 'sleep', arguments: {} }));
+    assert.equal((await client.response(1)).result.resultType, 'task');
+    await started.promise;
+    broken = true;
+    const logged = new Promise<void>((resolve) => {
+      const original = logger.error.bind(logger);
+      logger.error = (message: string, error?: unknown) => {
+        original(message, error);
+        if (message === 'cancelling the tasks of a closed connection failed') resolve();
+      };
+    });
+    await client.end();
+    await logged; // an unhandled rejection would fail the test run instead
+    assert.equal(tasks.runner.active, 0, 'the handler was still released');
+  },
+);
+
+for (const era of ['modern', 'legacy'] as const) {
+  test(
+    `${label({ era, transport: 'stdio' })}: a call cancelled while its task is being created has its task cancelled`,
+    SHORT,
+    async (t) => {
+      const server = createServer(INFO, { logger: new MemoryLogger() });
+      const inner = new MemoryTaskStore();
+      const creating = deferred();
+      const proceed = deferred();
+      const store = new Proxy(inner, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (key !== 'create' || typeof value !== 'function')
+            return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            creating.resolve();
+            await proceed.promise;
+            return value.apply(target, args);
+          };
+        },
+      });
+      const tasks = createTasksExtension({ store });
+      server.use(tasks);
+      server.tool('sleep', { taskSupport: 'optional' }, async (_args, ctx) => {
+        await delay(60_000, undefined, { signal: ctx.signal });
+        return text('done');
+      });
+      t.after(async () => {
+        await server.close();
+        await inner.close();
+      });
+      const client = new WireClient(server);
+      if (era === 'legacy') await client.initialize(LEGACY);
+      const params = era === 'legacy' ? { name: 'sleep', arguments: {}, task: {} } : { name: 'sleep', arguments: {} };
+      client.send(frameOf(era, 1, 'tools/call', params));
+      await creating.promise;
+      const cancelled = new Promise<TaskRecord>((resolve) => {
+        const off = tasks.runner.onStatus((record) => {
+          if (record.status === 'cancelled') {
+            off();
+            resolve(record);
+          }
+        });
+      });
+      client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+      proceed.resolve();
+      const record = await cancelled;
+      assert.equal((await inner.get(record.taskId))?.status, 'cancelled');
+      assert.equal(tasks.runner.active, 0);
+      await client.end();
     },
   );
 }

@@ -599,7 +599,7 @@ test('close() with tasks running aborts every handler and records them cancelled
   assert.equal(runner.active, 0);
   await assert.rejects(
     runner.start(() => OK, { owner: 'o' }),
-    /the task runner is closed/,
+    /the server is shutting down/,
   );
   await store.close();
   assert.equal(store.size, 0);
@@ -678,13 +678,13 @@ test('a prepared task ended before its commit creates nothing: cancelled by its 
       worked = true;
       return OK;
     }),
-    /ended before it was created/,
+    /cancelled before it was created/,
   );
   const unclosed = runner.prepare({ owner: 'o' });
   await runner.close(); // a prepared, never committed task does not hold close() up
   await assert.rejects(
     unclosed.commit(async () => OK),
-    /ended before it was created/,
+    /the server is shutting down/,
   );
   assert.equal(worked, false);
   assert.equal(store.size, 0);
