@@ -1,8 +1,10 @@
-// One HTTP exchange on its own socket through node:http, for tests that must set Host or Origin, send any method or
-// body, or read a refusal's status and headers exactly: the status, headers, body text and body JSON (if any).
+// One HTTP exchange through node:http (on its own socket unless an agent is given), for tests that must set Host or
+// Origin, send any method or body, or read a refusal's status and headers exactly: the status, headers, body text and
+// body JSON (if any), and the local port of the client socket that carried it.
 
 import { Buffer } from 'node:buffer';
 import {
+  type Agent,
   request as httpRequest,
   type IncomingMessage,
   type Server as NodeServer,
@@ -25,11 +27,19 @@ export interface RawResponse {
   headers: IncomingMessage['headers'];
   text: string;
   json: Frame;
+  /** The local port of the client socket that carried the exchange: equal ports on one agent, one connection. */
+  localPort?: number;
 }
 
 export function raw(
   url: string,
-  options: { method?: string; headers?: Record<string, string | string[]>; body?: string; path?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string;
+    path?: string;
+    agent?: Agent;
+  } = {},
 ): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
@@ -40,9 +50,10 @@ export function raw(
         path: options.path ?? target.pathname,
         method: options.method ?? 'POST',
         headers: options.headers ?? {},
-        agent: false,
+        agent: options.agent ?? false,
       },
       (response) => {
+        const localPort = response.socket.localPort!;
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -53,7 +64,7 @@ export function raw(
           } catch {
             json = undefined;
           }
-          resolve({ status: response.statusCode!, headers: response.headers, text, json });
+          resolve({ status: response.statusCode!, headers: response.headers, text, json, localPort });
         });
         response.on('error', reject);
       },
