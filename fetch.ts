@@ -12,12 +12,12 @@ import {
   PAYLOAD_TOO_LARGE,
   type Reply,
 } from './exchange.ts';
-import { HttpCore, type HttpOptions } from './http-core.ts';
+import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
-export type { HttpOptions } from './http-core.ts';
+export type { HttpMetrics, HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 
@@ -43,6 +43,8 @@ export interface FetchHandler {
    */
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
+  /** The server's metrics snapshot plus this handler's sessions and open SSE streams (HttpMetrics). */
+  metrics(): HttpMetrics;
 }
 
 const UNREADABLE = errorResponse(null, {

@@ -31,7 +31,7 @@ import {
   STORE_UNAVAILABLE,
 } from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
-import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS } from './types.ts';
+import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions extends GuardOptions {
@@ -87,10 +87,20 @@ function predicate(
   };
 }
 
+/** What an HTTP handler's `metrics()` answers: its server's snapshot (ServerMetrics) and its own. */
+export interface HttpMetrics extends ServerMetrics {
+  /** Live 2025 sessions in this handler's table. */
+  sessions: number;
+  /** SSE responses open now: 2025 POST and GET streams, resumptions, 2026-07-28 streamed answers and listens. */
+  sseStreams: number;
+}
+
 /** What the handler an adapter returns controls of its core. */
 export interface HandlerControls {
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
+  /** A plain snapshot: the server's metrics (every transport's), then this handler's sessions and SSE streams. */
+  metrics(): HttpMetrics;
 }
 
 /** The key of a handler's own (non-enumerable) view of its live 2025 sessions; see `sessionsOf`. */
@@ -151,6 +161,7 @@ export class HttpCore {
       logger: server.logger,
       retryMs: options.retryMs ?? 1000,
       endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.logger),
+      streams: this.#streams,
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -165,8 +176,14 @@ export class HttpCore {
     return Object.defineProperties(handler, {
       close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
       sessionCount: { get: () => this.#sessions.size, enumerable: true },
+      metrics: { value: (): HttpMetrics => this.metrics() },
       [SESSIONS]: { value: this.#sessions },
     }) as H & HandlerControls;
+  }
+
+  /** HandlerControls.metrics. */
+  metrics(): HttpMetrics {
+    return { ...this.#server.metrics(), sessions: this.#sessions.size, sseStreams: this.#streams.sseStreams };
   }
 
   /** Whether close() began: from then on every new exchange is refused 503. */
