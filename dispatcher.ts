@@ -85,12 +85,15 @@ function requestTracing(): RequestTracingChannel | undefined {
 /** How many distinct error codes ErrorCounts keeps apart; the rest count under 'other'. */
 const MAX_ERROR_CODES = 64;
 
-/** Error answers by JSON-RPC code, shared by every connection of a server (ServerMetrics.errors); bounded. */
+/**
+ * Counts by integer code, bounded: the error answers of every connection of a server by JSON-RPC code
+ * (ServerMetrics.errors), or an HTTP handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors).
+ */
 export class ErrorCounts {
   readonly #counts = new Map<number, number>();
   #other = 0;
 
-  /** One error answer with `code`; a code that is not an integer, or one past MAX_ERROR_CODES, counts as 'other'. */
+  /** One answer with `code`; a code that is not an integer, or a new one past MAX_ERROR_CODES, counts as 'other'. */
   add(code: unknown): void {
     if (typeof code === 'number' && Number.isSafeInteger(code)) {
       const count = this.#counts.get(code);

@@ -4,6 +4,7 @@
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
+import { ErrorCounts } from './dispatcher.ts';
 import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, mismatch } from './http-modern.ts';
@@ -93,6 +94,11 @@ export interface HttpMetrics extends ServerMetrics {
   sessions: number;
   /** SSE responses open now: 2025 POST and GET streams, resumptions, 2026-07-28 streamed answers and listens. */
   sseStreams: number;
+  /**
+   * Answers with an HTTP status of 400 or more since the handler was created, by status ('404': 2), whoever wrote
+   * them: the HTTP layer's refusals (which `errors` does not count) and the 2026-07-28 error answers it maps to 4xx.
+   */
+  httpErrors: Record<string, number>;
 }
 
 /** What the handler an adapter returns controls of its core. */
@@ -146,6 +152,8 @@ export class HttpCore {
    */
   readonly #unlisted = new Set<Session>();
   #closing = false;
+  /** The adapters' answers with a status of 400 or more, by status (HttpMetrics.httpErrors). */
+  readonly httpErrors = new ErrorCounts();
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
@@ -183,7 +191,12 @@ export class HttpCore {
 
   /** HandlerControls.metrics. */
   metrics(): HttpMetrics {
-    return { ...this.#server.metrics(), sessions: this.#sessions.size, sseStreams: this.#streams.sseStreams };
+    return {
+      ...this.#server.metrics(),
+      sessions: this.#sessions.size,
+      sseStreams: this.#streams.sseStreams,
+      httpErrors: this.httpErrors.snapshot(),
+    };
   }
 
   /** Whether close() began: from then on every new exchange is refused 503. */

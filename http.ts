@@ -79,6 +79,7 @@ class NodeReply implements Reply {
     if (this.answered) return;
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
+    if (status >= 400) this.#core.httpErrors.add(status);
     const head: Record<string, string | number> = { ...headers, ...this.cors, ...this.#closing() };
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);

@@ -336,7 +336,7 @@ test(
 );
 
 test(
-  'fetch handler: a 2026-07-28 tools/call and a stateless 2025 one publish their events; a closed response is abandoned',
+  'fetch handler: a 2026-07-28 tools/call and a stateless 2025 one publish their events; a closed response is abandoned; its metrics() follow',
   T,
   async (t) => {
     const fx = fixture();
@@ -379,8 +379,30 @@ test(
     );
     const reader = new SseReader(streamed);
     assert.equal((await reader.message()).method, 'notifications/progress');
+    assert.deepEqual(
+      { ...handle.metrics(), errors: undefined },
+      { connections: 1, inFlight: 1, listenStreams: 0, sessions: 0, sseStreams: 1, httpErrors: {}, errors: undefined },
+    );
     await reader.cancel();
     await traces.until((event) => event.requestId === 'm2' && event.event === 'asyncEnd');
+    const gone = modern('no/such', {}, 'm3');
+    const refused = await handle(
+      new Request(url, { method: 'POST', headers: modernHeaders(gone), body: JSON.stringify(gone) }),
+    );
+    assert.equal(refused.status, 404);
+    await refused.body?.cancel();
+    assert.deepEqual(
+      { ...handle.metrics(), errors: undefined },
+      {
+        connections: 0,
+        inFlight: 0,
+        listenStreams: 0,
+        sessions: 0,
+        sseStreams: 0,
+        httpErrors: { '404': 1 },
+        errors: undefined,
+      },
+    );
     assert.deepEqual(
       traces.of('tools/call', 'm2').map(({ event, outcome }) => [event, outcome]),
       [
@@ -493,7 +515,7 @@ test(
     const fx = fixture();
     const http = await serveHttp(fx.server, { port: 0 });
     t.after(() => http.close());
-    const zero = { ...ZERO, sessions: 0, sseStreams: 0, errors: {} };
+    const zero = { ...ZERO, sessions: 0, sseStreams: 0, errors: {}, httpErrors: {} };
     assert.deepEqual(http.handler.metrics(), zero);
     const session = await httpSession(http.url);
     assert.deepEqual(http.handler.metrics(), { ...zero, connections: 1, sessions: 1 });
@@ -549,6 +571,30 @@ test(
       '-32602': 2,
       '-32042': 1,
     });
+    // The HTTP statuses of 400 and more, the HTTP layer's refusals included: the 404 above, an unknown session (404)
+    // and a header that disagrees with the negotiated version (400); the JSON-RPC errors answered 200 are not in it.
+    const unknownSession = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: BOTH, 'mcp-session-id': 'nope' },
+      body: JSON.stringify(request(10, 'ping')),
+    });
+    assert.equal(unknownSession.status, 404);
+    await unknownSession.body?.cancel();
+    const mismatch = await fetch(http.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: BOTH,
+        ...session.headers,
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify(request(11, 'ping')),
+    });
+    assert.equal(mismatch.status, 400);
+    await mismatch.body?.cancel();
+    const { errors, httpErrors } = http.handler.metrics();
+    assert.deepEqual(httpErrors, { '404': 2, '400': 1 });
+    assert.equal(errors['-32600'], 1); // neither refusal reached a connection
   },
 );
 
