@@ -2,6 +2,7 @@
 // change notifications, extensions (use, close), and connect() for transports. Owns the server-wide model shared by
 // all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
 
+import { ErrorCounts } from './dispatcher.ts';
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
@@ -22,13 +23,14 @@ import type {
   ResourceTemplateHandler,
   ResourceTemplateUpdate,
   ResourceUpdate,
+  ServerMetrics,
   ToolDefinition,
   ToolHandler,
   ToolUpdate,
 } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
-export { OutboundRequestError } from './dispatcher.ts';
+export { OutboundRequestError, REQUEST_TRACING_CHANNEL } from './dispatcher.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
 export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
@@ -203,12 +205,15 @@ export class Server {
   readonly #connectionSettings: ConnectionSettings;
   /** To this process's connections, or through the change bus to every process's. */
   readonly #announce: (event: ChangeEvent) => void;
+  /** The live connections (the model's change hub, seen with their type). */
+  readonly #connections: ChangeHub<Connection>;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
       throw new TypeError('createServer needs {name: string, version: string}');
     }
     this.#connectionSettings = {
+      errors: new ErrorCounts(),
       maxInFlight: limit(options, 'maxInFlight', 1024),
       maxBatchLength: limit(options, 'maxBatchLength', 100),
       maxBatchAnswerBytes: limit(options, 'maxBatchAnswerBytes', 16 * 1024 * 1024),
@@ -219,7 +224,8 @@ export class Server {
       cache: { ttlMs: options.cache?.ttlMs ?? 0, scope: options.cache?.scope ?? 'private' },
       sealer: new RequestStateSealer(options.requestState),
     };
-    const hub = new ChangeHub();
+    const hub = new ChangeHub<Connection>();
+    this.#connections = hub;
     const bus = options.changeBus;
     if (bus !== undefined) bus.subscribe((event) => hub.publish(event));
     this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => bus.publish(event);
@@ -264,6 +270,31 @@ export class Server {
   /** Live connections (each holds one change listener while it is open). */
   get connectionCount(): number {
     return this.#model.hub.size;
+  }
+
+  /**
+   * A plain snapshot of what the server holds now, summed over every transport serving it, and the error answers
+   * it wrote so far by code; then each extension's own counters (Extension.metrics). Walks the live connections:
+   * nothing is counted on a request's path (docs/http-deployment.md, Metrics and tracing).
+   */
+  metrics(): ServerMetrics {
+    let inFlight = 0;
+    let listenStreams = 0;
+    for (const connection of this.#connections.listeners()) {
+      inFlight += connection.inFlightCount;
+      listenStreams += connection.listenCount;
+    }
+    const snapshot: ServerMetrics = {
+      connections: this.#connections.size,
+      inFlight,
+      listenStreams,
+      errors: this.#connectionSettings.errors.snapshot(),
+    };
+    for (const extension of this.#model.extensions) {
+      const own = extension.metrics?.();
+      for (const [name, value] of Object.entries(own ?? {})) if (!Object.hasOwn(snapshot, name)) snapshot[name] = value;
+    }
+    return snapshot;
   }
 
   /**

@@ -2,7 +2,8 @@
 // answered | cancelled | abandoned) with the handler context every era shares, cancellation, progress, bounded
 // batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
 // never writes anything related to a request after its answer, its cancellation or its abandonment (a detached
-// handler's notifications go out on the connection, related to nothing).
+// handler's notifications go out on the connection, related to nothing). Publishes each request on the
+// `mcp-core:request` TracingChannel only while it has subscribers, and counts the error answers it writes.
 
 import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
@@ -31,9 +32,91 @@ import type {
   HttpRequestInfo,
   Logger,
   ProgressToken,
+  RequestTrace,
   TaskHandle,
   TraceContext,
 } from './types.ts';
+
+/**
+ * The name of the TracingChannel every served request is published on (public API: docs/http-deployment.md,
+ * Metrics and tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`.
+ */
+export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
+
+/** What the dispatcher uses of one channel of a node:diagnostics_channel TracingChannel. */
+interface TraceEventChannel {
+  publish(message: unknown): void;
+  runStores<T>(message: unknown, fn: () => T): T;
+}
+
+/** What the dispatcher uses of a TracingChannel (declared here: the core imports no node: module, not even a type). */
+interface RequestTracingChannel {
+  readonly hasSubscribers: boolean;
+  readonly start: TraceEventChannel;
+  readonly end: TraceEventChannel;
+  readonly asyncStart: TraceEventChannel;
+  readonly asyncEnd: TraceEventChannel;
+  readonly error: TraceEventChannel;
+}
+
+/**
+ * The request TracingChannel, looked up once on first use; undefined where the runtime has no
+ * `process.getBuiltinModule('node:diagnostics_channel')` (Node < 20.16, workerd without nodejs_compat): tracing is
+ * off there. A cache of one immutable handle, the kind of module-level state docs/design.md allows.
+ */
+let tracingChannel: RequestTracingChannel | undefined;
+let tracingLookedUp = false;
+
+function requestTracing(): RequestTracingChannel | undefined {
+  if (tracingLookedUp) return tracingChannel;
+  tracingLookedUp = true;
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
+    const channels = process?.getBuiltinModule?.('node:diagnostics_channel') as
+      | { tracingChannel?(name: string): RequestTracingChannel }
+      | undefined;
+    tracingChannel = channels?.tracingChannel?.(REQUEST_TRACING_CHANNEL);
+  } catch {
+    tracingChannel = undefined;
+  }
+  return tracingChannel;
+}
+
+/** How many distinct error codes ErrorCounts keeps apart; the rest count under 'other'. */
+const MAX_ERROR_CODES = 64;
+
+/**
+ * Counts by integer code, bounded: the error answers of every connection of a server by JSON-RPC code
+ * (ServerMetrics.errors), or an HTTP handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors).
+ */
+export class ErrorCounts {
+  readonly #counts = new Map<number, number>();
+  #other = 0;
+
+  /** One answer with `code`; a code that is not an integer, or a new one past MAX_ERROR_CODES, counts as 'other'. */
+  add(code: unknown): void {
+    if (typeof code === 'number' && Number.isSafeInteger(code)) {
+      const count = this.#counts.get(code);
+      if (count !== undefined) {
+        this.#counts.set(code, count + 1);
+        return;
+      }
+      if (this.#counts.size < MAX_ERROR_CODES) {
+        this.#counts.set(code, 1);
+        return;
+      }
+    }
+    this.#other++;
+  }
+
+  /** The counts as a plain object keyed by code ('-32601'), plus 'other' when anything folded into it. */
+  snapshot(): Record<string, number> {
+    const snapshot: Record<string, number> = {};
+    for (const [code, count] of this.#counts) snapshot[String(code)] = count;
+    if (this.#other > 0) snapshot.other = this.#other;
+    return snapshot;
+  }
+}
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
@@ -50,6 +133,8 @@ export interface DispatcherHooks {
   onUnexpectedError?(error: unknown, request: InboundRequest): void;
   /** A response (with an id) that answers no outbound request; it is dropped after this hook. */
   onStrayResponse?(message: JsonRpcResponse): void;
+  /** The connection's era for tracing (RequestTrace.era); undefined while undecided. */
+  readonly era?: 'legacy' | 'modern' | undefined;
 }
 
 /** The transport side of a dispatcher (a connection's options): how frames go out and what happens to withdrawn requests. */
@@ -69,6 +154,8 @@ export interface DispatcherPeer {
    * or '' for a sessionless exchange. Absent: the connection is its own caller (stdio).
    */
   caller?(): string;
+  /** The transport's name for tracing (RequestTrace.transport): 'stdio', 'http', 'memory', … */
+  readonly transport?: string;
 }
 
 /** Limits shared by every dispatcher of a server. */
@@ -77,6 +164,8 @@ export interface DispatcherLimits {
   maxBatchLength: number;
   maxBatchAnswerBytes: number;
   requestTimeoutMs: number;
+  /** Where the error answers are counted (the server's, shared like the limits); absent: not counted. */
+  readonly errors?: ErrorCounts;
 }
 
 interface PendingOutbound {
@@ -159,7 +248,7 @@ export class Dispatcher {
   #receiveBatch(items: unknown[], refusal: JsonRpcErrorObject | undefined, extras: FrameExtras | undefined): void {
     if (this.#closed) return;
     if (refusal !== undefined) {
-      this.#peer.send(errorResponse(null, refusal));
+      this.#write(errorResponse(null, refusal));
       return;
     }
     const batch = new Batch();
@@ -185,8 +274,18 @@ export class Dispatcher {
   }
 
   #answer(response: JsonRpcResponse, batch: Batch | undefined): void {
-    if (batch === undefined) this.#peer.send(response);
+    if (batch === undefined) this.#write(response);
     else this.#collect(batch, response, undefined);
+  }
+
+  /** Writes one answer that is not part of a batch, and counts it when it is an error. */
+  #write(response: JsonRpcResponse): void {
+    this.#peer.send(response);
+    this.#count(response);
+  }
+
+  #count(response: JsonRpcResponse): void {
+    if ('error' in response) this.#limits.errors?.add(response.error.code);
   }
 
   /**
@@ -194,7 +293,7 @@ export class Dispatcher {
    * held stay bounded: an answer that cannot be serialized, or that would take the answers held for this connection's
    * open batches past their bound, becomes -32603.
    */
-  #collect(batch: Batch, response: JsonRpcResponse, method: string | undefined): void {
+  #collect(batch: Batch, response: JsonRpcResponse, method: string | undefined): JsonRpcResponse {
     const what = method === undefined ? `the refusal of id ${describeValue(response.id)}` : `the answer to '${method}'`;
     let bytes: number;
     try {
@@ -216,6 +315,7 @@ export class Dispatcher {
     batch.bytes += bytes;
     this.#batchBytes += bytes;
     batch.responses.push(response);
+    return response;
   }
 
   #settleBatch(batch: Batch): void {
@@ -223,6 +323,7 @@ export class Dispatcher {
     this.#batchBytes -= batch.bytes; // written now, or never (closed, or every request in it withdrawn)
     if (batch.responses.length === 0 || this.#closed) return;
     this.#peer.send(batch.responses);
+    for (const response of batch.responses) this.#count(response);
   }
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, extras: FrameExtras | undefined): void {
@@ -239,7 +340,8 @@ export class Dispatcher {
     if (batch !== undefined) batch.open++;
     let result: unknown;
     try {
-      result = this.#hooks.onRequest(request);
+      const tracing = requestTracing();
+      result = tracing?.hasSubscribers === true ? this.#traceStart(tracing, request) : this.#hooks.onRequest(request);
     } catch (error) {
       this.#fail(request, error);
       return;
@@ -254,49 +356,104 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Serves a request with the request TracingChannel's `start` stores active (so an AsyncLocalStorage bound to it
+   * follows the handler), publishing `start` and `end` as `traceSync` does; its outcome comes later (#traceEnd).
+   */
+  #traceStart(tracing: RequestTracingChannel, request: InboundRequest): unknown {
+    const trace: RequestTrace = {
+      method: request.method,
+      requestId: request.id,
+      transport: this.#peer.transport,
+      era: this.#hooks.era,
+      trace: request.trace,
+    };
+    request.traced = trace;
+    return tracing.start.runStores(trace, () => {
+      try {
+        return this.#hooks.onRequest(request);
+      } finally {
+        trace.era = this.#hooks.era; // the request may just have decided it
+        tracing.end.publish(trace);
+      }
+    });
+  }
+
+  /**
+   * A traced request's outcome, published once as `tracePromise` publishes a settled promise: `error` (outcome
+   * 'error' only), then `asyncStart` and `asyncEnd`. `response` is the answer written; `thrown` what the handler threw.
+   */
+  #traceEnd(request: InboundRequest, response: JsonRpcResponse | undefined, thrown?: unknown): void {
+    const trace = request.traced;
+    if (trace === undefined) return;
+    request.traced = undefined;
+    const tracing = tracingChannel!;
+    if (response === undefined) {
+      trace.outcome = request.state === 'cancelled' ? 'cancelled' : 'abandoned';
+    } else if ('error' in response) {
+      trace.outcome = 'error';
+      trace.errorCode = response.error.code;
+      trace.error = thrown;
+      tracing.error.publish(trace);
+    } else {
+      trace.outcome = 'result';
+      trace.result = response.result;
+    }
+    tracing.asyncStart.publish(trace);
+    tracing.asyncEnd.publish(trace);
+  }
+
   /** Removes a request from the table; true when it was still running (and so may be answered now). */
   #settle(request: InboundRequest, state: Exclude<RequestState, 'running'>): boolean {
     if (request.state !== 'running') return false;
     request.end(state);
     if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
     if (this.#inFlight.size === 0) this.#drained?.();
+    if (state !== 'answered' && request.traced !== undefined) this.#traceEnd(request, undefined);
     return true;
   }
 
   #succeed(request: InboundRequest, result: unknown): void {
     if (!this.#settle(request, 'answered')) return;
-    this.#finish(request, successResponse(request.id, result));
+    const response = this.#finish(request, successResponse(request.id, result));
+    if (request.traced !== undefined) this.#traceEnd(request, response);
     request.sendHeld();
   }
 
   #fail(request: InboundRequest, error: unknown): void {
     if (!this.#settle(request, 'answered')) return;
     if (error instanceof ProtocolError) {
-      this.#finish(request, errorResponse(request.id, error.toJSON()));
+      const response = this.#finish(request, errorResponse(request.id, error.toJSON()));
+      if (request.traced !== undefined) this.#traceEnd(request, response, error);
       request.sendHeld();
       return;
     }
     this.#logger.error(`handler for '${request.method}' failed`, error);
-    this.#finish(request, errorResponse(request.id, INTERNAL_ERROR));
+    const response = this.#finish(request, errorResponse(request.id, INTERNAL_ERROR));
     request.sendHeld();
+    if (request.traced !== undefined) this.#traceEnd(request, response, error);
     this.#hooks.onUnexpectedError?.(error, request);
   }
 
-  #finish(request: InboundRequest, response: JsonRpcResponse): void {
+  /** Writes (or collects into its batch) a request's answer; returns the answer as written, maybe replaced. */
+  #finish(request: InboundRequest, response: JsonRpcResponse): JsonRpcResponse {
     if (request.batch === undefined) {
-      if (this.#closed) return;
+      if (this.#closed) return response;
       // Transports serialize before they change anything, so an answer that cannot be (a cycle, a BigInt, nesting
       // too deep) can still be replaced by the generic error.
       try {
         this.#peer.send(response);
       } catch (error) {
         this.#logger.error(`the answer to '${request.method}' could not be serialized`, error);
-        this.#peer.send(unserializable(response));
+        response = unserializable(response);
+        this.#peer.send(response);
       }
-      return;
+      this.#count(response);
+      return response;
     }
-    this.#collect(request.batch, response, request.method);
+    const collected = this.#collect(request.batch, response, request.method);
     this.#settleBatch(request.batch);
+    return collected;
   }
 
   /** Withdraws an inbound request at the peer's word: its handler is aborted and nothing more is written for it. */
@@ -310,7 +467,7 @@ export class Dispatcher {
 
   /** Answers text that never became a message (unparseable or oversized). */
   answerUnreadable(response: JsonRpcFailure): void {
-    if (!this.#closed) this.#peer.send(response);
+    if (!this.#closed) this.#write(response);
   }
 
   notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential = false): void {
@@ -500,6 +657,8 @@ export class InboundRequest {
   /** The identity the carrying request's bearer token was verified as (undefined without auth, and on stdio). */
   readonly auth: AuthInfo | undefined;
   state: RequestState = 'running';
+  /** Its context on the request TracingChannel while it runs, when there were subscribers at its start. */
+  traced: RequestTrace | undefined;
   readonly #dispatcher: Dispatcher;
   readonly batch: Batch | undefined;
   #controller: AbortController | undefined;

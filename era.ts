@@ -8,6 +8,7 @@ import {
   type DispatcherHooks,
   type DispatcherLimits,
   type DispatcherPeer,
+  type ErrorCounts,
   type InboundRequest,
 } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
@@ -96,6 +97,11 @@ export class EraRouter implements DispatcherHooks {
     return this.#state;
   }
 
+  /** DispatcherHooks.era: the era once decided. */
+  get era(): 'legacy' | 'modern' | undefined {
+    return this.#state === 'undecided' ? undefined : this.#state;
+  }
+
   onRequest(request: InboundRequest): unknown {
     const { method, params } = request;
     if (hasClaim(params)) {
@@ -160,8 +166,9 @@ const OVERSIZED_FRAME = errorResponse(null, {
   message: 'Parse error: frame exceeds the limit',
 });
 
-/** Server-wide settings every connection shares. */
+/** Server-wide settings every connection shares (the error counts included: one object for the server). */
 export interface ConnectionSettings extends ListenLimits, DispatcherLimits {
+  readonly errors: ErrorCounts;
   maxSubscriptions: number;
   cache: CachePolicy;
   sealer: RequestStateSealer;

@@ -49,10 +49,14 @@ export function shuttingDown(id: RequestId | null): JsonRpcFailure {
   });
 }
 
-/** An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams). */
+/**
+ * An endpoint's budget of long-lived SSE streams (listens here, and 2025 GET streams), and the count of every SSE
+ * stream it has open (POST streams too: HttpMetrics.sseStreams). Every SSE answer of the endpoint opens here.
+ */
 export class StreamBudget {
   readonly #max: number;
   #open = 0;
+  #sse = 0;
 
   constructor(max: number) {
     this.#max = max;
@@ -67,12 +71,23 @@ export class StreamBudget {
     reply.send(503, errorResponse(id, { code: ErrorCode.InternalError, message: 'Too many open streams' }));
   }
 
+  /** The SSE streams open now, of every kind. */
+  get sseStreams(): number {
+    return this.#sse;
+  }
+
   /** Answers with an SSE stream; a `counted` one holds a place in the budget until it closes. */
   open(reply: Reply, counted: boolean, headers?: Record<string, string>): EventSink {
     const sink = reply.stream(headers);
+    this.#sse++;
     if (counted) {
       this.#open++;
-      sink.onClose(() => this.#open--);
+      sink.onClose(() => {
+        this.#open--;
+        this.#sse--;
+      });
+    } else {
+      sink.onClose(() => this.#sse--);
     }
     return sink;
   }

@@ -4,6 +4,7 @@
 // it loads imports a node: built-in, so it runs in a Worker without Node compatibility (test/workerd.test.ts).
 
 import type { Server } from './core.ts';
+import type { ErrorCounts } from './dispatcher.ts';
 import {
   DEFAULT_MAX_BODY,
   type EventSink,
@@ -12,12 +13,12 @@ import {
   PAYLOAD_TOO_LARGE,
   type Reply,
 } from './exchange.ts';
-import { HttpCore, type HttpOptions } from './http-core.ts';
+import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
-export type { HttpOptions } from './http-core.ts';
+export type { HttpMetrics, HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 
@@ -43,6 +44,8 @@ export interface FetchHandler {
    */
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
+  /** The server's metrics snapshot plus this handler's sessions and open SSE streams (HttpMetrics). */
+  metrics(): HttpMetrics;
 }
 
 const UNREADABLE = errorResponse(null, {
@@ -132,6 +135,7 @@ class FetchReply implements Reply {
   cors: Record<string, string> | undefined;
   readonly response: Promise<Response>;
   readonly #keepAliveMs: number;
+  readonly #statuses: ErrorCounts;
   readonly #abortListeners: (() => void)[] = [];
   #resolve!: (response: Response) => void;
   #sink: StreamSink | undefined;
@@ -143,8 +147,10 @@ class FetchReply implements Reply {
     headers: Record<string, string>,
     remoteAddress: string | undefined,
     keepAliveMs: number,
+    statuses: ErrorCounts,
   ) {
     this.headers = headers;
+    this.#statuses = statuses;
     const own = { ...headers }; // handlers get their own copy
     this.http = remoteAddress === undefined ? { headers: own } : { headers: own, remoteAddress };
     this.#keepAliveMs = keepAliveMs;
@@ -163,6 +169,7 @@ class FetchReply implements Reply {
     if (this.#answered) return;
     const text = body === undefined ? undefined : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
+    if (status >= 400) this.#statuses.add(status);
     if (text === undefined) {
       this.#resolve(new Response(null, { status, headers: { ...headers, ...this.cors } }));
       return;
@@ -268,7 +275,7 @@ export function createFetchHandler(server: Server, options: FetchHandlerOptions 
   const keepAliveMs = keepAliveOf(options.keepAliveMs);
   const handler = async (request: Request, info: FetchRequestInfo = {}): Promise<Response> => {
     const url = new URL(request.url);
-    const reply = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs);
+    const reply = new FetchReply(request, headerBag(request, url), info.remoteAddress, keepAliveMs, core.httpErrors);
     const method = request.method;
     if (!core.admit(method, url.pathname, reply)) {
       discard(request);

@@ -4,6 +4,7 @@
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
+import { ErrorCounts } from './dispatcher.ts';
 import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, mismatch } from './http-modern.ts';
@@ -31,7 +32,7 @@ import {
   STORE_UNAVAILABLE,
 } from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
-import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS } from './types.ts';
+import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions extends GuardOptions {
@@ -87,10 +88,25 @@ function predicate(
   };
 }
 
+/** What an HTTP handler's `metrics()` answers: its server's snapshot (ServerMetrics) and its own. */
+export interface HttpMetrics extends ServerMetrics {
+  /** Live 2025 sessions in this handler's table. */
+  sessions: number;
+  /** SSE responses open now: 2025 POST and GET streams, resumptions, 2026-07-28 streamed answers and listens. */
+  sseStreams: number;
+  /**
+   * Answers with an HTTP status of 400 or more since the handler was created, by status ('404': 2), whoever wrote
+   * them: the HTTP layer's refusals (which `errors` does not count) and the 2026-07-28 error answers it maps to 4xx.
+   */
+  httpErrors: Record<string, number>;
+}
+
 /** What the handler an adapter returns controls of its core. */
 export interface HandlerControls {
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
+  /** A plain snapshot: the server's metrics (every transport's), then this handler's sessions and SSE streams. */
+  metrics(): HttpMetrics;
 }
 
 /** The key of a handler's own (non-enumerable) view of its live 2025 sessions; see `sessionsOf`. */
@@ -136,6 +152,8 @@ export class HttpCore {
    */
   readonly #unlisted = new Set<Session>();
   #closing = false;
+  /** The adapters' answers with a status of 400 or more, by status (HttpMetrics.httpErrors). */
+  readonly httpErrors = new ErrorCounts();
 
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
@@ -151,6 +169,7 @@ export class HttpCore {
       logger: server.logger,
       retryMs: options.retryMs ?? 1000,
       endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.logger),
+      streams: this.#streams,
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -165,8 +184,19 @@ export class HttpCore {
     return Object.defineProperties(handler, {
       close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
       sessionCount: { get: () => this.#sessions.size, enumerable: true },
+      metrics: { value: (): HttpMetrics => this.metrics() },
       [SESSIONS]: { value: this.#sessions },
     }) as H & HandlerControls;
+  }
+
+  /** HandlerControls.metrics. */
+  metrics(): HttpMetrics {
+    return {
+      ...this.#server.metrics(),
+      sessions: this.#sessions.size,
+      sseStreams: this.#streams.sseStreams,
+      httpErrors: this.httpErrors.snapshot(),
+    };
   }
 
   /** Whether close() began: from then on every new exchange is refused 503. */

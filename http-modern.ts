@@ -106,6 +106,7 @@ export class ModernExchanges {
     let sink: EventSink | undefined;
     const connection = this.#server.connect({
       era: 'modern',
+      transport: 'http',
       extras: extrasOf(reply),
       send: (frame) => {
         if (Array.isArray(frame)) return;

@@ -19,11 +19,11 @@ import {
   PAYLOAD_TOO_LARGE,
   type Reply,
 } from './exchange.ts';
-import { HttpCore, type HttpOptions } from './http-core.ts';
+import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
 import { SSE_HEADERS, SseWriter } from './sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
-export type { HttpOptions } from './http-core.ts';
+export type { HttpMetrics, HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
 export type { SessionRecord, SharedSessionStore } from './sessions.ts';
 export { type EventStore, MemoryEventStore } from './sse.ts';
@@ -79,6 +79,7 @@ class NodeReply implements Reply {
     if (this.answered) return;
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
+    if (status >= 400) this.#core.httpErrors.add(status);
     const head: Record<string, string | number> = { ...headers, ...this.cors, ...this.#closing() };
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);
@@ -114,6 +115,8 @@ export interface HttpHandler {
    */
   close(drainWindowMs?: number): Promise<void>;
   readonly sessionCount: number;
+  /** The server's metrics snapshot plus this handler's sessions and open SSE streams (HttpMetrics). */
+  metrics(): HttpMetrics;
 }
 
 /** The MCP endpoint as a node:http request handler. */

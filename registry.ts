@@ -16,19 +16,24 @@ export interface ChangeListener {
 }
 
 /** Fans change events out to the live connections; listeners are the core's own connection code. */
-export class ChangeHub {
-  readonly #listeners = new Set<ChangeListener>();
+export class ChangeHub<L extends ChangeListener = ChangeListener> {
+  readonly #listeners = new Set<L>();
 
   get size(): number {
     return this.#listeners.size;
   }
 
-  add(listener: ChangeListener): void {
+  /** The live listeners (the server's connections, for its metrics snapshot). */
+  listeners(): IterableIterator<L> {
+    return this.#listeners.values();
+  }
+
+  add(listener: L): void {
     this.#listeners.add(listener);
   }
 
   /** Removing a listener that is not there is harmless. */
-  remove(listener: ChangeListener): void {
+  remove(listener: L): void {
     this.#listeners.delete(listener);
   }
 

@@ -6,7 +6,7 @@
 import { randomBytes, toBase64Url } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { type EventSink, extrasOf, JsonText, type Reply, Stream, shuttingDown } from './exchange.ts';
+import { type EventSink, extrasOf, JsonText, type Reply, Stream, type StreamBudget, shuttingDown } from './exchange.ts';
 import {
   classify,
   ErrorCode,
@@ -90,6 +90,8 @@ export interface SessionOptions {
   retryMs: number;
   /** 2025-11-25 with an event store: which request POSTs get an SSE stream that ends after its priming event. */
   endStreamAfterPriming: ((request: JsonRpcRequest) => boolean) | undefined;
+  /** The endpoint's streams, where a POST's SSE stream opens (uncounted against the budget, counted as open). */
+  streams: StreamBudget;
 }
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
@@ -109,6 +111,7 @@ export class Session {
   readonly #exchanges = new Map<RequestId, Exchange>();
   readonly #responseMode: 'sse' | 'json';
   readonly #endStreamAfterPriming: SessionOptions['endStreamAfterPriming'];
+  readonly #streams: StreamBudget;
   readonly #registry: SessionRegistry | undefined;
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
@@ -151,6 +154,7 @@ export class Session {
     this.logger = options.logger;
     this.#responseMode = options.responseMode;
     this.#endStreamAfterPriming = options.endStreamAfterPriming;
+    this.#streams = options.streams;
     this.assumeInitialized = assumeInitialized;
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
     this.connection = server.connect(this);
@@ -193,6 +197,11 @@ export class Session {
   /** Connection peer: the era of a session's connection is fixed. */
   get era(): 'legacy' {
     return 'legacy';
+  }
+
+  /** Connection peer: the transport's name for tracing (RequestTrace.transport). */
+  get transport(): 'http' {
+    return 'http';
   }
 
   /** Connection peer: answers go to their POST; related frames to its stream; the rest to one GET stream, or nowhere. */
@@ -251,7 +260,7 @@ export class Session {
 
   /** A POST's SSE stream; with an event store it can be resumed (found by id) until it is done. */
   #postStream(reply: Reply): Stream {
-    const stream = new Stream(reply.stream(this.#headers()));
+    const stream = new Stream(this.#streams.open(reply, false, this.#headers()));
     if (this.eventStore !== undefined) (this.#postStreams ??= new Map()).set(stream.id, stream);
     return stream;
   }

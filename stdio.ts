@@ -91,6 +91,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   };
 
   const connection = server.connect({
+    transport: 'stdio',
     send,
     onHandlerError: server.rethrow ? (error) => void finish({ error }) : undefined,
     isBackedUp: () => output.writableNeedDrain,

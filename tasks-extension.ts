@@ -266,6 +266,15 @@ export class TasksExtension implements Extension {
     });
   }
 
+  /**
+   * Extension.metrics: `liveTasks`, the task handlers this process runs now (prepared ones included), and with the
+   * in-memory store `storedTasks`, the records it holds (terminal ones until they expire; at most its `maxTasks`).
+   */
+  metrics(): Record<string, number> {
+    const liveTasks = this.#runner?.active ?? 0;
+    return this.store instanceof MemoryTaskStore ? { liveTasks, storedTasks: this.store.size } : { liveTasks };
+  }
+
   /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */
   async close(): Promise<void> {
     await this.#runner?.close();

@@ -158,6 +158,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
 
   const connection = server.connect({
     era,
+    transport: 'memory',
     send(message) {
       const parsed = JSON.parse(JSON.stringify(message)) as Params | Params[];
       for (const frame of Array.isArray(parsed) ? parsed : [parsed]) onFrame(frame);

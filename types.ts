@@ -266,6 +266,54 @@ export interface TraceContext {
   baggage?: string;
 }
 
+/**
+ * The context object of one served request on the `mcp-core:request` TracingChannel (REQUEST_TRACING_CHANNEL; see
+ * docs/http-deployment.md, Metrics and tracing): the same object in every event of that request. `start` and `end`
+ * see the first four fields and `era` (decided by the time of `end`); at the outcome `error` (outcome 'error' only),
+ * then `asyncStart` and `asyncEnd` also see `outcome` and its details.
+ */
+export interface RequestTrace {
+  readonly method: string;
+  readonly requestId: RequestId;
+  /** Named by the transport (ConnectionOptions.transport): 'stdio', 'http', 'memory' (mcp-core/testing), or yours. */
+  readonly transport: string | undefined;
+  /** The connection's era; undefined while it is undecided (a stdio connection before its first deciding request). */
+  era: Era | undefined;
+  /** The W3C trace keys of the request's `params._meta`, to continue its trace (undefined when it carried none). */
+  readonly trace: TraceContext | undefined;
+  /**
+   * How it ended: answered with a result or an error, cancelled by the client (`notifications/cancelled`), or
+   * abandoned (the connection closed first). Set before `error`/`asyncStart`.
+   */
+  outcome?: 'result' | 'error' | 'cancelled' | 'abandoned';
+  /** The JSON-RPC error code answered (outcome 'error'). */
+  errorCode?: number;
+  /** What the handler threw (outcome 'error'; undefined when the core replaced an answer it could not write). */
+  error?: unknown;
+  /** The result answered (outcome 'result'). */
+  result?: unknown;
+}
+
+/**
+ * A plain snapshot of a server's live state and counters (`server.metrics()`), summed over all its transports. The
+ * HTTP handlers' `metrics()` add their own fields (HttpMetrics).
+ */
+export interface ServerMetrics {
+  /** Live connections: a stdio connection, a 2025 HTTP session, a running 2026-07-28 HTTP request, a test client. */
+  connections: number;
+  /** Requests being served now (admitted, not yet answered, cancelled or abandoned). */
+  inFlight: number;
+  /** Open 2026-07-28 `subscriptions/listen` streams. */
+  listenStreams: number;
+  /**
+   * Error answers written since the server was created, by JSON-RPC code ('-32602': 3); past 64 distinct codes the
+   * rest count under 'other'.
+   */
+  errors: Record<string, number>;
+  /** What the installed extensions report (Extension.metrics), e.g. the tasks add-on's `liveTasks`. */
+  [extension: string]: number | Record<string, number>;
+}
+
 /** What every handler receives besides its arguments. */
 export interface Context {
   readonly requestId: RequestId;
@@ -431,6 +479,11 @@ export interface Extension {
   callerEnded?(caller: string): void;
   /** Called by `server.close()`: releases everything the extension holds. */
   close?(): Promise<void>;
+  /**
+   * Its own counters, merged into `server.metrics()` (a name the core's snapshot already has is left out). Called
+   * on every snapshot: it must be cheap and must not throw.
+   */
+  metrics?(): Record<string, number>;
 }
 
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */
