@@ -2,13 +2,13 @@
 // change notifications, extensions (use, close), and connect() for transports. Owns the server-wide model shared by
 // all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
 
-import { ErrorCounts } from './dispatcher.ts';
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
+import { ErrorCounts } from './tracing.ts';
 import type {
   Extension,
   Implementation,
@@ -30,7 +30,7 @@ import type {
 } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
-export { OutboundRequestError, REQUEST_TRACING_CHANNEL } from './dispatcher.ts';
+export { OutboundRequestError } from './dispatcher.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
 export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
@@ -54,6 +54,7 @@ export type {
   ToolStructuredFor,
   ToolStructuredOf,
 } from './tool-schema.ts';
+export { REQUEST_TRACING_CHANNEL } from './tracing.ts';
 export type * from './types.ts';
 export { MissingCapabilityError, ToolError } from './types.ts';
 

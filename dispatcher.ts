@@ -2,8 +2,8 @@
 // answered | cancelled | abandoned) with the handler context every era shares, cancellation, progress, bounded
 // batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
 // never writes anything related to a request after its answer, its cancellation or its abandonment (a detached
-// handler's notifications go out on the connection, related to nothing). Publishes each request on the
-// `mcp-core:request` TracingChannel only while it has subscribers, and counts the error answers it writes.
+// handler's notifications go out on the connection, related to nothing). Hands each request to tracing.ts while the
+// request channel has subscribers, and counts the error answers it writes.
 
 import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
@@ -25,6 +25,7 @@ import {
   successResponse,
   tooManyInFlight,
 } from './jsonrpc.ts';
+import { type ErrorCounts, type RequestTracingChannel, requestTracing, traceOutcome, traceRequest } from './tracing.ts';
 import type {
   AuthInfo,
   DetachOptions,
@@ -36,87 +37,6 @@ import type {
   TaskHandle,
   TraceContext,
 } from './types.ts';
-
-/**
- * The name of the TracingChannel every served request is published on (public API: docs/http-deployment.md,
- * Metrics and tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`.
- */
-export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
-
-/** What the dispatcher uses of one channel of a node:diagnostics_channel TracingChannel. */
-interface TraceEventChannel {
-  publish(message: unknown): void;
-  runStores<T>(message: unknown, fn: () => T): T;
-}
-
-/** What the dispatcher uses of a TracingChannel (declared here: the core imports no node: module, not even a type). */
-interface RequestTracingChannel {
-  readonly hasSubscribers: boolean;
-  readonly start: TraceEventChannel;
-  readonly end: TraceEventChannel;
-  readonly asyncStart: TraceEventChannel;
-  readonly asyncEnd: TraceEventChannel;
-  readonly error: TraceEventChannel;
-}
-
-/**
- * The request TracingChannel, looked up once on first use; undefined where the runtime has no
- * `process.getBuiltinModule('node:diagnostics_channel')` (Node < 20.16, workerd without nodejs_compat): tracing is
- * off there. A cache of one immutable handle, the kind of module-level state docs/design.md allows.
- */
-let tracingChannel: RequestTracingChannel | undefined;
-let tracingLookedUp = false;
-
-function requestTracing(): RequestTracingChannel | undefined {
-  if (tracingLookedUp) return tracingChannel;
-  tracingLookedUp = true;
-  try {
-    const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
-    const channels = process?.getBuiltinModule?.('node:diagnostics_channel') as
-      | { tracingChannel?(name: string): RequestTracingChannel }
-      | undefined;
-    tracingChannel = channels?.tracingChannel?.(REQUEST_TRACING_CHANNEL);
-  } catch {
-    tracingChannel = undefined;
-  }
-  return tracingChannel;
-}
-
-/** How many distinct error codes ErrorCounts keeps apart; the rest count under 'other'. */
-const MAX_ERROR_CODES = 64;
-
-/**
- * Counts by integer code, bounded: the error answers of every connection of a server by JSON-RPC code
- * (ServerMetrics.errors), or an HTTP handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors).
- */
-export class ErrorCounts {
-  readonly #counts = new Map<number, number>();
-  #other = 0;
-
-  /** One answer with `code`; a code that is not an integer, or a new one past MAX_ERROR_CODES, counts as 'other'. */
-  add(code: unknown): void {
-    if (typeof code === 'number' && Number.isSafeInteger(code)) {
-      const count = this.#counts.get(code);
-      if (count !== undefined) {
-        this.#counts.set(code, count + 1);
-        return;
-      }
-      if (this.#counts.size < MAX_ERROR_CODES) {
-        this.#counts.set(code, 1);
-        return;
-      }
-    }
-    this.#other++;
-  }
-
-  /** The counts as a plain object keyed by code ('-32601'), plus 'other' when anything folded into it. */
-  snapshot(): Record<string, number> {
-    const snapshot: Record<string, number> = {};
-    for (const [code, count] of this.#counts) snapshot[String(code)] = count;
-    if (this.#other > 0) snapshot.other = this.#other;
-    return snapshot;
-  }
-}
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
@@ -356,10 +276,7 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * Serves a request with the request TracingChannel's `start` stores active (so an AsyncLocalStorage bound to it
-   * follows the handler), publishing `start` and `end` as `traceSync` does; its outcome comes later (#traceEnd).
-   */
+  /** Serves a request on the request TracingChannel (tracing.ts, traceRequest), its context kept on the request. */
   #traceStart(tracing: RequestTracingChannel, request: InboundRequest): unknown {
     const trace: RequestTrace = {
       method: request.method,
@@ -369,38 +286,20 @@ export class Dispatcher {
       trace: request.trace,
     };
     request.traced = trace;
-    return tracing.start.runStores(trace, () => {
-      try {
-        return this.#hooks.onRequest(request);
-      } finally {
-        trace.era = this.#hooks.era; // the request may just have decided it
-        tracing.end.publish(trace);
-      }
-    });
+    return traceRequest(
+      tracing,
+      trace,
+      () => this.#hooks.onRequest(request),
+      () => this.#hooks.era,
+    );
   }
 
-  /**
-   * A traced request's outcome, published once as `tracePromise` publishes a settled promise: `error` (outcome
-   * 'error' only), then `asyncStart` and `asyncEnd`. `response` is the answer written; `thrown` what the handler threw.
-   */
+  /** A traced request's outcome (tracing.ts, traceOutcome): `response` is the answer written, `thrown` the error. */
   #traceEnd(request: InboundRequest, response: JsonRpcResponse | undefined, thrown?: unknown): void {
     const trace = request.traced;
     if (trace === undefined) return;
     request.traced = undefined;
-    const tracing = tracingChannel!;
-    if (response === undefined) {
-      trace.outcome = request.state === 'cancelled' ? 'cancelled' : 'abandoned';
-    } else if ('error' in response) {
-      trace.outcome = 'error';
-      trace.errorCode = response.error.code;
-      trace.error = thrown;
-      tracing.error.publish(trace);
-    } else {
-      trace.outcome = 'result';
-      trace.result = response.result;
-    }
-    tracing.asyncStart.publish(trace);
-    tracing.asyncEnd.publish(trace);
+    traceOutcome(trace, response, request.state === 'cancelled' ? 'cancelled' : 'abandoned', thrown);
   }
 
   /** Removes a request from the table; true when it was still running (and so may be answered now). */

@@ -8,7 +8,6 @@ import {
   type DispatcherHooks,
   type DispatcherLimits,
   type DispatcherPeer,
-  type ErrorCounts,
   type InboundRequest,
 } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
@@ -41,6 +40,7 @@ import {
   unsupportedVersion,
 } from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
+import type { ErrorCounts } from './tracing.ts';
 import type { Extension, FrameExtras, Logger } from './types.ts';
 
 /** At most this many notifications wait for the era decision; later ones are dropped (and logged). */

@@ -4,7 +4,6 @@
 // it loads imports a node: built-in, so it runs in a Worker without Node compatibility (test/workerd.test.ts).
 
 import type { Server } from './core.ts';
-import type { ErrorCounts } from './dispatcher.ts';
 import {
   DEFAULT_MAX_BODY,
   type EventSink,
@@ -16,6 +15,7 @@ import {
 import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
 import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './sse.ts';
+import type { ErrorCounts } from './tracing.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpMetrics, HttpOptions } from './http-core.ts';

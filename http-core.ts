@@ -4,7 +4,6 @@
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
 import type { Server } from './core.ts';
-import { ErrorCounts } from './dispatcher.ts';
 import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, mismatch } from './http-modern.ts';
@@ -32,6 +31,7 @@ import {
   STORE_UNAVAILABLE,
 } from './sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
+import { ErrorCounts } from './tracing.ts';
 import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */

@@ -1,0 +1,136 @@
+// Request tracing and error counts of the core (docs/http-deployment.md, Metrics and tracing): the `mcp-core:request`
+// TracingChannel, found through process.getBuiltinModule so that no node: module is imported (tracing is off where
+// there is none), the events of one request's start and outcome, and the bounded counters of answers by code. Owns
+// one cached channel handle; never publishes while the channel has no subscriber.
+
+import type { JsonRpcResponse } from './jsonrpc.ts';
+import type { RequestTrace } from './types.ts';
+
+/**
+ * The name of the TracingChannel every served request is published on (public API: docs/http-deployment.md,
+ * Metrics and tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`.
+ */
+export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
+
+/** What tracing uses of one channel of a node:diagnostics_channel TracingChannel. */
+interface TraceEventChannel {
+  publish(message: unknown): void;
+  runStores<T>(message: unknown, fn: () => T): T;
+}
+
+/** What tracing uses of a TracingChannel (declared here: the core imports no node: module, not even a type). */
+export interface RequestTracingChannel {
+  readonly hasSubscribers: boolean;
+  readonly start: TraceEventChannel;
+  readonly end: TraceEventChannel;
+  readonly asyncStart: TraceEventChannel;
+  readonly asyncEnd: TraceEventChannel;
+  readonly error: TraceEventChannel;
+}
+
+/**
+ * The request TracingChannel, looked up once on first use; undefined where the runtime has no
+ * `process.getBuiltinModule('node:diagnostics_channel')` (Node < 20.16, workerd without nodejs_compat): tracing is
+ * off there. A cache of one immutable handle, the kind of module-level state docs/design.md allows.
+ */
+let tracingChannel: RequestTracingChannel | undefined;
+let tracingLookedUp = false;
+
+/** The request TracingChannel, or undefined where the runtime has none. */
+export function requestTracing(): RequestTracingChannel | undefined {
+  if (tracingLookedUp) return tracingChannel;
+  tracingLookedUp = true;
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
+    const channels = process?.getBuiltinModule?.('node:diagnostics_channel') as
+      | { tracingChannel?(name: string): RequestTracingChannel }
+      | undefined;
+    tracingChannel = channels?.tracingChannel?.(REQUEST_TRACING_CHANNEL);
+  } catch {
+    tracingChannel = undefined;
+  }
+  return tracingChannel;
+}
+
+/**
+ * Runs `serve` with the channel's `start` stores active (so an AsyncLocalStorage bound to it follows the handler),
+ * publishing `start` and `end` as `traceSync` does; `eraNow` reads the era the request may just have decided.
+ */
+export function traceRequest<T>(
+  tracing: RequestTracingChannel,
+  trace: RequestTrace,
+  serve: () => T,
+  eraNow: () => RequestTrace['era'],
+): T {
+  return tracing.start.runStores(trace, () => {
+    try {
+      return serve();
+    } finally {
+      trace.era = eraNow();
+      tracing.end.publish(trace);
+    }
+  });
+}
+
+/**
+ * A traced request's outcome, published once as `tracePromise` publishes a settled promise: `error` (outcome
+ * 'error' only), then `asyncStart` and `asyncEnd`. Without a `response` the request ended `unanswered` (cancelled
+ * or abandoned); `thrown` is what the handler threw.
+ */
+export function traceOutcome(
+  trace: RequestTrace,
+  response: JsonRpcResponse | undefined,
+  unanswered: 'cancelled' | 'abandoned',
+  thrown?: unknown,
+): void {
+  const tracing = tracingChannel!;
+  if (response === undefined) {
+    trace.outcome = unanswered;
+  } else if ('error' in response) {
+    trace.outcome = 'error';
+    trace.errorCode = response.error.code;
+    trace.error = thrown;
+    tracing.error.publish(trace);
+  } else {
+    trace.outcome = 'result';
+    trace.result = response.result;
+  }
+  tracing.asyncStart.publish(trace);
+  tracing.asyncEnd.publish(trace);
+}
+
+/** How many distinct error codes ErrorCounts keeps apart; the rest count under 'other'. */
+const MAX_ERROR_CODES = 64;
+
+/**
+ * Counts by integer code, bounded: the error answers of every connection of a server by JSON-RPC code
+ * (ServerMetrics.errors), or an HTTP handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors).
+ */
+export class ErrorCounts {
+  readonly #counts = new Map<number, number>();
+  #other = 0;
+
+  /** One answer with `code`; a code that is not an integer, or a new one past MAX_ERROR_CODES, counts as 'other'. */
+  add(code: unknown): void {
+    if (typeof code === 'number' && Number.isSafeInteger(code)) {
+      const count = this.#counts.get(code);
+      if (count !== undefined) {
+        this.#counts.set(code, count + 1);
+        return;
+      }
+      if (this.#counts.size < MAX_ERROR_CODES) {
+        this.#counts.set(code, 1);
+        return;
+      }
+    }
+    this.#other++;
+  }
+
+  /** The counts as a plain object keyed by code ('-32601'), plus 'other' when anything folded into it. */
+  snapshot(): Record<string, number> {
+    const snapshot: Record<string, number> = {};
+    for (const [code, count] of this.#counts) snapshot[String(code)] = count;
+    if (this.#other > 0) snapshot.other = this.#other;
+    return snapshot;
+  }
+}
