@@ -5,6 +5,7 @@
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
+import { describeValue } from './jsonrpc.ts';
 import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
@@ -65,8 +66,35 @@ export { MissingCapabilityError, ToolError } from './types.ts';
  * an extension's `{type: 'keyed', …}` notification (KeyedEvent).
  */
 export interface ChangeBus {
-  publish(event: ChangeEvent): void;
-  subscribe(deliver: (event: ChangeEvent) => void): void;
+  /** May be async: a rejection (or a throw) is logged, and the change reaches no process. */
+  publish(event: ChangeEvent): void | Promise<void>;
+  /** May be async: a rejection is logged. What it delivers is checked: anything but a change event is logged and dropped. */
+  subscribe(deliver: (event: ChangeEvent) => void): void | Promise<void>;
+}
+
+/** Whether `value`, delivered by a change bus from another process, is a change event this server can fan out. */
+function isChangeEvent(value: unknown): value is ChangeEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const event = value as Record<string, unknown>;
+  switch (event.type) {
+    case 'tools':
+    case 'prompts':
+    case 'resources':
+      return true;
+    case 'resource':
+      return typeof event.uri === 'string';
+    case 'keyed':
+      return (
+        typeof event.key === 'string' &&
+        typeof event.id === 'string' &&
+        typeof event.method === 'string' &&
+        (event.audience === undefined || typeof event.audience === 'string') &&
+        typeof event.params === 'object' &&
+        event.params !== null
+      );
+    default:
+      return false;
+  }
 }
 
 /** Options of createServer(): limits, defaults and hooks shared by every connection of the server. */
@@ -228,8 +256,7 @@ export class Server {
     const hub = new ChangeHub<Connection>();
     this.#connections = hub;
     const bus = options.changeBus;
-    if (bus !== undefined) bus.subscribe((event) => hub.publish(event));
-    this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => bus.publish(event);
+    this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => this.#publishOn(bus, event);
     this.#model = {
       info,
       instructions: options.instructions,
@@ -248,6 +275,27 @@ export class Server {
         logger: options.logger ?? stderrLogger,
       },
     };
+    if (bus !== undefined) this.#subscribeTo(bus);
+  }
+
+  /** Fans what `bus` delivers out to this process's connections; a delivery that is no change event is dropped. */
+  #subscribeTo(bus: ChangeBus): void {
+    const subscribed = bus.subscribe((event) => {
+      if (isChangeEvent(event)) this.#connections.publish(event);
+      else this.logger.warn(`change bus: dropped a delivery that is not a change event: ${describeValue(event)}`);
+    });
+    Promise.resolve(subscribed).catch((error: unknown) => this.logger.error('change bus: subscribe failed', error));
+  }
+
+  /** Publishes a change of this server on `bus`; a bus that fails is logged (the change then reaches no process). */
+  #publishOn(bus: ChangeBus, event: ChangeEvent): void {
+    const failed = (error: unknown): void =>
+      this.logger.error(`change bus: publish of a ${event.type} change failed`, error);
+    try {
+      Promise.resolve(bus.publish(event)).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   get rethrow(): boolean {

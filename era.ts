@@ -26,7 +26,7 @@ import {
   ProtocolError,
   parseJson,
 } from './jsonrpc.ts';
-import { type Handshake, LegacyLifecycle } from './legacy.ts';
+import { type Handshake, LegacyLifecycle, type SaveSessionState, type SessionState } from './legacy.ts';
 import {
   type CachePolicy,
   hasClaim,
@@ -178,8 +178,10 @@ export interface ConnectionSettings extends ListenLimits, DispatcherLimits {
 export interface ConnectionOptions extends DispatcherPeer {
   /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
   era?: 'legacy' | 'modern';
-  /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version. */
-  assumeInitialized?: string | Handshake;
+  /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version (or restored handshake). */
+  assumeInitialized?: string | (Handshake & Partial<SessionState>);
+  /** A 2025 session in a shared store: saves what a request sets on the session before it is acknowledged. */
+  saveSessionState?: SaveSessionState;
   /** Debug (re-throw) mode: receives exactly the first unexpected handler error; the connection then closes. */
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
@@ -203,7 +205,8 @@ export class Connection {
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
-    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings);
+    const save = options.saveSessionState === undefined ? undefined : options.saveSessionState.bind(options);
+    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings, save);
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
     if (options.era !== 'legacy') {
       this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
@@ -233,6 +236,11 @@ export class Connection {
   /** The committed 2025 handshake (undefined before it, and on modern connections). */
   get handshake(): Handshake | undefined {
     return this.#legacy.handshake;
+  }
+
+  /** Applies the session state another process set (a shared store's record of this 2025 session). */
+  applySessionState(state: Partial<SessionState>): void {
+    this.#legacy.applyState(state);
   }
 
   /** The negotiated 2025 version once the handshake committed. */

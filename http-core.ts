@@ -16,16 +16,18 @@ import {
   type JsonRpcRequest,
   NOT_UTF8,
   PARSE_ERROR,
+  ProtocolError,
   parseJson,
   type RequestId,
 } from './jsonrpc.ts';
-import { initializeParamsRefusal } from './legacy.ts';
+import { initializeParamsRefusal, type SessionState } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
 import {
   newSessionId,
   SESSION_NOT_FOUND,
   Session,
   type SessionOptions,
+  type SessionRecord,
   type SharedSessionStore,
   SharedSessions,
   STORE_UNAVAILABLE,
@@ -135,6 +137,12 @@ export class HttpCore {
       return id;
     },
     save: (session: Session): Promise<boolean> | undefined => this.#shared?.save(session, this.#guard.ownerOf(session)),
+    saveState: (session: Session, state: SessionState): Promise<void> | undefined => {
+      const saving = this.#shared?.save(session, this.#guard.ownerOf(session), state);
+      return saving?.then((saved) => {
+        if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
+      });
+    },
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -161,7 +169,10 @@ export class HttpCore {
     this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
-    if (options.sharedSessions !== undefined) this.#shared = new SharedSessions(options.sharedSessions, server.logger);
+    if (options.sharedSessions !== undefined) {
+      this.#shared = new SharedSessions(options.sharedSessions, server.logger);
+      this.#shared.watch((id, record) => this.#recordChanged(id, record));
+    }
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
     this.#sessionOptions = {
       responseMode: options.responseMode ?? 'sse',
@@ -217,8 +228,21 @@ export class HttpCore {
     }
   }
 
-  #endSession(session: Session): void {
-    session.end();
+  /** Another process saved or removed a shared session's record: this process's copy follows it. */
+  #recordChanged(id: string, record: SessionRecord | undefined): void {
+    const session = this.#sessions.get(id);
+    if (session === undefined) return;
+    if (record === undefined) this.#endSession(session, true);
+    else session.connection.applySessionState(record);
+  }
+
+  /**
+   * Ends this process's copy of a session. `over`: the session itself is over (DELETE, its record gone), so its
+   * stored events go too; a copy reaped or closed here leaves a shared session's events to the processes still
+   * serving it.
+   */
+  #endSession(session: Session, over = this.#shared === undefined): void {
+    session.end(over);
     if (session.id !== undefined) this.#sessions.delete(session.id);
   }
 
@@ -512,9 +536,11 @@ export class HttpCore {
         if (this.#refusedWhileClosing(reply)) return; // a session restored now would outlive close()
         let session = this.#sessions.get(id);
         if (record === undefined) {
-          if (session !== undefined) this.#endSession(session);
+          if (session !== undefined) this.#endSession(session, true);
           session = undefined;
-        } else if (session === undefined) {
+        } else if (session !== undefined) {
+          session.connection.applySessionState(record); // what another process set since this copy last heard
+        } else {
           if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
             reply.send(
               503,
@@ -566,7 +592,7 @@ export class HttpCore {
     }
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
       if (method === 'DELETE') {
-        this.#endSession(session);
+        this.#endSession(session, true);
         // Answered once every process would refuse the id: after the shared record is gone.
         if (this.#shared === undefined) reply.send(200);
         else

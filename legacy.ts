@@ -75,6 +75,21 @@ export interface Handshake {
 }
 
 /**
+ * What a 2025 client sets on its session after the handshake (`logging/setLevel`, `resources/subscribe` and
+ * unsubscribe): a shared session store keeps it with the handshake, so every process serving the session applies it.
+ */
+export interface SessionState {
+  logLevel: LoggingLevel;
+  subscriptions: string[];
+}
+
+/**
+ * Saves the state a request is about to set, before it is acknowledged (a shared session store); rejects with the
+ * error the request is answered with. Undefined: nothing to wait for, the state is set at once.
+ */
+export type SaveSessionState = (state: SessionState) => Promise<void> | undefined;
+
+/**
  * What arrives while the initialize hook runs (requests, batches, notifications): replayed in arrival order; held
  * cancels withdraw held requests, batch elements included. `version`: what the handshake negotiates if it commits.
  */
@@ -157,10 +172,18 @@ export class LegacyLifecycle {
   /** While a released gate replays what it held: the ids its held cancels withdrew. */
   #withdrawn: Set<RequestId> | undefined;
 
-  constructor(model: features.ServerModel, dispatcher: Dispatcher, options: LegacyOptions) {
+  readonly #saveState: SaveSessionState | undefined;
+
+  constructor(
+    model: features.ServerModel,
+    dispatcher: Dispatcher,
+    options: LegacyOptions,
+    saveState: SaveSessionState | undefined,
+  ) {
     this.model = model;
     this.#dispatcher = dispatcher;
     this.#options = options;
+    this.#saveState = saveState;
   }
 
   get subscriptionCount(): number {
@@ -363,15 +386,19 @@ export class LegacyLifecycle {
    * Serves as if the handshake had happened: stateless HTTP (a string: a client without capabilities initialized at
    * that version), or a session restored from a shared store (the handshake it recorded).
    */
-  assumeInitialized(handshake: string | Handshake): void {
-    if (typeof handshake === 'string')
+  assumeInitialized(handshake: string | (Handshake & Partial<SessionState>)): void {
+    if (typeof handshake === 'string') {
       this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
-    else this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
+      return;
+    }
+    this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
+    this.applyState(handshake);
   }
 
   /** What the committed handshake agreed (undefined before it). */
   get handshake(): Handshake | undefined {
-    if (this.#phase !== 'initialized') return undefined;
+    // Committed, even while the gate of an initialize hook is still being released (its answer is being sent).
+    if (this.#advertised === undefined) return undefined;
     return { protocolVersion: this.version, clientCapabilities: this.clientCapabilities, clientInfo: this.clientInfo! };
   }
 
@@ -379,27 +406,51 @@ export class LegacyLifecycle {
     return this.#phase === 'initialized';
   }
 
-  setLevel(params: Record<string, unknown>): object {
+  setLevel(params: Record<string, unknown>): object | Promise<object> {
     const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);
     if (level < 0) throw invalidParams(`params.level must be one of ${LOGGING_LEVELS.join(', ')}`);
-    this.#logLevel = level;
-    return EMPTY_RESULT;
+    return this.#setState({ logLevel: LOGGING_LEVELS[level]!, subscriptions: [...(this.#subscriptions ?? [])] });
   }
 
-  subscribe(params: Record<string, unknown>): object {
-    if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
-    const subscriptions = (this.#subscriptions ??= new Set());
-    if (!subscriptions.has(params.uri) && subscriptions.size >= this.#options.maxSubscriptions) {
+  subscribe(params: Record<string, unknown>): object | Promise<object> {
+    const { uri } = params;
+    if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
+    const subscriptions = this.#subscriptions ?? new Set<string>();
+    if (!subscriptions.has(uri) && subscriptions.size >= this.#options.maxSubscriptions) {
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     }
-    subscriptions.add(params.uri);
-    return EMPTY_RESULT;
+    const uris = subscriptions.has(uri) ? [...subscriptions] : [...subscriptions, uri];
+    return this.#setState({ logLevel: LOGGING_LEVELS[this.#logLevel]!, subscriptions: uris });
   }
 
-  unsubscribe(params: Record<string, unknown>): object {
-    if (typeof params.uri !== 'string') throw invalidParams('params.uri must be a string');
-    this.#subscriptions?.delete(params.uri);
-    return EMPTY_RESULT;
+  unsubscribe(params: Record<string, unknown>): object | Promise<object> {
+    const { uri } = params;
+    if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
+    const subscriptions = [...(this.#subscriptions ?? [])].filter((held) => held !== uri);
+    return this.#setState({ logLevel: LOGGING_LEVELS[this.#logLevel]!, subscriptions });
+  }
+
+  /** Sets the session's state once it is saved (when there is a store), then acknowledges the request. */
+  #setState(state: SessionState): object | Promise<object> {
+    const saving = this.#saveState?.(state);
+    if (saving === undefined) {
+      this.applyState(state);
+      return EMPTY_RESULT;
+    }
+    return saving.then(() => {
+      this.applyState(state);
+      return EMPTY_RESULT;
+    });
+  }
+
+  /** Sets what `state` holds: a request's change once saved, or the state a shared store recorded for the session. */
+  applyState(state: Partial<SessionState>): void {
+    const level = state.logLevel === undefined ? -1 : LOGGING_LEVELS.indexOf(state.logLevel);
+    if (level !== -1) this.#logLevel = level;
+    if (Array.isArray(state.subscriptions)) {
+      const uris = state.subscriptions.filter((uri) => typeof uri === 'string');
+      this.#subscriptions = uris.length === 0 ? undefined : new Set(uris.slice(0, this.#options.maxSubscriptions));
+    }
   }
 
   /** Forwards a server change to this client when it is initialized and the change concerns it. */

@@ -17,8 +17,8 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
-import type { Handshake } from './legacy.ts';
-import { type EventStore, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
+import type { Handshake, SessionState } from './legacy.ts';
+import { type EventStore, formatEvent, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
 /**
@@ -98,12 +98,18 @@ function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
 }
 
+/** Whether a stored event's data is a POST stream's answer (a response, or a batch's array): its final event. */
+function isAnswer(data: string): boolean {
+  const message = JSON.parse(data) as JsonRpcMessage | JsonRpcResponse[];
+  return Array.isArray(message) || isResponse(message);
+}
+
 /** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
 export class Session {
   id: string | undefined;
   readonly connection: Connection;
   /** Stateless sessions: the version the connection serves as if initialized. */
-  readonly assumeInitialized: string | Handshake | undefined;
+  readonly assumeInitialized: string | SessionRecord | undefined;
   readonly eventStore: EventStore | undefined;
   readonly logger: Logger;
   readonly retryMs: number;
@@ -125,6 +131,8 @@ export class Session {
   #postStreams: Map<string, Stream> | undefined; // made on demand, like the next one
   /** POST streams a GET resumed, while that GET is open. */
   #resumed: Set<Stream> | undefined;
+  /** GETs relaying a POST stream another process serves (see #relay), while open. */
+  #relays: Set<EventSink> | undefined;
   /**
    * With an event store: the ids of the session's last WITHDRAWN_STREAMS_KEPT POST streams that ended without an
    * answer (withdrawn), oldest first. A GET resuming one stays open carrying nothing; any other stream that is over
@@ -146,7 +154,7 @@ export class Session {
     server: Server,
     options: SessionOptions,
     registry?: SessionRegistry,
-    assumeInitialized?: string | Handshake,
+    assumeInitialized?: string | SessionRecord,
   ) {
     this.#registry = registry;
     this.eventStore = options.eventStore;
@@ -172,6 +180,7 @@ export class Session {
     this.#shuttingDown = true;
     for (const stream of this.#getStreams) stream.close();
     for (const stream of this.#resumed ?? []) stream.close();
+    for (const sink of this.#relays ?? []) sink.end();
     await this.connection.drain(windowMs);
   }
 
@@ -181,12 +190,18 @@ export class Session {
       this.#exchanges.size > 0 ||
       (this.#unnamedBatches?.length ?? 0) > 0 ||
       this.#getStreams.some((stream) => stream.attached) ||
-      (this.#resumed?.size ?? 0) > 0
+      (this.#resumed?.size ?? 0) > 0 ||
+      (this.#relays?.size ?? 0) > 0
     );
   }
 
   #headers(): Record<string, string> | undefined {
     return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
+  }
+
+  /** Connection peer: what a request sets on the session is saved first when the session is shared. */
+  saveSessionState(state: SessionState): Promise<void> | undefined {
+    return this.#registry?.saveState(this, state);
   }
 
   /** Connection peer: a session's requests speak for the session; a stateless one's for anyone (''). */
@@ -518,12 +533,51 @@ export class Session {
       );
     }
     // Not held here: it is over (answered, or withdrawn), or another process serves it.
-    const stream = live ?? new Stream(undefined, replay.streamId, this.#withdrawn?.has(replay.streamId) !== true);
+    const withdrawn = this.#withdrawn?.has(replay.streamId) === true;
+    if (live === undefined && !withdrawn && store!.follow !== undefined) {
+      this.#relay(reply, open, replay.streamId, lastEventId!, replay.events);
+      return;
+    }
+    const stream = live ?? new Stream(undefined, replay.streamId, !withdrawn);
     const sink = this.#openSink(reply, open);
     const resumed = (this.#resumed ??= new Set());
     resumed.add(stream);
     sink.onClose(() => resumed.delete(stream));
     stream.attach(this, sink, resumption);
+  }
+
+  /**
+   * Resumes a POST stream this process does not hold, with a store that follows streams (shared by processes): the
+   * replay, then what the process serving the request goes on storing, relayed as it is stored, up to its answer
+   * (then the connection ends). A stream whose answer is in the replay ends after it.
+   */
+  #relay(
+    reply: Reply,
+    open: (reply: Reply) => EventSink,
+    streamId: string,
+    lastEventId: string,
+    events: readonly { id: string; data: string }[],
+  ): void {
+    const sink = this.#openSink(reply, open);
+    for (const event of events) sink.send(formatEvent(event.data, event.id));
+    if (events.some((event) => isAnswer(event.data))) {
+      sink.end();
+      return;
+    }
+    const following = this.eventStore!.follow!(this.id!, streamId, events.at(-1)?.id ?? lastEventId, (event) => {
+      sink.send(formatEvent(event.data, event.id));
+      if (isAnswer(event.data)) sink.end();
+    });
+    const relays = (this.#relays ??= new Set());
+    relays.add(sink);
+    sink.onClose(() => {
+      relays.delete(sink);
+      following.stop();
+    });
+    following.ready.catch((error: unknown) => {
+      this.logger.error('event store follow failed', error);
+      sink.end(); // the client may resume again
+    });
   }
 
   /** Answers a GET with its SSE stream and a first chunk (a comment) at once; its close counts as activity. */
@@ -536,8 +590,11 @@ export class Session {
     return sink;
   }
 
-  /** Ends the session and everything it owns: its connection, its POST streams, its GET streams, its events. */
-  end(): void {
+  /**
+   * Ends the session and everything it owns here: its connection, its POST streams, its GET streams, and (unless
+   * `dropEvents` is false: a shared session other processes go on serving) its stored events.
+   */
+  end(dropEvents = true): void {
     if (this.#ended) return;
     this.#ended = true;
     this.connection.close();
@@ -550,10 +607,12 @@ export class Session {
     for (const stream of this.#getStreams) stream.close();
     for (const stream of this.#resumed ?? []) stream.close();
     this.#resumed = undefined;
+    for (const sink of this.#relays ?? []) sink.end();
+    this.#relays = undefined;
     this.#postStreams = undefined;
     this.#withdrawn = undefined;
     const { eventStore, id } = this;
-    if (eventStore !== undefined && id !== undefined) {
+    if (dropEvents && eventStore !== undefined && id !== undefined) {
       Promise.resolve()
         .then(() => eventStore.dropSession(id))
         .catch((error: unknown) => this.logger.error('event store dropSession failed', error));
@@ -561,8 +620,11 @@ export class Session {
   }
 }
 
-/** What a shared session store keeps of a 2025 session: its handshake, and who opened it (with `auth`). */
-export interface SessionRecord extends Handshake {
+/**
+ * What a shared session store keeps of a 2025 session: its handshake, who opened it (with `auth`), and once the
+ * client set them, its log level and resource subscriptions.
+ */
+export interface SessionRecord extends Handshake, Partial<SessionState> {
   /** The principal (token subject) that opened the session; later requests must come from the same one. */
   owner?: string;
 }
@@ -570,13 +632,22 @@ export interface SessionRecord extends Handshake {
 /**
  * 2025 sessions shared by the processes of a deployment (Redis, a database, a node:cluster primary, …): any process
  * serves a session another one created. Every method may be async. The initialize answer waits for `save`, so the
- * client never holds an id the store does not know; `remove` comes with DELETE. Expiry of abandoned sessions is the
- * store's own (a TTL): a process forgets its idle local copies without removing the record.
+ * client never holds an id the store does not know; `logging/setLevel` and `resources/(un)subscribe` are
+ * acknowledged once `save` stored the record with the new state; `remove` comes with DELETE. Every request of a
+ * session loads its record first. Expiry of abandoned sessions is the store's own (a TTL): a process forgets its
+ * idle local copies without removing the record.
  */
 export interface SharedSessionStore {
   save(id: string, record: SessionRecord): Promise<void> | void;
   load(id: string): Promise<SessionRecord | undefined> | SessionRecord | undefined;
   remove(id: string): Promise<void> | void;
+  /**
+   * Optional, called once by each HTTP handler: `changed` is to be called in every process with each record saved
+   * (the new one) or removed (undefined), by any process, in the order they were stored. A process holding a copy
+   * of that session applies the new state to it at once, or ends it (its GET streams close). Without it a copy
+   * learns of a change with its next request.
+   */
+  watch?(changed: (id: string, record: SessionRecord | undefined) => void): Promise<void> | void;
 }
 
 /** How a session enters and leaves its HTTP handler's store. */
@@ -588,6 +659,11 @@ export interface SessionRegistry {
    * resolves false when the store failed (logged). Undefined without one: there is nothing to wait for.
    */
   save(session: Session): Promise<boolean> | undefined;
+  /**
+   * With a shared store: saves the state a request of `session` sets, before it is acknowledged; rejects with the
+   * error to answer when the store failed. Undefined without one.
+   */
+  saveState(session: Session, state: SessionState): Promise<void> | undefined;
   remove(session: Session): void;
 }
 
@@ -615,10 +691,13 @@ export class SharedSessions {
     this.#logger = logger;
   }
 
-  /** Saves a new session's record: its handshake and its `owner` (with `auth`). False (logged) when the store failed. */
-  async save(session: Session, owner: string | undefined): Promise<boolean> {
-    const handshake = session.connection.handshake!;
-    const record: SessionRecord = owner === undefined ? { ...handshake } : { ...handshake, owner };
+  /**
+   * Saves a session's record: its handshake, its `owner` (with `auth`) and the `state` a request sets (none for a
+   * new session). False (logged) when the store failed.
+   */
+  async save(session: Session, owner: string | undefined, state?: SessionState): Promise<boolean> {
+    const record: SessionRecord = { ...session.connection.handshake!, ...state };
+    if (owner !== undefined) record.owner = owner;
     try {
       await this.#store.save(session.id!, record);
       return true;
@@ -635,6 +714,18 @@ export class SharedSessions {
     } catch (failure) {
       this.#logger.error(`could not load session ${id} from the shared store`, failure);
       throw failure;
+    }
+  }
+
+  /** Has the store report every process's saves and removals to `changed` (SharedSessionStore.watch), if it can. */
+  watch(changed: (id: string, record: SessionRecord | undefined) => void): void {
+    if (this.#store.watch === undefined) return;
+    try {
+      Promise.resolve(this.#store.watch(changed)).catch((failure: unknown) =>
+        this.#logger.error('could not watch the shared session store', failure),
+      );
+    } catch (failure) {
+      this.#logger.error('could not watch the shared session store', failure);
     }
   }
 

@@ -67,6 +67,18 @@ export interface EventStore {
   replayAfter(sessionId: string, lastEventId: string): Promise<Replay | undefined> | Replay | undefined;
   /** Forgets everything of a session. */
   dropSession(sessionId: string): Promise<void> | void;
+  /**
+   * Optional, for a store shared by processes: hands `deliver` each event of the stream stored after `afterId` (an
+   * id of that stream), by any process, in order and once each, as they are stored, until `stop()`. `ready`
+   * settles once following began (rejects when it could not). A process resuming a POST stream that another one
+   * serves relays what that one goes on storing, its answer included.
+   */
+  follow?(
+    sessionId: string,
+    streamId: string,
+    afterId: string,
+    deliver: (event: { id: string; data: string }) => void,
+  ): { ready: Promise<void>; stop(): void };
 }
 
 /** Mints a stream id: random, url-safe, never derived from client input. 128 bits of lowercase hex (no `_`). */

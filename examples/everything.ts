@@ -5,7 +5,7 @@
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { type Context, createServer, type Server } from '../core.ts';
+import { type Context, createServer, type Server, type ServerOptions } from '../core.ts';
 import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
 import { createTasksExtension } from '../tasks-extension.ts';
@@ -389,10 +389,12 @@ function registerPrompts(server: Server): void {
   }));
 }
 
-export function createEverythingServer(): Server {
+/** The demo server; `deployment` carries what the processes of a deployment share (examples/scale-out.ts). */
+export function createEverythingServer(deployment: Pick<ServerOptions, 'changeBus' | 'requestState'> = {}): Server {
   const server = createServer(
     { name: 'mcp-core-everything', version: '0.1.0', title: 'mcp-core everything server' },
     {
+      ...deployment,
       instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.',
       // Makes the initialize gate observable: `_meta["fixture/initializeDelayMs"]: N` holds the handshake N ms.
       onInitialize: async (params, ctx) => {

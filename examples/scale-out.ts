@@ -1,32 +1,67 @@
 // The scale-out worker: one process of a deployment that runs several of them behind a load balancer balancing per
-// request (test/scale-out-lb.test.ts runs three behind haproxy). It serves the demo server (examples/everything.ts)
-// plus a `whoami` tool that answers its pid, so a client sees which worker served each request. It shares no state
-// with the other workers yet: only calls that need nothing shared (sessionless 2026-07-28 calls without a
-// requestState round) are served alike by any worker.
-// Run: node examples/scale-out.ts --port P (0 = any). It prints `scale-out worker <pid> on <url>` to stderr once it
-// listens, and stops cleanly on SIGTERM or SIGINT (running requests drain, then it exits with 0).
+// request, with no stickiness (test/scale-out-lb.test.ts runs three behind haproxy). It serves the demo server
+// (examples/everything.ts) plus a `whoami` tool that answers its pid, so a client sees which worker served a call.
+// With `--redis URL` every worker shares one Redis (mcp-core/redis: 2025 sessions, their events, change events) and
+// seals requestState with MCP_STATE_SECRET, so any worker serves any request; without it a worker shares nothing.
+// Run: node examples/scale-out.ts --port P [--redis redis://127.0.0.1:6379]. It prints
+// `scale-out worker <pid> on <url>` to stderr once it listens, and stops cleanly on SIGTERM or SIGINT (running
+// requests drain, the Redis clients close, then it exits with 0).
 import { parseArgs } from 'node:util';
+import { createClient } from 'redis';
 import { serveHttp } from '../http.ts';
-import { createEverythingServer } from './everything.ts';
+import { createRedisEngine, type RedisEngine, type RedisLink } from '../redis.ts';
+import { createEverythingServer, EVERYTHING_HTTP_OPTIONS } from './everything.ts';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '3000' } } });
+const { values } = parseArgs({ options: { port: { type: 'string', default: '3000' }, redis: { type: 'string' } } });
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port needs a port number');
 
-const server = createEverythingServer();
+// The glue docs/http-deployment.md shows: one client for commands (failing fast while disconnected, so an outage
+// answers 503 at once), one in subscriber mode for every channel (so messages arrive in publish order).
+const client = values.redis === undefined ? undefined : createClient({ url: values.redis, disableOfflineQueue: true });
+const subscriber = client?.duplicate();
+let engine: RedisEngine | undefined;
+if (client !== undefined && subscriber !== undefined) {
+  const report = (error: Error): void => void process.stderr.write(`redis: ${error.message}\n`);
+  client.on('error', report);
+  subscriber.on('error', report);
+  await Promise.all([client.connect(), subscriber.connect()]);
+  const link: RedisLink = {
+    send: (command) => client.sendCommand(command),
+    subscribe: async (channel, onMessage, onResubscribed) => {
+      subscriber.on('ready', onResubscribed);
+      await subscriber.subscribe(channel, onMessage);
+    },
+  };
+  engine = createRedisEngine(link);
+}
+
+// Every worker seals requestState with the same secret, so an input_required round answered by one worker is
+// retried on any; without MCP_STATE_SECRET each worker has its own (a retry elsewhere is refused -32602).
+const secret = process.env.MCP_STATE_SECRET;
+const server = createEverythingServer({
+  changeBus: engine?.changeBus,
+  requestState: secret === undefined ? undefined : { secret },
+});
 server.tool(
   'whoami',
   { description: 'The pid of the worker serving this call', inputSchema: { type: 'object', properties: {} } },
   () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
 );
 
-const http = await serveHttp(server, { port });
+const http = await serveHttp(server, {
+  ...EVERYTHING_HTTP_OPTIONS,
+  port,
+  sharedSessions: engine?.sessions,
+  eventStore: engine?.eventStore,
+});
 process.stderr.write(`scale-out worker ${process.pid} on ${http.url}\n`);
 let closing = false;
-const stop = (): void => {
+const stop = async (): Promise<void> => {
   if (closing) return;
   closing = true;
-  void http.close(); // once closed nothing is left open: the process exits with 0 by itself
+  await http.close();
+  await Promise.all([client?.close(), subscriber?.close()]); // then nothing is left open: the process exits with 0
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -111,8 +111,13 @@ async function startProcess(
   args: string[],
   ready: RegExp,
   dir?: string,
+  env?: Record<string, string>,
 ): Promise<{ service: Service; match: RegExpExecArray }> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    env: env === undefined ? undefined : { ...process.env, ...env },
+  });
   let output = '';
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -232,6 +237,7 @@ export function haproxyConfig(port: number, backends: string[], balance: 'roundr
     '  default_backend workers',
     'backend workers',
     `  balance ${balance}`,
+    '  http-response set-header x-served-by %[srv_name]', // which worker answered: w1, w2, …
     ...servers,
     '',
   ].join('\n');
@@ -265,14 +271,20 @@ const WORKER = fileURLToPath(new URL('../examples/scale-out.ts', import.meta.url
 
 /**
  * A scale-out worker (examples/scale-out.ts on the Node running the tests) on a port of its own choosing, ready
- * once it printed its URL; `args` are passed on.
+ * once it printed its URL; `args` are passed on, `env` is added to the environment.
  */
-export async function startWorker(cleanup: Cleanup, args: string[] = []): Promise<WorkerService> {
+export async function startWorker(
+  cleanup: Cleanup,
+  args: string[] = [],
+  env?: Record<string, string>,
+): Promise<WorkerService> {
   const { service, match } = await startProcess(
     cleanup,
     process.execPath,
     ['--experimental-strip-types', '--no-warnings', WORKER, '--port', '0', ...args],
     /scale-out worker \d+ on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)\n/,
+    undefined,
+    env,
   );
   return {
     ...service,

@@ -1,6 +1,7 @@
 // The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies
 // are the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or
-// fetch.ts beyond it, the tasks add-on that of tasks-extension.ts, and the layout table names every root module once. Computed from the imports, so the README
+// fetch.ts beyond it, the tasks add-on that of tasks-extension.ts, the Redis add-on that of redis.ts beyond the
+// node:http set, and the layout table names every root module once. Computed from the imports, so the README
 // cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
@@ -39,6 +40,14 @@ for (const [tag, entry, reaches] of [
     assert.match(README, new RegExp(`adds ${added.length}[,:]`));
   });
 }
+
+test('the README lists exactly the files redis.ts adds to the core and node:http sets', () => {
+  const http = closure('http.ts');
+  const added = sorted([...closure('redis.ts')].filter((file) => !CORE.has(file) && !http.has(file)));
+  assert.deepEqual(namedIn('vendoring:redis'), added);
+  assert.ok(added.includes('redis.ts'));
+  assert.match(README, new RegExp(`beside the \`node:http\` set\\) adds ${added.length}[,:]`));
+});
 
 test('the README layout table names every root module exactly once', () => {
   const start = README.indexOf('<!-- layout -->');

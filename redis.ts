@@ -1,0 +1,393 @@
+// Redis as the shared engine of a deployment (the add-on `mcp-core/redis`): 2025 session records with a sliding TTL,
+// the resumability event store on Redis Streams and the change bus on pub/sub, all over the user's own Redis client
+// (a RedisLink: two functions). It owns the `mcp:` keys and gives each one a TTL; it never opens a socket, never
+// speaks RESP itself, and the core never imports it.
+
+import type { ChangeBus, ChangeEvent } from './core.ts';
+import type { SessionRecord, SharedSessionStore } from './sessions.ts';
+import { type EventStore, newStreamId } from './sse.ts';
+
+/**
+ * The user's Redis client as this add-on uses it. `send` sends one command (its name and arguments, as strings) and
+ * resolves with Redis's reply (strings, numbers, arrays, null) or rejects. `subscribe` subscribes a connection in
+ * subscriber mode to `channel` and resolves once subscribed; `onMessage` gets each message's text, and
+ * `onResubscribed` runs each time the client subscribed again after losing its connection (messages published
+ * meanwhile are lost: pub/sub delivers at most once). docs/http-deployment.md has the glue for node-redis and ioredis.
+ */
+export interface RedisLink {
+  send(command: string[]): Promise<unknown>;
+  subscribe(channel: string, onMessage: (message: string) => void, onResubscribed: () => void): Promise<void>;
+}
+
+/** Options of createRedisEngine(). */
+export interface RedisEngineOptions {
+  /** Prepended to every key and channel (default `mcp:`): deployments sharing one Redis use different prefixes. */
+  prefix?: string;
+  /**
+   * How long a 2025 session outlives its last request (default 30 minutes): its record's TTL, renewed by every
+   * request of the session (a sliding TTL), and the TTL of its stored events, renewed by every event.
+   */
+  sessionTtlMs?: number;
+  /** Events kept per SSE stream (default 1000); one more drops the stream's oldest. */
+  maxEventsPerStream?: number;
+  /**
+   * How long a command may take (default 2000 ms). One that takes longer rejects, so a Redis outage answers 503
+   * within this bound even when the client queues commands while it reconnects.
+   */
+  commandTimeoutMs?: number;
+}
+
+/** What createRedisEngine() returns: the seams of the core and of the HTTP handler, backed by one Redis. */
+export interface RedisEngine {
+  /** For `serveHttp`/`createHttpHandler`/`createFetchHandler`'s `sharedSessions`. */
+  readonly sessions: SharedSessionStore;
+  /** For the HTTP handler's `eventStore`. */
+  readonly eventStore: EventStore;
+  /** For createServer()'s `changeBus`. */
+  readonly changeBus: ChangeBus;
+}
+
+/** A positive safe integer option, or its default; a RangeError names a bad one. */
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${chosen}`);
+  return chosen;
+}
+
+/**
+ * The shared engine over `link`. Every key it writes has a TTL: a session's record and events expire once the
+ * session has been idle for `sessionTtlMs`, even when no process is left to remove them.
+ */
+export function createRedisEngine(link: RedisLink, options: RedisEngineOptions = {}): RedisEngine {
+  const redis = new Commands(link, options);
+  return {
+    sessions: new RedisSessionStore(redis),
+    eventStore: new RedisEventStore(redis, positive('maxEventsPerStream', options.maxEventsPerStream, 1000)),
+    changeBus: new RedisChangeBus(redis),
+  };
+}
+
+/** The link with this engine's key names, TTLs and command timeout. */
+class Commands {
+  readonly link: RedisLink;
+  readonly prefix: string;
+  readonly sessionTtlMs: string;
+  readonly #timeoutMs: number;
+
+  constructor(link: RedisLink, options: RedisEngineOptions) {
+    if (typeof link?.send !== 'function' || typeof link.subscribe !== 'function')
+      throw new TypeError('createRedisEngine: the link must have send and subscribe functions');
+    this.link = link;
+    this.prefix = options.prefix ?? 'mcp:';
+    if (typeof this.prefix !== 'string') throw new TypeError('createRedisEngine: prefix must be a string');
+    this.sessionTtlMs = String(positive('sessionTtlMs', options.sessionTtlMs, 30 * 60_000));
+    this.#timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2000);
+  }
+
+  /** Sends one command; rejects when Redis answers an error or takes longer than the command timeout. */
+  send(command: string[]): Promise<unknown> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`redis: no answer to ${command[0]} within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    return Promise.race([this.link.send(command), late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Runs a Lua script (EVAL) on `keys` with `args`: one round trip, applied atomically. */
+  script(source: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.send(['EVAL', source, String(keys.length), ...keys, ...args]);
+  }
+}
+
+// 2025 sessions. A record is one JSON string under `<prefix>session:<id>`, its TTL renewed by every load (GETEX,
+// Redis 6.2). Each save and removal is also published on `<prefix>sessions` (in the same script, so in store order),
+// so every process applies a new state to its copy of the session, or ends the copy, at once.
+
+/** Stores the record and announces it: KEYS[1] the record; ARGV: its JSON, the TTL, the channel, the message. */
+const SAVE_SESSION = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
+/** Deletes the record and announces the end: KEYS[1] the record; ARGV: the channel, the message. */
+const REMOVE_SESSION = "redis.call('DEL', KEYS[1]) redis.call('PUBLISH', ARGV[1], ARGV[2]) return 1";
+
+/** A record as stored: an object with a string protocolVersion; anything else is a corrupt entry (thrown). */
+function parseRecord(id: string, text: string): SessionRecord {
+  const record = JSON.parse(text) as unknown;
+  if (typeof record !== 'object' || record === null || typeof (record as SessionRecord).protocolVersion !== 'string')
+    throw new TypeError(`redis: the record of session ${id} is not a session record`);
+  return record as SessionRecord;
+}
+
+class RedisSessionStore implements SharedSessionStore {
+  readonly #redis: Commands;
+  readonly #channel: string;
+
+  constructor(redis: Commands) {
+    this.#redis = redis;
+    this.#channel = `${redis.prefix}sessions`;
+  }
+
+  #key(id: string): string {
+    return `${this.#redis.prefix}session:${id}`;
+  }
+
+  async save(id: string, record: SessionRecord): Promise<void> {
+    const text = JSON.stringify(record);
+    const message = JSON.stringify({ id, record });
+    await this.#redis.script(SAVE_SESSION, [this.#key(id)], [text, this.#redis.sessionTtlMs, this.#channel, message]);
+  }
+
+  async load(id: string): Promise<SessionRecord | undefined> {
+    const text = await this.#redis.send(['GETEX', this.#key(id), 'PX', this.#redis.sessionTtlMs]);
+    return text === null || text === undefined ? undefined : parseRecord(id, String(text));
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#redis.script(REMOVE_SESSION, [this.#key(id)], [this.#channel, JSON.stringify({ id })]);
+  }
+
+  watch(changed: (id: string, record: SessionRecord | undefined) => void): Promise<void> {
+    // What was announced while this process was disconnected, its copies learn with their next request's load.
+    return this.#redis.link.subscribe(
+      this.#channel,
+      (message) => {
+        let announced: { id?: unknown; record?: SessionRecord };
+        try {
+          announced = JSON.parse(message) as typeof announced;
+        } catch {
+          return; // not this add-on's announcement: only the scripts above publish here
+        }
+        if (typeof announced?.id === 'string') changed(announced.id, announced.record);
+      },
+      () => {},
+    );
+  }
+}
+
+// The event store. A stream's events are a Redis Stream under `<prefix>events:<session>:<stream>` (trimmed to
+// maxEventsPerStream), whose entry ids are minted by Redis; an event id is `<stream>_<entry id>`, so it names its
+// stream and, looked up under the session's own key, never reaches another session's events. The streams a session
+// wrote are listed in `<prefix>streams:<session>` for dropSession. Every key's TTL is renewed by each append.
+
+/**
+ * Appends one event and hands it to the processes following the stream: KEYS[1] the stream, KEYS[2] the session's
+ * stream list, KEYS[3] the stream's followers (process ids); ARGV: the bound, the data, the TTL, the stream id, the
+ * channel prefix of the followers' inboxes, the session id. Returns the entry id.
+ */
+const APPEND_EVENT = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'd', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local followers = redis.call('SMEMBERS', KEYS[3])
+if #followers > 0 then
+  local message = cjson.encode({ s = ARGV[6], t = ARGV[4], i = id, d = ARGV[2] })
+  for _, follower in ipairs(followers) do redis.call('PUBLISH', ARGV[5] .. follower, message) end
+end
+return id`;
+
+/** Registers a follower of a stream: KEYS[1] its followers; ARGV: the process id, the TTL. */
+const FOLLOW_STREAM = "redis.call('SADD', KEYS[1], ARGV[1]) redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1";
+
+/** Whether entry id `a` comes after `b` (both `<ms>-<seq>`, compared as numbers). */
+function entryAfter(a: string, b: string): boolean {
+  const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
+  return aMs > bMs || (aMs === bMs && aSeq > bSeq);
+}
+
+/** One follower in this process: where its events go, and the entry id of the last one it got. */
+interface Follower {
+  streamId: string;
+  deliver: (event: { id: string; data: string }) => void;
+  last: string;
+  /** While the events stored before it registered are read: what its inbox brought meanwhile, in order. */
+  early: { entryId: string; data: string }[] | undefined;
+}
+
+/** Deletes a session's streams: KEYS[1] its stream list, ARGV[1] the key prefix of its streams. */
+const DROP_SESSION_EVENTS = `
+for _, stream in ipairs(redis.call('SMEMBERS', KEYS[1])) do redis.call('DEL', ARGV[1] .. stream) end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+const STREAM_ID = /^[A-Za-z0-9-]+$/;
+const ENTRY_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
+
+type Replay = Exclude<Awaited<ReturnType<EventStore['replayAfter']>>, undefined>;
+
+class RedisEventStore implements EventStore {
+  readonly #redis: Commands;
+  readonly #maxEvents: string;
+  readonly #maxEventsCount: number;
+  /** This process among the followers of streams: its inbox is `<prefix>inbox:<id>`. */
+  readonly #processId = newStreamId();
+  /** This process's followers, by `<session>:<stream>`. */
+  readonly #followers = new Map<string, Set<Follower>>();
+  /** Subscribed to this process's inbox (on the first follow). */
+  #inbox: Promise<void> | undefined;
+
+  constructor(redis: Commands, maxEvents: number) {
+    this.#redis = redis;
+    this.#maxEventsCount = maxEvents;
+    this.#maxEvents = String(maxEvents);
+  }
+
+  #streamKey(sessionId: string, streamId: string): string {
+    return `${this.#redis.prefix}events:${sessionId}:${streamId}`;
+  }
+
+  #followersKey(sessionId: string, streamId: string): string {
+    return `${this.#redis.prefix}followers:${sessionId}:${streamId}`;
+  }
+
+  async append(sessionId: string, streamId: string, data: string): Promise<string> {
+    if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
+    const { prefix } = this.#redis;
+    const entry = await this.#redis.script(
+      APPEND_EVENT,
+      [this.#streamKey(sessionId, streamId), `${prefix}streams:${sessionId}`, this.#followersKey(sessionId, streamId)],
+      [this.#maxEvents, data, this.#redis.sessionTtlMs, streamId, `${prefix}inbox:`, sessionId],
+    );
+    return `${streamId}_${String(entry)}`;
+  }
+
+  /**
+   * EventStore.follow: this process registers as a follower of the stream (a set with the session's TTL), then reads
+   * what was stored after `afterId` meanwhile; each later event comes through its inbox. Events are handed on once
+   * each, in entry order, whichever way they came.
+   */
+  follow(
+    sessionId: string,
+    streamId: string,
+    afterId: string,
+    deliver: (event: { id: string; data: string }) => void,
+  ): { ready: Promise<void>; stop(): void } {
+    const key = `${sessionId}:${streamId}`;
+    const follower: Follower = { streamId, deliver, last: afterId.slice(afterId.lastIndexOf('_') + 1), early: [] };
+    let followers = this.#followers.get(key);
+    if (followers === undefined) this.#followers.set(key, (followers = new Set()));
+    followers.add(follower);
+    const stop = (): void => {
+      if (!followers.delete(follower) || followers.size > 0) return;
+      this.#followers.delete(key);
+      // Best effort: a registration left behind only costs a publish to nobody until its TTL.
+      this.#redis.send(['SREM', this.#followersKey(sessionId, streamId), this.#processId]).catch(() => {});
+    };
+    const ready = (async () => {
+      this.#inbox ??= this.#redis.link.subscribe(
+        `${this.#redis.prefix}inbox:${this.#processId}`,
+        (message) => this.#received(message),
+        () => {},
+      );
+      await this.#inbox;
+      await this.#redis.script(
+        FOLLOW_STREAM,
+        [this.#followersKey(sessionId, streamId)],
+        [this.#processId, this.#redis.sessionTtlMs],
+      );
+      const stored = await this.replayAfter(sessionId, `${streamId}_${follower.last}`);
+      const early = follower.early!;
+      follower.early = undefined;
+      for (const event of stored?.events ?? []) this.#hand(follower, event.id.slice(streamId.length + 1), event.data);
+      for (const event of early) this.#hand(follower, event.entryId, event.data);
+    })();
+    return { ready, stop };
+  }
+
+  /** An event from this process's inbox, for the followers of its stream. */
+  #received(message: string): void {
+    let event: { s?: unknown; t?: unknown; i?: unknown; d?: unknown };
+    try {
+      event = JSON.parse(message) as typeof event;
+    } catch {
+      return; // not this add-on's: only APPEND_EVENT publishes to inboxes
+    }
+    const { s, t, i, d } = event;
+    if (typeof s !== 'string' || typeof t !== 'string' || typeof i !== 'string' || typeof d !== 'string') return;
+    for (const follower of this.#followers.get(`${s}:${t}`) ?? []) {
+      if (follower.early !== undefined) follower.early.push({ entryId: i, data: d });
+      else this.#hand(follower, i, d);
+    }
+  }
+
+  /** Hands an event on to one follower unless it already got it (or a later one); a priming event carries nothing. */
+  #hand(follower: Follower, entryId: string, data: string): void {
+    if (!ENTRY_ID.test(entryId) || (ENTRY_ID.test(follower.last) && !entryAfter(entryId, follower.last))) return;
+    follower.last = entryId;
+    if (data !== '') follower.deliver({ id: `${follower.streamId}_${entryId}`, data });
+  }
+
+  async replayAfter(sessionId: string, lastEventId: string): Promise<Replay | undefined> {
+    const cut = lastEventId.lastIndexOf('_');
+    const streamId = lastEventId.slice(0, cut);
+    const entryId = lastEventId.slice(cut + 1);
+    // Client input: checked before it reaches a command (XRANGE would take `-`, `+` or a bare time as a range).
+    if (cut <= 0 || !STREAM_ID.test(streamId) || !ENTRY_ID.test(entryId)) return undefined;
+    const entries = await this.#redis.send([
+      'XRANGE',
+      this.#streamKey(sessionId, streamId),
+      entryId,
+      '+',
+      'COUNT',
+      String(this.#maxEventsCount + 1),
+    ]);
+    // The exact event must still be held: an unknown id, a trimmed one or another session's finds no first entry.
+    if (!Array.isArray(entries) || entries.length === 0 || String(entries[0][0]) !== entryId) return undefined;
+    const events: Replay['events'] = [];
+    for (const [id, fields] of entries.slice(1) as [unknown, unknown[]][]) {
+      const data = String(fields[1]);
+      if (data !== '') events.push({ id: `${streamId}_${String(id)}`, data }); // a priming event carries no message
+    }
+    return { streamId, events };
+  }
+
+  async dropSession(sessionId: string): Promise<void> {
+    const { prefix } = this.#redis;
+    await this.#redis.script(DROP_SESSION_EVENTS, [`${prefix}streams:${sessionId}`], [`${prefix}events:${sessionId}:`]);
+  }
+}
+
+// The change bus: every change is published on `<prefix>changes` and every process subscribes to it. Pub/sub
+// delivers at most once, so after a reconnect the bus delivers one list_changed of each kind: clients refetch the
+// lists (over-delivery is harmless), and a resource update published while disconnected is lost.
+
+/** What a reconnected process announces to its own clients: each list may have changed meanwhile. */
+const RESYNC: readonly ChangeEvent[] = [{ type: 'tools' }, { type: 'prompts' }, { type: 'resources' }];
+
+/** A message's event; one that is not JSON is handed on as its text, which the server refuses and logs. */
+function parseEvent(message: string): ChangeEvent {
+  try {
+    return JSON.parse(message) as ChangeEvent;
+  } catch {
+    return message as unknown as ChangeEvent;
+  }
+}
+
+class RedisChangeBus implements ChangeBus {
+  readonly #redis: Commands;
+
+  constructor(redis: Commands) {
+    this.#redis = redis;
+  }
+
+  async publish(event: ChangeEvent): Promise<void> {
+    await this.#redis.send(['PUBLISH', `${this.#redis.prefix}changes`, JSON.stringify(event)]);
+  }
+
+  subscribe(deliver: (event: ChangeEvent) => void): Promise<void> {
+    return this.#redis.link.subscribe(
+      `${this.#redis.prefix}changes`,
+      (message) => deliver(parseEvent(message)),
+      () => {
+        for (const event of RESYNC) deliver(event);
+      },
+    );
+  }
+}

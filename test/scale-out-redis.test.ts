@@ -1,0 +1,498 @@
+// The scale-out proof on a real Redis: three workers (examples/scale-out.ts --redis, one MCP_STATE_SECRET) behind a
+// real haproxy balancing each request on its own (round robin, no stickiness), so consecutive requests land on
+// different workers (the `x-served-by` header haproxy adds names which). Both eras across workers: an
+// input_required retry (and its refusal when the workers' secrets differ), listen fan-out, a 2025 session whose
+// state, GET-stream notifications and stream resumption cross workers, a Redis outage and its recovery, a session
+// that outlives the worker that created it; at the end no `mcp:*` key is left without a TTL.
+
+import assert from 'node:assert/strict';
+import { after, before, type TestContext, test } from 'node:test';
+import { createClient } from 'redis';
+import {
+  type Cleanup,
+  type Exit,
+  findBinary,
+  type HaproxyService,
+  needBinary,
+  type RedisService,
+  startHaproxy,
+  startRedis,
+  startWorker,
+  type WorkerService,
+} from './services.ts';
+import { SseReader } from './sse-reader.ts';
+import { CLIENT_CAPABILITIES, EVERYTHING_INFO, type Id, MODERN, modern, SERVER_INFO, SUBSCRIPTION_ID } from './wire.ts';
+
+const T = { timeout: 60_000 }; // a safety net against hangs only; no assertion depends on time
+const SECRET = 'scale-out-test-secret-0123456789abcdef';
+const LEGACY = '2025-11-25';
+
+let redis: RedisService | undefined;
+let workers: WorkerService[] = [];
+let haproxy: HaproxyService | undefined;
+const stops: Array<() => unknown> = [];
+const shared: Cleanup = { after: (stop) => void stops.push(stop) };
+const killed = new Set<WorkerService>();
+
+before(async () => {
+  const redisBinary = findBinary('redis-server');
+  const haproxyBinary = findBinary('haproxy');
+  if (redisBinary === undefined || haproxyBinary === undefined) return; // each test says so (needBinary)
+  redis = await startRedis(shared, redisBinary);
+  workers = await Promise.all(
+    [1, 2, 3].map(() => startWorker(shared, ['--redis', redis!.url], { MCP_STATE_SECRET: SECRET })),
+  );
+  haproxy = await startHaproxy(shared, haproxyBinary, {
+    backends: workers.map((worker) => worker.address),
+    balance: 'roundrobin',
+  });
+});
+
+after(async () => {
+  const exits = await Promise.all(workers.filter((worker) => !killed.has(worker)).map((worker) => worker.stop()));
+  await Promise.all(stops.map((stop) => stop()));
+  for (const exit of exits) assert.deepEqual(exit, { code: 0, signal: null } satisfies Exit);
+});
+
+/** The fleet, or undefined (the test skipped locally, failed with CI=true) when a binary is missing. */
+function fleet(t: TestContext): { url: string } | undefined {
+  if (needBinary(t, 'redis-server') === undefined || needBinary(t, 'haproxy') === undefined) return undefined;
+  return { url: haproxy!.url };
+}
+
+type Headers = Record<string, string>;
+
+function modernHeaders(method: string, name?: string): Headers {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+  };
+}
+
+function post(url: string, headers: Headers, body: unknown, signal?: AbortSignal): Promise<Response> {
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+}
+
+/** Which worker (haproxy's server name, w1…w3) answered. */
+function servedBy(response: Response): string {
+  const name = response.headers.get('x-served-by');
+  assert.match(name ?? '', /^w[1-3]$/);
+  return name!;
+}
+
+async function callModern(url: string, name: string, args: object, id: Id, extra: object = {}, meta: object = {}) {
+  const response = await post(
+    url,
+    modernHeaders('tools/call', name),
+    modern('tools/call', { name, arguments: args, ...extra }, id, meta),
+  );
+  assert.equal(response.status, 200);
+  return { by: servedBy(response), body: (await response.json()) as Record<string, any> };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2026-07-28
+
+test('an input_required round answered by one worker is retried on another, and completes', T, async (t) => {
+  const deployment = fleet(t);
+  if (deployment === undefined) return;
+  const ELICIT = { [CLIENT_CAPABILITIES]: { elicitation: {} } };
+  const tool = 'test_input_required_result_request_state';
+  const first = await callModern(deployment.url, tool, {}, 'r1', {}, ELICIT);
+  assert.equal(first.body.result.resultType, 'input_required', JSON.stringify(first.body));
+  const retry = await callModern(
+    deployment.url,
+    tool,
+    {},
+    'r2',
+    {
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      requestState: first.body.result.requestState,
+    },
+    ELICIT,
+  );
+  assert.notEqual(retry.by, first.by, 'the retry landed on another worker');
+  assert.deepEqual(retry.body, {
+    jsonrpc: '2.0',
+    id: 'r2',
+    result: {
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Confirmed with state-ok (action=accept)' }],
+      _meta: { [SERVER_INFO]: EVERYTHING_INFO },
+    },
+  });
+});
+
+test('control: workers with different requestState secrets refuse a retry on another worker (-32602)', T, async (t) => {
+  const deployment = fleet(t);
+  if (deployment === undefined) return;
+  // Two more workers, each with a random secret of its own (no MCP_STATE_SECRET), behind their own haproxy.
+  const own = await Promise.all([1, 2].map(() => startWorker(t, ['--redis', redis!.url])));
+  const proxy = await startHaproxy(t, findBinary('haproxy')!, {
+    backends: own.map((worker) => worker.address),
+    balance: 'roundrobin',
+  });
+  const ELICIT = { [CLIENT_CAPABILITIES]: { elicitation: {} } };
+  const tool = 'test_input_required_result_request_state';
+  const first = await callModern(proxy.url, tool, {}, 'c1', {}, ELICIT);
+  assert.equal(first.body.result.resultType, 'input_required');
+  const retry = await callModern(
+    proxy.url,
+    tool,
+    {},
+    'c2',
+    {
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      requestState: first.body.result.requestState,
+    },
+    ELICIT,
+  );
+  assert.notEqual(retry.by, first.by);
+  assert.equal(retry.body.error?.code, -32602, JSON.stringify(retry.body));
+  assert.deepEqual(await proxy.stop(), { code: 0, signal: null });
+  for (const worker of own) assert.deepEqual(await worker.stop(), { code: 0, signal: null });
+});
+
+test(
+  'listen fan-out: one change made on any worker reaches a listen stream on every worker, once each',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const notifications = { toolsListChanged: true };
+    const listens: { by: string; reader: SseReader; abort: AbortController }[] = [];
+    for (const id of ['L1', 'L2', 'L3']) {
+      const abort = new AbortController();
+      const response = await post(
+        deployment.url,
+        modernHeaders('subscriptions/listen'),
+        modern('subscriptions/listen', { notifications }, id),
+        abort.signal,
+      );
+      const reader = new SseReader(response);
+      assert.deepEqual(await reader.message(), {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications },
+      });
+      listens.push({ by: servedBy(response), reader, abort });
+    }
+    assert.deepEqual(listens.map((listen) => listen.by).sort(), ['w1', 'w2', 'w3'], 'one listen on each worker');
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'touch');
+    await callModern(deployment.url, 'test_trigger_prompt_change', {}, 'untouched'); // a change none asked for
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'touch2');
+    for (const [index, listen] of listens.entries()) {
+      const changed = {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { [SUBSCRIPTION_ID]: `L${index + 1}` } },
+      };
+      // Exactly one per change: the second change's event comes right after the first one's.
+      assert.deepEqual(await listen.reader.message(), changed);
+      assert.deepEqual(await listen.reader.message(), changed);
+      listen.abort.abort();
+    }
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2025 sessions
+
+function legacyHeaders(session?: string): Headers {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LEGACY,
+    ...(session === undefined ? {} : { 'mcp-session-id': session }),
+  };
+}
+
+/** A 2025-11-25 session opened through the balancer: its id and the worker that initialized it. */
+async function openSession(url: string, capabilities: object = {}): Promise<{ id: string; by: string }> {
+  const response = await post(url, legacyHeaders(), {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities, clientInfo: { name: 'scale-out-test', version: '1' } },
+  });
+  assert.equal(response.status, 200);
+  const id = response.headers.get('mcp-session-id')!;
+  assert.ok(id);
+  const by = servedBy(response);
+  await response.text();
+  const initialized = await post(url, legacyHeaders(id), { jsonrpc: '2.0', method: 'notifications/initialized' });
+  assert.equal(initialized.status, 202);
+  return { id, by };
+}
+
+/** One request of a session; its answer (read from JSON or from the SSE stream) and who served it. */
+async function sessionCall(url: string, session: string, id: Id, method: string, params: object = {}) {
+  const response = await post(url, legacyHeaders(session), { jsonrpc: '2.0', id, method, params });
+  const by = servedBy(response);
+  if (response.headers.get('content-type') === 'text/event-stream') {
+    const reader = new SseReader(response);
+    const messages: Record<string, any>[] = [];
+    for (let event = await reader.next(); event !== undefined; event = await reader.next())
+      messages.push(event.message);
+    return { status: response.status, by, messages };
+  }
+  const text = await response.text();
+  return { status: response.status, by, messages: text === '' ? [] : [JSON.parse(text)] };
+}
+
+test(
+  'a 2025 session initialized on one worker is served by every worker, with the log level set through another',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const pids = new Set<string>();
+    for (const id of [1, 2, 3]) {
+      const { status, messages } = await sessionCall(deployment.url, session.id, id, 'tools/call', {
+        name: 'whoami',
+        arguments: {},
+      });
+      assert.equal(status, 200);
+      pids.add(messages[0]!.result.content[0].text);
+    }
+    assert.equal(pids.size, 3, 'three workers served the session');
+    const level = await sessionCall(deployment.url, session.id, 4, 'logging/setLevel', { level: 'error' });
+    assert.deepEqual(level.messages, [{ jsonrpc: '2.0', id: 4, result: {} }]);
+    // Every worker now filters the tool's info logs: the answers carry no notifications/message.
+    const servers = new Set<string>();
+    for (const id of [5, 6, 7]) {
+      const call = await sessionCall(deployment.url, session.id, id, 'tools/call', {
+        name: 'test_tool_with_logging',
+        arguments: {},
+      });
+      servers.add(call.by);
+      assert.deepEqual(
+        call.messages.map((message) => message.method ?? 'answer'),
+        ['answer'],
+      );
+    }
+    assert.equal(servers.size, 3);
+    const deleted = await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) });
+    assert.equal(deleted.status, 200);
+  },
+);
+
+test(
+  'GET stream on one worker: a subscription made on another and changes made on a third reach it exactly once',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const abort = new AbortController();
+    const get = await fetch(deployment.url, {
+      headers: { ...legacyHeaders(session.id), accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    const holder = servedBy(get);
+    const stream = new SseReader(get);
+    const uri = 'test://watched-resource';
+    const subscribed = await sessionCall(deployment.url, session.id, 1, 'resources/subscribe', { uri });
+    assert.notEqual(subscribed.by, holder);
+    assert.deepEqual(subscribed.messages, [{ jsonrpc: '2.0', id: 1, result: {} }]);
+    const publish = async (id: Id, args: object): Promise<string> => {
+      const call = await sessionCall(deployment.url, session.id, id, 'tools/call', {
+        name: 'test_publish',
+        arguments: args,
+      });
+      assert.equal(call.messages.at(-1)?.result?.isError, undefined, JSON.stringify(call.messages));
+      return call.by;
+    };
+    const byUpdate = await publish(2, { event: 'resource', uri });
+    const byOther = await publish(3, { event: 'resource', uri: 'test://not-subscribed' });
+    const byList = await publish(4, { event: 'tools' });
+    assert.ok([byUpdate, byOther, byList].some((by) => by !== holder));
+    assert.deepEqual(await stream.message(), {
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri },
+    });
+    assert.deepEqual(await stream.message(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    // Unsubscribed through yet another worker: the next update is not sent, the next list change is.
+    const unsubscribed = await sessionCall(deployment.url, session.id, 5, 'resources/unsubscribe', { uri });
+    assert.deepEqual(unsubscribed.messages, [{ jsonrpc: '2.0', id: 5, result: {} }]);
+    await publish(6, { event: 'resource', uri });
+    await publish(7, { event: 'prompts' });
+    assert.deepEqual(await stream.message(), { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+    abort.abort();
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+/** Reads a POST stream of `test_sleep` until `count` progress events came; the last event id and the messages. */
+async function progressUntil(reader: SseReader, count: number) {
+  const messages: Record<string, any>[] = [];
+  let lastId: string | undefined;
+  while (messages.length < count) {
+    const event = await reader.next();
+    assert.ok(event !== undefined, 'the stream ended early');
+    assert.equal(event.message.method, 'notifications/progress');
+    messages.push(event.message);
+    lastId = event.id;
+  }
+  return { messages, lastId: lastId! };
+}
+
+test(
+  'Last-Event-ID served by another worker: the replay, then the live rest of the stream, answer included',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const abort = new AbortController();
+    const response = await post(
+      deployment.url,
+      legacyHeaders(session.id),
+      {
+        jsonrpc: '2.0',
+        id: 'sleep',
+        method: 'tools/call',
+        params: { name: 'test_sleep', arguments: { ms: 1000 }, _meta: { progressToken: 'p' } },
+      },
+      abort.signal,
+    );
+    const origin = servedBy(response);
+    const first = await progressUntil(new SseReader(response), 2);
+    abort.abort(); // a disconnect, not a cancellation: the original worker goes on
+    const resumed = await fetch(deployment.url, {
+      headers: { ...legacyHeaders(session.id), accept: 'text/event-stream', 'last-event-id': first.lastId },
+    });
+    assert.notEqual(servedBy(resumed), origin, 'another worker serves the resumption');
+    const reader = new SseReader(resumed);
+    const rest: Record<string, any>[] = [];
+    for (let event = await reader.next(); event !== undefined; event = await reader.next()) rest.push(event.message);
+    const answer = rest.pop();
+    assert.deepEqual(answer, {
+      jsonrpc: '2.0',
+      id: 'sleep',
+      result: { content: [{ type: 'text', text: 'Slept 1000 ms' }] },
+    });
+    const progress = [...first.messages, ...rest].map((message) => message.params.progress);
+    assert.ok(rest.length > 0, 'progress went on after the resumption');
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+      'in order, no duplicates',
+    );
+    assert.equal(new Set(progress).size, progress.length);
+    assert.equal(progress.at(-1), 1000);
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+test(
+  'a Redis outage answers 503 with a JSON-RPC error, stateless calls go on, and it recovers by itself',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    redis!.process.kill('SIGSTOP');
+    try {
+      const initialize = await post(deployment.url, legacyHeaders(), {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'outage', version: '1' } },
+      });
+      assert.equal(initialize.status, 503);
+      assert.equal(initialize.headers.get('mcp-session-id'), null, 'no session without its record');
+      assert.equal(((await initialize.json()) as any).error.code, -32603);
+      const existing = await sessionCall(deployment.url, session.id, 1, 'ping');
+      assert.equal(existing.status, 503, 'never 404');
+      assert.equal(existing.messages[0]!.error.code, -32603);
+      for (const id of ['s1', 's2', 's3']) {
+        const call = await callModern(deployment.url, 'whoami', {}, id);
+        assert.equal(call.body.result.resultType, 'complete');
+      }
+    } finally {
+      redis!.process.kill('SIGCONT');
+    }
+    for (const id of [2, 3, 4]) {
+      const again = await sessionCall(deployment.url, session.id, id, 'ping');
+      assert.deepEqual(again.messages, [{ jsonrpc: '2.0', id, result: {} }]);
+    }
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+// Last: these kill workers.
+
+test(
+  'a 2025 session survives SIGKILL of its worker: resumed elsewhere from what it stored, served, DELETEd everywhere',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const abort = new AbortController();
+    const response = await post(
+      deployment.url,
+      legacyHeaders(session.id),
+      {
+        jsonrpc: '2.0',
+        id: 'doomed',
+        method: 'tools/call',
+        params: { name: 'test_sleep', arguments: { ms: 30_000 }, _meta: { progressToken: 'p' } },
+      },
+      abort.signal,
+    );
+    const origin = workers[Number(servedBy(response).slice(1)) - 1]!;
+    const reader = new SseReader(response);
+    const first = await progressUntil(reader, 2);
+    const more = await progressUntil(reader, 1); // stored after the id the client resumes from
+    origin.process.kill('SIGKILL');
+    killed.add(origin);
+    assert.equal((await origin.exited).signal, 'SIGKILL');
+    abort.abort();
+    // The resumption replays what the dead worker stored after the id, and no more: the request itself is lost.
+    const leave = new AbortController();
+    const resumed = await fetch(deployment.url, {
+      headers: { ...legacyHeaders(session.id), accept: 'text/event-stream', 'last-event-id': first.lastId },
+      signal: leave.signal,
+    });
+    const replay = new SseReader(resumed);
+    const replayed = await replay.next();
+    assert.deepEqual(replayed?.message, more.messages[0]);
+    leave.abort();
+    // The survivors serve the session, with its recorded handshake.
+    const served = new Set<string>();
+    for (const id of [1, 2, 3, 4]) {
+      const call = await sessionCall(deployment.url, session.id, id, 'tools/call', { name: 'whoami', arguments: {} });
+      assert.equal(call.status, 200);
+      served.add(call.messages[0]!.result.content[0].text);
+    }
+    assert.equal(served.size, 2, 'both survivors');
+    assert.equal(served.has(String(origin.pid)), false);
+    const deleted = await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) });
+    assert.equal(deleted.status, 200);
+    for (const id of [5, 6]) {
+      const gone = await sessionCall(deployment.url, session.id, id, 'ping');
+      assert.equal(gone.status, 404);
+    }
+  },
+);
+
+test('at the end every mcp:* key in Redis has a TTL', T, async (t) => {
+  const deployment = fleet(t);
+  if (deployment === undefined) return;
+  const client = createClient({ url: redis!.url });
+  await client.connect();
+  try {
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ MATCH: 'mcp:*', COUNT: 100 })) keys.push(...batch);
+    for (const key of keys) assert.ok((await client.pTTL(key)) > 0, `${key} has a TTL`);
+  } finally {
+    await client.close();
+  }
+});
