@@ -76,6 +76,16 @@ export interface DispatcherPeer {
   caller?(): string;
   /** The transport's name for tracing (RequestTrace.transport): 'stdio', 'http', 'memory', … */
   readonly transport?: string;
+  /**
+   * A client response that answers none of this connection's outbound requests (after the lifecycle's own check):
+   * a 2025 session shared by processes hands it to the one that asked (Connection.settleOutbound there).
+   */
+  onStrayResponse?(message: JsonRpcResponse): void;
+  /**
+   * The id of this connection's first outbound request (default 0; then counting up). Copies of one shared 2025
+   * session in several processes start far apart, so a client's response names exactly one process's request.
+   */
+  readonly firstOutboundId?: number;
 }
 
 /** Limits shared by every dispatcher of a server. */
@@ -115,6 +125,7 @@ export class Dispatcher {
 
   constructor(peer: DispatcherPeer, limits: DispatcherLimits, logger: Logger) {
     this.#peer = peer;
+    this.#nextOutboundId = peer.firstOutboundId ?? 0;
     this.#limits = limits;
     this.#logger = logger;
   }
@@ -436,9 +447,26 @@ export class Dispatcher {
       if (message.id === null) {
         const { code, message: text } = (message as JsonRpcFailure).error;
         this.#logger.warn(`peer sent an error without an id: code ${code}, message ${describeValue(text)}`);
-      } else this.#hooks.onStrayResponse?.(message);
+      } else {
+        this.#hooks.onStrayResponse?.(message);
+        this.#peer.onStrayResponse?.(message);
+      }
       return;
     }
+    this.#settleOutbound(pending, message);
+  }
+
+  /**
+   * A response another process of a shared session received for one of this connection's outbound requests
+   * (DispatcherPeer.onStrayResponse there): settles it; false when none is waiting here (nothing else happens).
+   */
+  settleOutbound(message: JsonRpcResponse): boolean {
+    const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
+    if (pending !== undefined) this.#settleOutbound(pending, message);
+    return pending !== undefined;
+  }
+
+  #settleOutbound(pending: PendingOutbound, message: JsonRpcResponse): void {
     pending.cleanup();
     if ('error' in message) {
       // Not a ProtocolError: a client's refusal must not pass for the server's own answer to the client.

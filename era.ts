@@ -238,6 +238,11 @@ export class Connection {
     return this.#legacy.handshake;
   }
 
+  /** Settles an outbound request with a response another process received (false: none of ours is waiting). */
+  settleOutbound(message: JsonRpcResponse): boolean {
+    return this.#dispatcher.settleOutbound(message);
+  }
+
   /** Applies the session state another process set (a shared store's record of this 2025 session). */
   applySessionState(state: Partial<SessionState>): void {
     this.#legacy.applyState(state);

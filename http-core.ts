@@ -14,6 +14,7 @@ import {
   ErrorCode,
   errorResponse,
   type JsonRpcRequest,
+  type JsonRpcResponse,
   NOT_UTF8,
   PARSE_ERROR,
   ProtocolError,
@@ -143,6 +144,8 @@ export class HttpCore {
         if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
       });
     },
+    relay: (session: Session, response: JsonRpcResponse): void => this.#shared?.relay(session.id!, response),
+    isShared: (): boolean => this.#shared !== undefined,
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -171,7 +174,10 @@ export class HttpCore {
     this.#modern = new ModernExchanges(server, this.#streams);
     if (options.sharedSessions !== undefined) {
       this.#shared = new SharedSessions(options.sharedSessions, server.logger);
-      this.#shared.watch((id, record) => this.#recordChanged(id, record));
+      this.#shared.watch(
+        (id, record) => this.#recordChanged(id, record),
+        (id, response) => this.#responseRelayed(id, response),
+      );
     }
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
     this.#sessionOptions = {
@@ -241,6 +247,12 @@ export class HttpCore {
    * stored events go too; a copy reaped or closed here leaves a shared session's events to the processes still
    * serving it.
    */
+  /** A client's response another process received: settled here when this process's copy sent the request. */
+  #responseRelayed(id: string, response: JsonRpcResponse): void {
+    if (classify(response).kind !== 'response') return; // only responses are relayed; anything else is not ours
+    this.#sessions.get(id)?.connection.settleOutbound(response);
+  }
+
   #endSession(session: Session, over = this.#shared === undefined): void {
     session.end(over);
     if (session.id !== undefined) this.#sessions.delete(session.id);

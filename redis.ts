@@ -3,7 +3,7 @@
 // (a RedisLink: two functions). It owns the `mcp:` keys and gives each one a TTL; it never opens a socket, never
 // speaks RESP itself, and the core never imports it.
 
-import type { ChangeBus, ChangeEvent } from './core.ts';
+import type { ChangeBus, ChangeEvent, JsonRpcResponse } from './core.ts';
 import type { SessionRecord, SharedSessionStore } from './sessions.ts';
 import { type EventStore, newStreamId } from './sse.ts';
 
@@ -105,7 +105,8 @@ class Commands {
 
 // 2025 sessions. A record is one JSON string under `<prefix>session:<id>`, its TTL renewed by every load (GETEX,
 // Redis 6.2). Each save and removal is also published on `<prefix>sessions` (in the same script, so in store order),
-// so every process applies a new state to its copy of the session, or ends the copy, at once.
+// so every process applies a new state to its copy of the session, or ends the copy, at once; a client's response
+// that one process cannot match goes there too, for the process whose request it answers.
 
 /** Stores the record and announces it: KEYS[1] the record; ARGV: its JSON, the TTL, the channel, the message. */
 const SAVE_SESSION = `
@@ -152,18 +153,27 @@ class RedisSessionStore implements SharedSessionStore {
     await this.#redis.script(REMOVE_SESSION, [this.#key(id)], [this.#channel, JSON.stringify({ id })]);
   }
 
-  watch(changed: (id: string, record: SessionRecord | undefined) => void): Promise<void> {
+  async relay(id: string, response: JsonRpcResponse): Promise<void> {
+    await this.#redis.send(['PUBLISH', this.#channel, JSON.stringify({ id, response })]);
+  }
+
+  watch(
+    changed: (id: string, record: SessionRecord | undefined) => void,
+    relayed: (id: string, response: JsonRpcResponse) => void,
+  ): Promise<void> {
     // What was announced while this process was disconnected, its copies learn with their next request's load.
     return this.#redis.link.subscribe(
       this.#channel,
       (message) => {
-        let announced: { id?: unknown; record?: SessionRecord };
+        let announced: { id?: unknown; record?: SessionRecord; response?: JsonRpcResponse };
         try {
           announced = JSON.parse(message) as typeof announced;
         } catch {
           return; // not this add-on's announcement: only the scripts above publish here
         }
-        if (typeof announced?.id === 'string') changed(announced.id, announced.record);
+        if (typeof announced?.id !== 'string') return;
+        if (announced.response !== undefined) relayed(announced.id, announced.response);
+        else changed(announced.id, announced.record);
       },
       () => {},
     );

@@ -204,6 +204,16 @@ export class Session {
     return this.#registry?.saveState(this, state);
   }
 
+  /** Connection peer: a response to a server→client request another process of a shared session sent. */
+  onStrayResponse(response: JsonRpcResponse): void {
+    this.#registry?.relay(this, response);
+  }
+
+  /** Connection peer: a shared session's copy starts its outbound ids at a random point (DispatcherPeer). */
+  get firstOutboundId(): number | undefined {
+    return this.#registry?.isShared() === true ? randomOutboundStart() : undefined;
+  }
+
   /** Connection peer: a session's requests speak for the session; a stateless one's for anyone (''). */
   caller(): string {
     return this.id === undefined ? '' : `session:${this.id}`;
@@ -647,7 +657,16 @@ export interface SharedSessionStore {
    * of that session applies the new state to it at once, or ends it (its GET streams close). Without it a copy
    * learns of a change with its next request.
    */
-  watch?(changed: (id: string, record: SessionRecord | undefined) => void): Promise<void> | void;
+  watch?(
+    changed: (id: string, record: SessionRecord | undefined) => void,
+    relayed: (id: string, response: JsonRpcResponse) => void,
+  ): Promise<void> | void;
+  /**
+   * Optional, with `watch`: hands a client's response that this process cannot match (it answers a server→client
+   * request another process sent, such as an elicitation) to every process, as `relayed(id, response)` there; the
+   * one that asked settles it. Without it such a response is dropped (the request times out).
+   */
+  relay?(id: string, response: JsonRpcResponse): Promise<void> | void;
 }
 
 /** How a session enters and leaves its HTTP handler's store. */
@@ -664,7 +683,18 @@ export interface SessionRegistry {
    * error to answer when the store failed. Undefined without one.
    */
   saveState(session: Session, state: SessionState): Promise<void> | undefined;
+  /** With a shared store that relays: hands a response `session` cannot match to the process that asked. */
+  relay(session: Session, response: JsonRpcResponse): void;
+  /** Whether sessions are shared by processes (copies of one session then mint far-apart outbound ids). */
+  isShared(): boolean;
   remove(session: Session): void;
+}
+
+/** A random first outbound id in [0, 2^40): far from any other copy's, and counting up stays a safe integer. */
+function randomOutboundStart(): number {
+  let value = 0;
+  for (const byte of randomBytes(5)) value = value * 256 + byte;
+  return value;
 }
 
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
@@ -717,15 +747,33 @@ export class SharedSessions {
     }
   }
 
-  /** Has the store report every process's saves and removals to `changed` (SharedSessionStore.watch), if it can. */
-  watch(changed: (id: string, record: SessionRecord | undefined) => void): void {
+  /**
+   * Has the store report every process's saves and removals to `changed`, and responses other processes relay to
+   * `relayed` (SharedSessionStore.watch), if it can.
+   */
+  watch(
+    changed: (id: string, record: SessionRecord | undefined) => void,
+    relayed: (id: string, response: JsonRpcResponse) => void,
+  ): void {
     if (this.#store.watch === undefined) return;
     try {
-      Promise.resolve(this.#store.watch(changed)).catch((failure: unknown) =>
+      Promise.resolve(this.#store.watch(changed, relayed)).catch((failure: unknown) =>
         this.#logger.error('could not watch the shared session store', failure),
       );
     } catch (failure) {
       this.#logger.error('could not watch the shared session store', failure);
+    }
+  }
+
+  /** Hands a response to the process that asked (SharedSessionStore.relay); a failure is logged (it times out). */
+  relay(id: string, response: JsonRpcResponse): void {
+    if (this.#store.relay === undefined) return;
+    const failed = (failure: unknown): void =>
+      this.#logger.error(`could not relay a response of session ${id} through the shared store`, failure);
+    try {
+      Promise.resolve(this.#store.relay(id, response)).catch(failed);
+    } catch (failure) {
+      failed(failure);
     }
   }
 

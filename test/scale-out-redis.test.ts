@@ -2,8 +2,8 @@
 // real haproxy balancing each request on its own (round robin, no stickiness), so consecutive requests land on
 // different workers (the `x-served-by` header haproxy adds names which). Both eras across workers: an
 // input_required retry (and its refusal when the workers' secrets differ), listen fan-out, a 2025 session whose
-// state, GET-stream notifications and stream resumption cross workers, a Redis outage and its recovery, a session
-// that outlives the worker that created it; at the end no `mcp:*` key is left without a TTL.
+// state, GET-stream notifications, stream resumption and elicitation answers cross workers, a Redis outage and its
+// recovery, a session that outlives the worker that created it; at the end no `mcp:*` key is left without a TTL.
 
 import assert from 'node:assert/strict';
 import { after, before, type TestContext, test } from 'node:test';
@@ -422,6 +422,44 @@ test(
       const again = await sessionCall(deployment.url, session.id, id, 'ping');
       assert.deepEqual(again.messages, [{ jsonrpc: '2.0', id, result: {} }]);
     }
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+test(
+  'an elicitation sent by one worker is answered through another: the client response reaches the asker',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url, { elicitation: {} });
+    const call = await post(deployment.url, legacyHeaders(session.id), {
+      jsonrpc: '2.0',
+      id: 'ask',
+      method: 'tools/call',
+      params: { name: 'test_elicitation', arguments: { message: 'Who are you?' } },
+    });
+    const asker = servedBy(call);
+    const stream = new SseReader(call);
+    const request = await stream.message();
+    assert.equal(request.method, 'elicitation/create');
+    assert.equal(typeof request.id, 'number');
+    const content = { username: 'ada', email: 'ada@example.com' };
+    const answer = await post(deployment.url, legacyHeaders(session.id), {
+      jsonrpc: '2.0',
+      id: request.id,
+      result: { action: 'accept', content },
+    });
+    assert.equal(answer.status, 202);
+    assert.notEqual(servedBy(answer), asker, 'the response landed on another worker');
+    assert.deepEqual(await stream.message(), {
+      jsonrpc: '2.0',
+      id: 'ask',
+      result: {
+        content: [{ type: 'text', text: `User response: action=accept, content=${JSON.stringify(content)}` }],
+      },
+    });
+    assert.equal(await stream.next(), undefined);
     assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
   },
 );
