@@ -3,6 +3,7 @@
 // against mcp-core's figures. Pure: no I/O, no measuring.
 
 import type { Era } from './clients.ts';
+import type { DeploymentRow } from './deployment.ts';
 import type { Transport } from './measure.ts';
 import type { ValidationCost } from './validation.ts';
 
@@ -41,6 +42,8 @@ export interface Results {
   }[];
   /** Absent from the results of runs before it was measured (--render of an older results.json). */
   validation?: ValidationCost[];
+  /** Absent from the results of runs before it was measured. */
+  deployment?: DeploymentRow[];
   seconds: number;
 }
 
@@ -206,6 +209,27 @@ export function renderMarkdown(results: Results, cores: string[]): string {
       lines.push(
         `| ${row.name} | ${kib(row.bytes)} | ${row.parseMs.toFixed(1)} | ${row.validateMs.toFixed(1)} | ${times.toFixed(2)}×` +
           ` | ${mark(times <= TARGETS.validationRatio)} |`,
+      );
+    }
+    lines.push('');
+  }
+
+  if (results.deployment !== undefined) {
+    lines.push('## Deployment: the cost of sharing state (examples/scale-out.ts, node:http)', '');
+    lines.push(
+      'One worker direct with nothing shared; one worker direct on Redis (mcp-core/redis); three workers on Redis' +
+        ' behind haproxy balancing each request on its own. × direct: calls/s against the first row of the era.',
+      '',
+    );
+    lines.push(
+      '| era | setup | callers | calls/s | × direct | p50 µs | Redis commands per call |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const row of results.deployment) {
+      const direct = results.deployment.find((other) => other.era === row.era && other.setup === 'direct');
+      lines.push(
+        `| ${ERA_NAME[row.era]} | ${row.setup} | ${row.concurrency} | ${Math.round(row.callsPerSecond)} |` +
+          ` ${ratio(row.callsPerSecond, direct?.callsPerSecond)} | ${Math.round(row.p50Us)} | ${row.redisCommandsPerCall.toFixed(2)} |`,
       );
     }
     lines.push('');

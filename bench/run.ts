@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineNode } from '../test/machine-node.ts';
 import type { Era } from './clients.ts';
+import { deploymentCosts } from './deployment.ts';
 import {
   type Contender,
   coldStart,
@@ -41,7 +42,7 @@ const { values: flags } = parseArgs({
   },
 });
 
-const SECTIONS = ['round-trips', 'cold-start', 'short-sessions', 'memory', 'weight', 'validation'];
+const SECTIONS = ['round-trips', 'cold-start', 'short-sessions', 'memory', 'weight', 'validation', 'deployment'];
 const only = flags.only?.split(',') ?? SECTIONS;
 for (const section of only) {
   if (!SECTIONS.includes(section))
@@ -369,6 +370,11 @@ if (only.includes('weight')) {
 if (only.includes('validation')) {
   results.validation = validationCosts(SIZES.bodyBytes, SIZES.validationReps);
   log('validation done');
+}
+
+if (only.includes('deployment')) {
+  results.deployment = await deploymentCosts({ warmMs: SIZES.warmMs, measureMs: SIZES.measureMs, concurrency: 8 });
+  log('deployment done');
 }
 
 results.seconds = (performance.now() - began) / 1000;

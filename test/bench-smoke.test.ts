@@ -1,5 +1,6 @@
 // The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in the
-// eras and on the transports it serves, runs short stdio sessions to exit, every validation case runs, and every
+// eras and on the transports it serves, runs short stdio sessions to exit, every validation case runs, the deployment
+// rows (direct, on Redis, three workers behind haproxy) are measured per era, and every
 // figure lands in results.json and results.md.
 // Asserts shape, never speed.
 
@@ -106,6 +107,16 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     );
     for (const row of results.validation ?? [])
       assert.ok(row.bytes > 0 && row.parseMs > 0 && row.validateMs >= 0, JSON.stringify(row));
+    assert.deepEqual(
+      results.deployment?.map((r) => `${r.era} ${r.setup}`),
+      ['2025', '2026'].flatMap((era) => ['direct', 'direct-redis', 'haproxy-3-redis'].map((s) => `${era} ${s}`)),
+    );
+    for (const row of results.deployment ?? []) {
+      assert.ok(row.callsPerSecond > 0, JSON.stringify(row));
+      // Nothing shared direct; on Redis a call costs commands (a 2025 call loads its session record).
+      if (row.setup === 'direct') assert.equal(row.redisCommandsPerCall, 0);
+      else if (row.era === '2025') assert.ok(row.redisCommandsPerCall >= 1, JSON.stringify(row));
+    }
     const markdown = await readFile(join(out, 'results.md'), 'utf8');
     for (const heading of [
       '## Echo tool round trips',
@@ -114,6 +125,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       '## Memory',
       '## Package weight',
       '## Argument validation',
+      '## Deployment: the cost of sharing state',
       '## Targets (mcp-core)',
     ]) {
       assert.ok(markdown.includes(heading), heading);
