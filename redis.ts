@@ -31,8 +31,8 @@ export interface RedisEngineOptions {
   /** Events kept per SSE stream (default 1000); one more drops the stream's oldest. */
   maxEventsPerStream?: number;
   /**
-   * How long a command may take (default 2000 ms). One that takes longer rejects, so a Redis outage answers 503
-   * within this bound even when the client queues commands while it reconnects.
+   * How long a command may take (default 2000 ms, at most 2^31 - 1: a timer's bound). One that takes longer rejects,
+   * so a Redis outage answers 503 within this bound even when the client queues commands while it reconnects.
    */
   commandTimeoutMs?: number;
 }
@@ -47,13 +47,18 @@ export interface RedisEngine {
   readonly changeBus: ChangeBus;
 }
 
-/** A positive safe integer option, or its default; a RangeError names a bad one. */
-function positive(name: string, value: number | undefined, fallback: number): number {
+/** A positive safe integer option (at most `max`), or its default; a RangeError names a bad one. */
+function positive(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 1)
-    throw new RangeError(`${name} must be a positive integer, got ${chosen}`);
+  if (!Number.isSafeInteger(chosen) || chosen < 1 || chosen > max)
+    throw new RangeError(
+      `${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${chosen}`,
+    );
   return chosen;
 }
+
+/** The longest delay setTimeout keeps (a longer one fires after 1 ms): the bound of commandTimeoutMs. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The shared engine over `link`. Every key it writes has a TTL: a session's record and events expire once the
@@ -82,7 +87,7 @@ class Commands {
     this.prefix = options.prefix ?? 'mcp:';
     if (typeof this.prefix !== 'string') throw new TypeError('createRedisEngine: prefix must be a string');
     this.sessionTtlMs = String(positive('sessionTtlMs', options.sessionTtlMs, 30 * 60_000));
-    this.#timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2000);
+    this.#timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2000, MAX_TIMER_MS);
   }
 
   /** Sends one command; rejects when Redis answers an error or takes longer than the command timeout. */

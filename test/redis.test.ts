@@ -1,0 +1,726 @@
+// The Redis add-on (redis.ts) on a real redis-server, over both client libraries' glue (node-redis and ioredis):
+// the session store (sliding TTL, corrupt records, watch in store order), the event store on Redis Streams (ids,
+// replay, hostile ids, dropSession, TTLs), follow across engines (the early buffer), the change bus (fan-out, the
+// resync after a reconnect, what the server refuses), the options; then the core's change-bus seams without Redis.
+// Two engines on one Redis stand for two processes. The cross-process HTTP proof is test/scale-out-redis.test.ts.
+
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, type TestContext, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { type ChangeBus, type ChangeEvent, createServer, type Logger } from '../core.ts';
+import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis.ts';
+import type { SessionRecord } from '../sessions.ts';
+import { newStreamId } from '../sse.ts';
+import { deferred, type Frame, WireClient } from './harness.ts';
+import { type Cleanup, findBinary, needBinary, type RedisService, startRedis } from './services.ts';
+
+const T = { timeout: 20_000 }; // a hang guard only; no assertion depends on time
+
+let redis: RedisService | undefined;
+const stops: Array<() => unknown> = [];
+const shared: Cleanup = { after: (stop) => void stops.push(stop) };
+
+before(async () => {
+  const binary = findBinary('redis-server');
+  if (binary !== undefined) redis = await startRedis(shared, binary); // else each test skips (needBinary)
+});
+
+after(async () => {
+  for (const stop of stops.reverse()) await stop();
+});
+
+/** A connected glue: the link, a plain command on its command connection, and what the link sent. */
+interface Linked {
+  link: RedisLink;
+  command(args: string[]): Promise<unknown>;
+}
+
+/** The glue of one client library, as docs would show it: a command client and a subscriber connection. */
+interface Glue {
+  name: string;
+  connect(t: TestContext, url: string): Promise<Linked>;
+}
+
+const GLUES: Glue[] = [
+  {
+    name: 'node-redis',
+    async connect(t, url) {
+      const client = createClient({ url, disableOfflineQueue: true });
+      const subscriber = client.duplicate();
+      client.on('error', () => {}); // a killed connection reconnects; its error is expected here
+      subscriber.on('error', () => {});
+      await Promise.all([client.connect(), subscriber.connect()]);
+      t.after(() => Promise.all([client.destroy(), subscriber.destroy()]));
+      const link: RedisLink = {
+        send: (command) => client.sendCommand(command),
+        subscribe: async (channel, onMessage, onResubscribed) => {
+          subscriber.on('ready', onResubscribed);
+          await subscriber.subscribe(channel, onMessage);
+        },
+      };
+      return { link, command: (args) => client.sendCommand(args) };
+    },
+  },
+  {
+    name: 'ioredis',
+    async connect(t, url) {
+      const client = new Redis(url, { enableOfflineQueue: false });
+      const subscriber = new Redis(url, { enableOfflineQueue: false });
+      client.on('error', () => {});
+      subscriber.on('error', () => {});
+      await Promise.all([once(client, 'ready'), once(subscriber, 'ready')]);
+      t.after(() => {
+        client.disconnect();
+        subscriber.disconnect();
+      });
+      const link: RedisLink = {
+        send: (command) => client.call(command[0]!, ...command.slice(1)),
+        subscribe: async (channel, onMessage, onResubscribed) => {
+          subscriber.on('message', (from: string, message: string) => {
+            if (from === channel) onMessage(message);
+          });
+          subscriber.on('ready', onResubscribed);
+          await subscriber.subscribe(channel);
+        },
+      };
+      return { link, command: (args) => client.call(args[0]!, ...args.slice(1)) };
+    },
+  },
+];
+
+let prefixes = 0;
+
+/** A prefix no other test uses, so tests share the one Redis without seeing each other's keys. */
+function freshPrefix(): string {
+  prefixes += 1;
+  return `t${prefixes}-${newStreamId().slice(0, 6)}:`;
+}
+
+/** A link that records every command and lets a test run code after a command's reply, before the engine sees it. */
+interface Tapped {
+  link: RedisLink;
+  sent: string[][];
+  /** Runs after each reply (awaited before the engine gets it). */
+  afterReply: ((command: string[], reply: unknown) => Promise<void> | void) | undefined;
+  /** Called with each message the link hands on (after the engine got it). */
+  onMessage: ((channel: string, message: string) => void) | undefined;
+}
+
+/** Wraps `link` so that a test sees every command and message and can act between a reply and the engine. */
+function tap(link: RedisLink): Tapped {
+  const tapped: Tapped = {
+    sent: [],
+    afterReply: undefined,
+    onMessage: undefined,
+    link: {
+      send: async (command) => {
+        tapped.sent.push(command);
+        const reply = await link.send(command);
+        await tapped.afterReply?.(command, reply);
+        return reply;
+      },
+      subscribe: (channel, onMessage, onResubscribed) =>
+        link.subscribe(
+          channel,
+          (message) => {
+            onMessage(message);
+            tapped.onMessage?.(channel, message);
+          },
+          onResubscribed,
+        ),
+    },
+  };
+  return tapped;
+}
+
+/** Items pushed as they come, and a wait for the first `n` of them. */
+function collector<T>(): { items: T[]; push(item: T): void; first(n: number): Promise<T[]> } {
+  const items: T[] = [];
+  const waiters: { n: number; resolve(items: T[]): void }[] = [];
+  return {
+    items,
+    push(item) {
+      items.push(item);
+      for (const waiter of [...waiters]) {
+        if (items.length >= waiter.n) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(items.slice(0, waiter.n));
+        }
+      }
+    },
+    first(n) {
+      if (items.length >= n) return Promise.resolve(items.slice(0, n));
+      return new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+  };
+}
+
+interface Process {
+  engine: RedisEngine;
+  tapped: Tapped;
+  command(args: string[]): Promise<unknown>;
+}
+
+/** One "process": its own connections through `glue`, an engine over them (tapped) with `prefix`. */
+async function engineProcess(
+  t: TestContext,
+  glue: Glue,
+  prefix: string,
+  options: RedisEngineOptions = {},
+): Promise<Process> {
+  const { link, command } = await glue.connect(t, redis!.url);
+  const tapped = tap(link);
+  return { engine: createRedisEngine(tapped.link, { prefix, ...options }), tapped, command };
+}
+
+/** Two processes on the same Redis and prefix, or undefined when redis-server is missing (skipped). */
+async function two(
+  t: TestContext,
+  glue: Glue,
+  options: RedisEngineOptions = {},
+): Promise<{ prefix: string; a: Process; b: Process } | undefined> {
+  if (needBinary(t, 'redis-server') === undefined) return undefined;
+  const prefix = freshPrefix();
+  return { prefix, a: await engineProcess(t, glue, prefix, options), b: await engineProcess(t, glue, prefix, options) };
+}
+
+/** A 2025 session record, with a log level when given. */
+function record(level?: string): SessionRecord {
+  return {
+    protocolVersion: '2025-11-25',
+    clientCapabilities: { roots: {} },
+    clientInfo: { name: 'c', version: '1' },
+    ...(level === undefined ? {} : { logLevel: level }),
+  } as SessionRecord;
+}
+
+/** Keys under `prefix` with their PTTL, sorted. */
+async function keysOf(p: Process, prefix: string): Promise<[string, number][]> {
+  const keys = ((await p.command(['KEYS', `${prefix}*`])) as string[]).map(String).sort();
+  return Promise.all(keys.map(async (key) => [key, Number(await p.command(['PTTL', key]))] as [string, number]));
+}
+
+/**
+ * Resolves once Redis counts one subscriber of `channel` (PUBSUB NUMSUB): Redis's own answer is the signal, asked
+ * again after each reply; the test's timeout bounds it.
+ */
+async function subscribed(p: Process, channel: string): Promise<void> {
+  for (;;) {
+    const [, count] = (await p.command(['PUBSUB', 'NUMSUB', channel])) as [string, number];
+    if (Number(count) === 1) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+for (const glue of GLUES) {
+  // -------------------------------------------------------------------------------------------------------------
+  // Session store
+
+  test(`${glue.name}: a saved record loads back equal, with a TTL; an unknown id loads undefined`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a, b } = fleet;
+    await a.engine.sessions.save('s1', record('info'));
+    assert.deepEqual(await b.engine.sessions.load('s1'), record('info'));
+    const ttl = Number(await a.command(['PTTL', `${prefix}session:s1`]));
+    assert.ok(ttl > 0 && ttl <= 30 * 60_000, `PTTL ${ttl}`);
+    assert.equal(await b.engine.sessions.load('nobody'), undefined);
+  });
+
+  test(`${glue.name}: a load renews the record's TTL to sessionTtlMs (a sliding TTL)`, T, async (t) => {
+    const fleet = await two(t, glue, { sessionTtlMs: 60_000 });
+    if (fleet === undefined) return;
+    const { prefix, a, b } = fleet;
+    const key = `${prefix}session:s1`;
+    await a.engine.sessions.save('s1', record());
+    assert.equal(await a.command(['PEXPIRE', key, '500']), 1); // as if the session had been idle for most of its TTL
+    assert.ok(Number(await a.command(['PTTL', key])) <= 500);
+    await b.engine.sessions.load('s1');
+    const ttl = Number(await a.command(['PTTL', key]));
+    assert.ok(ttl > 50_000 && ttl <= 60_000, `PTTL after load ${ttl}`);
+  });
+
+  test(`${glue.name}: a corrupt record rejects its load instead of passing for a session`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a } = fleet;
+    for (const [text, kind] of [
+      ['{"capabilities":{}}', TypeError],
+      ['null', TypeError],
+      ['"2025-11-25"', TypeError],
+      ['{"protocolVersion":7}', TypeError],
+      ['not json', SyntaxError],
+    ] as const) {
+      await a.command(['SET', `${prefix}session:bad`, text]);
+      await assert.rejects(Promise.resolve(a.engine.sessions.load('bad')), kind, text);
+    }
+  });
+
+  test(
+    `${glue.name}: every watcher gets each save and removal, in store order; remove deletes the record`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const seenA = collector<[string, SessionRecord | undefined]>();
+      const seenB = collector<[string, SessionRecord | undefined]>();
+      await a.engine.sessions.watch!((id, r) => seenA.push([id, r]));
+      await b.engine.sessions.watch!((id, r) => seenB.push([id, r]));
+      await a.engine.sessions.save('s1', record());
+      await b.engine.sessions.save('s1', record('debug'));
+      await a.engine.sessions.save('s2', record('error'));
+      await b.engine.sessions.remove('s1');
+      const expected: [string, SessionRecord | undefined][] = [
+        ['s1', record()],
+        ['s1', record('debug')],
+        ['s2', record('error')],
+        ['s1', undefined],
+      ];
+      assert.deepEqual(await seenA.first(4), expected);
+      assert.deepEqual(await seenB.first(4), expected);
+      assert.equal(await a.command(['EXISTS', `${prefix}session:s1`]), 0);
+      assert.equal(await a.engine.sessions.load('s1'), undefined);
+      assert.deepEqual(await a.engine.sessions.load('s2'), record('error'));
+    },
+  );
+
+  test(`${glue.name}: messages on the sessions channel that are not announcements are ignored`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a, b } = fleet;
+    const seen = collector<[string, SessionRecord | undefined]>();
+    await b.engine.sessions.watch!((id, r) => seen.push([id, r]));
+    for (const message of ['not json', 'null', '5', '{"record":{}}', '{"id":5}', '[]'])
+      await a.command(['PUBLISH', `${prefix}sessions`, message]);
+    await a.engine.sessions.save('s1', record()); // the marker: published after the malformed ones
+    assert.deepEqual(await seen.first(1), [['s1', record()]]);
+    assert.equal(seen.items.length, 1);
+  });
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Event store
+
+  test(`${glue.name}: event ids are <stream>_<ms>-<seq>; a replay after the priming event skips it`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { a, b } = fleet;
+    const stream = newStreamId();
+    const priming = await a.engine.eventStore.append('s1', stream, '');
+    const e1 = await a.engine.eventStore.append('s1', stream, 'one');
+    const middle = await a.engine.eventStore.append('s1', stream, '');
+    const e2 = await a.engine.eventStore.append('s1', stream, 'two');
+    for (const id of [priming, e1, middle, e2]) assert.match(id, new RegExp(`^${stream}_[0-9]+-[0-9]+$`));
+    assert.deepEqual(await b.engine.eventStore.replayAfter('s1', priming), {
+      streamId: stream,
+      events: [
+        { id: e1, data: 'one' },
+        { id: e2, data: 'two' },
+      ],
+    });
+    assert.deepEqual(await b.engine.eventStore.replayAfter('s1', e1), {
+      streamId: stream,
+      events: [{ id: e2, data: 'two' }],
+    });
+    assert.deepEqual(await b.engine.eventStore.replayAfter('s1', e2), { streamId: stream, events: [] });
+  });
+
+  test(`${glue.name}: a replay with another session's, an unknown or a trimmed id is undefined`, T, async (t) => {
+    const fleet = await two(t, glue, { maxEventsPerStream: 2 });
+    if (fleet === undefined) return;
+    const { a, b } = fleet;
+    const stream = newStreamId();
+    const ids: string[] = [];
+    for (const data of ['1', '2', '3', '4']) ids.push(await a.engine.eventStore.append('s1', stream, data));
+    assert.equal(await b.engine.eventStore.replayAfter('s2', ids[3]!), undefined); // another session's
+    assert.equal(await b.engine.eventStore.replayAfter('s1', `${stream}_1-0`), undefined); // never stored
+    assert.equal(await b.engine.eventStore.replayAfter('s1', `${newStreamId()}_1-0`), undefined); // no such stream
+    assert.equal(await b.engine.eventStore.replayAfter('s1', ids[0]!), undefined); // trimmed
+    assert.equal(await b.engine.eventStore.replayAfter('s1', ids[1]!), undefined); // trimmed
+    assert.deepEqual(await b.engine.eventStore.replayAfter('s1', ids[2]!), {
+      streamId: stream,
+      events: [{ id: ids[3], data: '4' }],
+    });
+  });
+
+  test(`${glue.name}: hostile Last-Event-IDs are undefined and never reach Redis as a range`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { b } = fleet;
+    await b.engine.eventStore.append('s1', 'abc', 'x');
+    b.tapped.sent.length = 0;
+    for (const id of ['-', '+', 'abc_+', 'abc_-', 'abc_123', '_1-0', 'ab c_1-0', 'abc', '', 'abc_1-0-0', 'a:b_1-0'])
+      assert.equal(await b.engine.eventStore.replayAfter('s1', id), undefined, JSON.stringify(id));
+    assert.deepEqual(b.tapped.sent, []);
+  });
+
+  test(`${glue.name}: an append with an invalid stream id throws and stores nothing`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a } = fleet;
+    for (const stream of ['', 'a_b', 'a b', 'a:b', '*'])
+      await assert.rejects(Promise.resolve(a.engine.eventStore.append('s1', stream, 'x')), TypeError, stream);
+    assert.deepEqual(await keysOf(a, prefix), []);
+  });
+
+  test(
+    `${glue.name}: dropSession deletes every key of the session and only that session's; every key has a TTL`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      await a.engine.eventStore.append('s1', 'x1', 'a');
+      await a.engine.eventStore.append('s1', 'get-x2', 'b');
+      await b.engine.eventStore.append('s2', 'y1', 'c');
+      await a.engine.sessions.save('s1', record());
+      const keys = await keysOf(a, prefix);
+      assert.deepEqual(
+        keys.map(([key]) => key),
+        [
+          `${prefix}events:s1:get-x2`,
+          `${prefix}events:s1:x1`,
+          `${prefix}events:s2:y1`,
+          `${prefix}session:s1`,
+          `${prefix}streams:s1`,
+          `${prefix}streams:s2`,
+        ],
+      );
+      for (const [key, ttl] of keys) assert.ok(ttl > 0, `${key} PTTL ${ttl}`);
+      await b.engine.eventStore.dropSession('s1');
+      assert.deepEqual(
+        (await keysOf(a, prefix)).map(([key]) => key),
+        [`${prefix}events:s2:y1`, `${prefix}session:s1`, `${prefix}streams:s2`],
+      );
+    },
+  );
+
+  // -------------------------------------------------------------------------------------------------------------
+  // follow
+
+  test(
+    `${glue.name}: follow delivers what another engine stored after afterId, before and after it began, once each, in order, never priming events`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const stream = newStreamId();
+      const priming = await a.engine.eventStore.append('s1', stream, '');
+      const before = await a.engine.eventStore.append('s1', stream, 'stored before the follow'); // in the stream only
+      const got = collector<{ id: string; data: string }>();
+      const following = b.engine.eventStore.follow!('s1', stream, priming, (event) => got.push(event));
+      await following.ready;
+      assert.deepEqual(got.items, [{ id: before, data: 'stored before the follow' }]);
+      got.items.length = 0;
+      assert.deepEqual(
+        await a.command(['SMEMBERS', `${prefix}followers:s1:${stream}`]).then((m) => (m as string[]).length),
+        1,
+      );
+      const ids: string[] = [];
+      for (const data of ['one', '', 'two', 'three']) ids.push(await a.engine.eventStore.append('s1', stream, data));
+      await a.engine.eventStore.append('s1', newStreamId(), 'other stream'); // not this follower's
+      await a.engine.eventStore.append('s2', stream, 'other session'); // nor this
+      const last = await a.engine.eventStore.append('s1', stream, 'four');
+      assert.deepEqual(await got.first(4), [
+        { id: ids[0], data: 'one' },
+        { id: ids[2], data: 'two' },
+        { id: ids[3], data: 'three' },
+        { id: last, data: 'four' },
+      ]);
+      assert.equal(got.items.length, 4);
+      following.stop();
+    },
+  );
+
+  test(
+    `${glue.name}: events stored while a follow starts are neither lost nor duplicated (the early buffer)`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { a, b } = fleet;
+      const stream = newStreamId();
+      const priming = await a.engine.eventStore.append('s1', stream, '');
+      const inbox = collector<string>();
+      b.tapped.onMessage = (channel, message) => {
+        if (channel.includes('inbox:')) inbox.push(message);
+      };
+      const ids: string[] = [];
+      // After the registration: e1 is both in the stream the follower reads and in its inbox (before the read).
+      // After the read: e2 is only in the inbox (and held while the read is handed on).
+      b.tapped.afterReply = async (command) => {
+        if (command[0] === 'EVAL' && command[1]!.includes("'SADD', KEYS[1], ARGV[1]") && ids.length === 0) {
+          ids.push(await a.engine.eventStore.append('s1', stream, 'e1'));
+          await inbox.first(1);
+        } else if (command[0] === 'XRANGE' && ids.length === 1) {
+          ids.push(await a.engine.eventStore.append('s1', stream, 'e2'));
+          await inbox.first(2);
+        }
+      };
+      const got = collector<{ id: string; data: string }>();
+      const following = b.engine.eventStore.follow!('s1', stream, priming, (event) => got.push(event));
+      await following.ready;
+      b.tapped.afterReply = undefined;
+      assert.equal(ids.length, 2, 'both appends ran inside the start of the follow');
+      ids.push(await a.engine.eventStore.append('s1', stream, 'e3'));
+      assert.deepEqual(await got.first(3), [
+        { id: ids[0], data: 'e1' },
+        { id: ids[1], data: 'e2' },
+        { id: ids[2], data: 'e3' },
+      ]);
+      const marker = await a.engine.eventStore.append('s1', stream, 'e4');
+      assert.deepEqual((await got.first(4))[3], { id: marker, data: 'e4' });
+      assert.equal(got.items.length, 4);
+      following.stop();
+    },
+  );
+
+  test(`${glue.name}: stop() ends delivery at once and the last stop unregisters the process (SREM)`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a, b } = fleet;
+    const stream = newStreamId();
+    const followersKey = `${prefix}followers:s1:${stream}`;
+    const priming = await a.engine.eventStore.append('s1', stream, '');
+    const first = collector<string>();
+    const second = collector<string>();
+    const f1 = b.engine.eventStore.follow!('s1', stream, priming, (event) => first.push(event.data));
+    const f2 = b.engine.eventStore.follow!('s1', stream, priming, (event) => second.push(event.data));
+    await Promise.all([f1.ready, f2.ready]);
+    await a.engine.eventStore.append('s1', stream, 'both');
+    assert.deepEqual(await first.first(1), ['both']);
+    assert.deepEqual(await second.first(1), ['both']);
+    f1.stop();
+    await a.engine.eventStore.append('s1', stream, 'second only');
+    assert.deepEqual(await second.first(2), ['both', 'second only']);
+    assert.deepEqual(first.items, ['both']);
+    assert.equal(((await a.command(['SMEMBERS', followersKey])) as string[]).length, 1); // f2 still follows
+    const unregistered = deferred();
+    b.tapped.afterReply = (command) => {
+      if (command[0] === 'SREM') unregistered.resolve();
+    };
+    f2.stop();
+    await unregistered.promise;
+    assert.deepEqual(await a.command(['SMEMBERS', followersKey]), []);
+    f2.stop(); // idempotent
+  });
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Change bus
+
+  test(`${glue.name}: a published change reaches every subscriber, in publish order`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { a, b } = fleet;
+    const seenA = collector<ChangeEvent>();
+    const seenB = collector<ChangeEvent>();
+    await a.engine.changeBus.subscribe((event) => seenA.push(event));
+    await b.engine.changeBus.subscribe((event) => seenB.push(event));
+    const events: ChangeEvent[] = [
+      { type: 'resource', uri: 'mem://x' },
+      { type: 'tools' },
+      { type: 'keyed', key: 'k', id: 'i', method: 'notifications/x', params: { n: 1 } } as ChangeEvent,
+    ];
+    await a.engine.changeBus.publish(events[0]!);
+    await b.engine.changeBus.publish(events[1]!);
+    await a.engine.changeBus.publish(events[2]!);
+    assert.deepEqual(await seenA.first(3), events);
+    assert.deepEqual(await seenB.first(3), events);
+  });
+
+  test(
+    `${glue.name}: after its subscriber connection is killed the bus resubscribes and delivers one resync`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const seen = collector<ChangeEvent>();
+      await b.engine.changeBus.subscribe((event) => seen.push(event));
+      const killed = Number(await a.command(['CLIENT', 'KILL', 'TYPE', 'pubsub']));
+      assert.ok(killed >= 1, `killed ${killed}`);
+      assert.deepEqual(await seen.first(3), [{ type: 'tools' }, { type: 'prompts' }, { type: 'resources' }]);
+      // The resync may come before the subscription is back (ioredis emits ready first): wait for Redis to have it.
+      await subscribed(a, `${prefix}changes`);
+      await a.engine.changeBus.publish({ type: 'resource', uri: 'mem://after' });
+      assert.deepEqual((await seen.first(4))[3], { type: 'resource', uri: 'mem://after' });
+      assert.equal(seen.items.length, 4);
+    },
+  );
+
+  test(
+    `${glue.name}: what the changes channel carries that is no change event is logged by the server and reaches no connection`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const logger = new SignalLogger();
+      // The server's own changes (its tool's registration) stay off the bus: only what the test publishes arrives.
+      const bus: ChangeBus = { publish: () => {}, subscribe: (deliver) => b.engine.changeBus.subscribe(deliver) };
+      const server = createServer({ name: 's', version: '1' }, { changeBus: bus, logger });
+      server.tool('t', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+      const client = new WireClient(server);
+      t.after(() => client.end());
+      await client.initialize();
+      // The server subscribes on its own, with no promise to await: wait for Redis to have the subscription.
+      await subscribed(a, `${prefix}changes`);
+      for (const message of ['not json', '{"type":"nope"}', '{"type":"resource"}', 'null'])
+        await a.command(['PUBLISH', `${prefix}changes`, message]);
+      await a.engine.changeBus.publish({ type: 'tools' }); // the marker
+      const marker = await client.notification('notifications/tools/list_changed');
+      assert.equal(marker.method, 'notifications/tools/list_changed');
+      const warnings = await logger.warnings.first(4);
+      assert.equal(warnings.length, 4);
+      for (const warning of warnings)
+        assert.match(warning, /change bus: dropped a delivery that is not a change event/);
+      assert.match(warnings[0]!, /not json/);
+      assert.deepEqual(client.unread(), []);
+    },
+  );
+}
+
+/** A logger whose warnings and errors can be awaited. */
+class SignalLogger implements Logger {
+  readonly warnings = collector<string>();
+  readonly errors = collector<{ message: string; error: unknown }>();
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+  error(message: string, error?: unknown): void {
+    this.errors.push({ message, error });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options (no Redis needed)
+
+const FAKE_LINK: RedisLink = { send: () => new Promise(() => {}), subscribe: () => Promise.resolve() };
+
+test('createRedisEngine refuses bad options, naming the option', () => {
+  for (const name of ['sessionTtlMs', 'maxEventsPerStream', 'commandTimeoutMs'] as const) {
+    for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '5' as unknown as number])
+      assert.throws(() => createRedisEngine(FAKE_LINK, { [name]: value }), {
+        name: 'RangeError',
+        message: new RegExp(name),
+      });
+  }
+  // Past setTimeout's bound a timer fires after 1 ms: every command would time out at once.
+  assert.throws(() => createRedisEngine(FAKE_LINK, { commandTimeoutMs: 2 ** 31 }), {
+    name: 'RangeError',
+    message: /commandTimeoutMs must be a positive integer up to 2147483647/,
+  });
+  createRedisEngine(FAKE_LINK, { commandTimeoutMs: 2 ** 31 - 1, sessionTtlMs: 2 ** 40 });
+  for (const prefix of [5, {}, true] as unknown as string[])
+    assert.throws(() => createRedisEngine(FAKE_LINK, { prefix }), { name: 'TypeError', message: /prefix/ });
+});
+
+test('createRedisEngine refuses a link without send and subscribe functions', () => {
+  const send = FAKE_LINK.send;
+  const subscribe = FAKE_LINK.subscribe;
+  for (const link of [undefined, null, {}, { send }, { subscribe }, { send: 'x', subscribe }] as unknown as RedisLink[])
+    assert.throws(() => createRedisEngine(link), { name: 'TypeError', message: /send and subscribe/ });
+});
+
+test('a command that gets no answer rejects after commandTimeoutMs, naming the command', T, async () => {
+  const engine = createRedisEngine(FAKE_LINK, { commandTimeoutMs: 10 });
+  await assert.rejects(Promise.resolve(engine.sessions.load('s1')), {
+    message: 'redis: no answer to GETEX within 10 ms',
+  });
+  await assert.rejects(Promise.resolve(engine.sessions.save('s1', record())), {
+    message: /no answer to EVAL within 10 ms/,
+  });
+  await assert.rejects(Promise.resolve(engine.changeBus.publish({ type: 'tools' })), {
+    message: /no answer to PUBLISH within 10 ms/,
+  });
+  await assert.rejects(Promise.resolve(engine.eventStore.replayAfter('s1', 'abc_1-0')), {
+    message: /no answer to XRANGE within 10 ms/,
+  });
+});
+
+test("a link's own rejection passes through the command timeout unchanged", T, async () => {
+  const failure = new Error('READONLY You cannot write against a read only replica.');
+  const engine = createRedisEngine({ send: () => Promise.reject(failure), subscribe: () => Promise.resolve() });
+  await assert.rejects(Promise.resolve(engine.sessions.load('s1')), (error) => error === failure);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The core's change-bus seams (core.ts), without Redis
+
+test('a change bus publish that throws is logged via the server logger', T, () => {
+  const logger = new SignalLogger();
+  const failure = new Error('bus down');
+  const bus: ChangeBus = {
+    publish: () => {
+      throw failure;
+    },
+    subscribe: () => {},
+  };
+  const server = createServer({ name: 's', version: '1' }, { changeBus: bus, logger });
+  server.notifyListChanged('tools');
+  assert.deepEqual(logger.errors.items, [{ message: 'change bus: publish of a tools change failed', error: failure }]);
+});
+
+test('a change bus publish that rejects is logged via the server logger', T, async () => {
+  const logger = new SignalLogger();
+  const failure = new Error('bus down');
+  const bus: ChangeBus = { publish: () => Promise.reject(failure), subscribe: () => {} };
+  const server = createServer({ name: 's', version: '1' }, { changeBus: bus, logger });
+  server.notifyResourceUpdated('mem://x');
+  assert.deepEqual(await logger.errors.first(1), [
+    { message: 'change bus: publish of a resource change failed', error: failure },
+  ]);
+});
+
+test('a change bus subscribe that rejects is logged via the server logger', T, async () => {
+  const logger = new SignalLogger();
+  const failure = new Error('no subscriber');
+  const bus: ChangeBus = { publish: () => {}, subscribe: () => Promise.reject(failure) };
+  createServer({ name: 's', version: '1' }, { changeBus: bus, logger });
+  assert.deepEqual(await logger.errors.first(1), [{ message: 'change bus: subscribe failed', error: failure }]);
+});
+
+test('malformed change events from the bus are logged and dropped; a well-formed keyed event is not', T, async (t) => {
+  const logger = new SignalLogger();
+  let deliver: ((event: ChangeEvent) => void) | undefined;
+  const bus: ChangeBus = {
+    publish: () => {},
+    subscribe: (d) => {
+      deliver = d;
+    },
+  };
+  const server = createServer({ name: 's', version: '1' }, { changeBus: bus, logger });
+  server.tool('t', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+  const client = new WireClient(server);
+  t.after(() => client.end());
+  await client.initialize();
+  const keyed = { type: 'keyed', key: 'k', id: 'i', method: 'notifications/x', params: {} };
+  const malformed: unknown[] = [
+    undefined,
+    null,
+    'tools',
+    { type: 'resource' },
+    { type: 'resource', uri: 5 },
+    { type: 'unknown' },
+    { ...keyed, key: 1 },
+    { ...keyed, id: undefined },
+    { ...keyed, method: null },
+    { ...keyed, audience: 7 },
+    { ...keyed, params: undefined },
+    { ...keyed, params: null },
+    { ...keyed, params: 'x' },
+  ];
+  for (const event of malformed) deliver!(event as ChangeEvent);
+  assert.equal(logger.warnings.items.length, malformed.length);
+  for (const warning of logger.warnings.items)
+    assert.match(warning, /^change bus: dropped a delivery that is not a change event/);
+  deliver!({ ...keyed, audience: 'someone' } as ChangeEvent); // well-formed: no warning (no connection is keyed)
+  assert.equal(logger.warnings.items.length, malformed.length);
+  deliver!({ type: 'tools' });
+  const frame: Frame = await client.notification('notifications/tools/list_changed');
+  assert.equal(frame.jsonrpc, '2.0');
+  assert.deepEqual(client.unread(), []);
+});
