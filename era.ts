@@ -205,8 +205,7 @@ export class Connection {
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
-    const save = options.saveSessionState === undefined ? undefined : options.saveSessionState.bind(options);
-    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings, save);
+    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
     if (options.era !== 'legacy') {
       this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));

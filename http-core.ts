@@ -238,8 +238,15 @@ export class HttpCore {
   #recordChanged(id: string, record: SessionRecord | undefined): void {
     const session = this.#sessions.get(id);
     if (session === undefined) return;
-    if (record === undefined) this.#endSession(session, true);
+    if (record === undefined)
+      this.#endSession(session, false); // the process that removed it drops its events
     else session.connection.applySessionState(record);
+  }
+
+  /** A client's response another process received: settled here when this process's copy sent the request. */
+  #responseRelayed(id: string, response: JsonRpcResponse): void {
+    if (classify(response).kind !== 'response') return; // only responses are relayed; anything else is not ours
+    this.#sessions.get(id)?.connection.settleOutbound(response);
   }
 
   /**
@@ -247,12 +254,6 @@ export class HttpCore {
    * stored events go too; a copy reaped or closed here leaves a shared session's events to the processes still
    * serving it.
    */
-  /** A client's response another process received: settled here when this process's copy sent the request. */
-  #responseRelayed(id: string, response: JsonRpcResponse): void {
-    if (classify(response).kind !== 'response') return; // only responses are relayed; anything else is not ours
-    this.#sessions.get(id)?.connection.settleOutbound(response);
-  }
-
   #endSession(session: Session, over = this.#shared === undefined): void {
     session.end(over);
     if (session.id !== undefined) this.#sessions.delete(session.id);
@@ -604,13 +605,16 @@ export class HttpCore {
     }
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
       if (method === 'DELETE') {
-        this.#endSession(session, true);
-        // Answered once every process would refuse the id: after the shared record is gone.
-        if (this.#shared === undefined) reply.send(200);
+        // Answered once every process would refuse the id: after the shared record is gone. Its shared events go
+        // only then: a removal that failed (503, the client may retry) leaves the session whole.
+        const shared = this.#shared;
+        this.#endSession(session, shared === undefined);
+        if (shared === undefined) reply.send(200);
         else
-          void this.#shared
-            .remove(sessionId)
-            .then((removed) => reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE));
+          void shared.remove(sessionId).then((removed) => {
+            if (removed) session.dropEvents();
+            reply.send(removed ? 200 : 503, removed ? undefined : STORE_UNAVAILABLE);
+          });
         return;
       }
       if (this.#streams.full) {

@@ -85,9 +85,9 @@ export interface SessionState {
 
 /**
  * Saves the state a request is about to set, before it is acknowledged (a shared session store); rejects with the
- * error the request is answered with. Undefined: nothing to wait for, the state is set at once.
+ * error the request is answered with.
  */
-export type SaveSessionState = (state: SessionState) => Promise<void> | undefined;
+export type SaveSessionState = (state: SessionState) => Promise<void>;
 
 /**
  * What arrives while the initialize hook runs (requests, batches, notifications): replayed in arrival order; held
@@ -173,6 +173,8 @@ export class LegacyLifecycle {
   #withdrawn: Set<RequestId> | undefined;
 
   readonly #saveState: SaveSessionState | undefined;
+  /** The last state change being saved (with a shared store): the next one starts from what it leaves. */
+  #saving: Promise<unknown> = Promise.resolve();
 
   constructor(
     model: features.ServerModel,
@@ -409,38 +411,67 @@ export class LegacyLifecycle {
   setLevel(params: Record<string, unknown>): object | Promise<object> {
     const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);
     if (level < 0) throw invalidParams(`params.level must be one of ${LOGGING_LEVELS.join(', ')}`);
-    return this.#setState({ logLevel: LOGGING_LEVELS[level]!, subscriptions: [...(this.#subscriptions ?? [])] });
+    return this.#change(
+      () => {
+        this.#logLevel = level;
+      },
+      (state) => ({ ...state, logLevel: LOGGING_LEVELS[level]! }),
+    );
   }
 
   subscribe(params: Record<string, unknown>): object | Promise<object> {
     const { uri } = params;
     if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
-    const subscriptions = this.#subscriptions ?? new Set<string>();
-    if (!subscriptions.has(uri) && subscriptions.size >= this.#options.maxSubscriptions) {
-      throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
-    }
-    const uris = subscriptions.has(uri) ? [...subscriptions] : [...subscriptions, uri];
-    return this.#setState({ logLevel: LOGGING_LEVELS[this.#logLevel]!, subscriptions: uris });
+    const full = (uris: ReadonlySet<string> | readonly string[]): boolean => {
+      const held = Array.isArray(uris) ? uris.includes(uri) : (uris as ReadonlySet<string>).has(uri);
+      const size = Array.isArray(uris) ? uris.length : (uris as ReadonlySet<string>).size;
+      return !held && size >= this.#options.maxSubscriptions;
+    };
+    if (full(this.#subscriptions ?? [])) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+    return this.#change(
+      () => {
+        (this.#subscriptions ??= new Set()).add(uri);
+      },
+      (state) => {
+        if (full(state.subscriptions)) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+        return state.subscriptions.includes(uri) ? state : { ...state, subscriptions: [...state.subscriptions, uri] };
+      },
+    );
   }
 
   unsubscribe(params: Record<string, unknown>): object | Promise<object> {
     const { uri } = params;
     if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
-    const subscriptions = [...(this.#subscriptions ?? [])].filter((held) => held !== uri);
-    return this.#setState({ logLevel: LOGGING_LEVELS[this.#logLevel]!, subscriptions });
+    return this.#change(
+      () => {
+        this.#subscriptions?.delete(uri);
+      },
+      (state) => ({ ...state, subscriptions: state.subscriptions.filter((held) => held !== uri) }),
+    );
   }
 
-  /** Sets the session's state once it is saved (when there is a store), then acknowledges the request. */
-  #setState(state: SessionState): object | Promise<object> {
-    const saving = this.#saveState?.(state);
-    if (saving === undefined) {
-      this.applyState(state);
+  /**
+   * One change of the session's state, acknowledged once made. Without a shared store it is made here at once
+   * (`locally`). With one, changes are saved one after another, each computed (`next`) from the state the one before
+   * it left, and made here once saved: two changes of this connection never overwrite each other.
+   */
+  #change(locally: () => void, next: (state: SessionState) => SessionState): object | Promise<object> {
+    const save = this.#saveState;
+    if (save === undefined) {
+      locally();
       return EMPTY_RESULT;
     }
-    return saving.then(() => {
+    const saved = this.#saving.then(async () => {
+      const state = next({
+        logLevel: LOGGING_LEVELS[this.#logLevel]!,
+        subscriptions: [...(this.#subscriptions ?? [])],
+      });
+      await save(state);
       this.applyState(state);
       return EMPTY_RESULT;
     });
+    this.#saving = saved.catch(() => undefined);
+    return saved;
   }
 
   /** Sets what `state` holds: a request's change once saved, or the state a shared store recorded for the session. */

@@ -99,7 +99,10 @@ class Commands {
         this.#timeoutMs,
       );
     });
-    return Promise.race([this.link.send(command), late]).finally(() => clearTimeout(timer));
+    timer!.unref(); // a command in flight never keeps a closing process alive
+    // A link that throws instead of rejecting rejects here too (the timer is cleared either way).
+    const answer = Promise.resolve().then(() => this.link.send(command));
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** Runs a Lua script (EVAL) on `keys` with `args`: one round trip, applied atomically. */
@@ -115,6 +118,7 @@ class Commands {
 
 /** Stores the record and announces it: KEYS[1] the record; ARGV: its JSON, the TTL, the channel, the message. */
 const SAVE_SESSION = `
+if ARGV[5] == 'existing' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
@@ -143,10 +147,20 @@ class RedisSessionStore implements SharedSessionStore {
     return `${this.#redis.prefix}session:${id}`;
   }
 
+  /**
+   * A new session's record, or (a record with a log level: a state change) a new state of an existing one, which
+   * never brings back a session DELETE removed meanwhile: that rejects.
+   */
   async save(id: string, record: SessionRecord): Promise<void> {
     const text = JSON.stringify(record);
     const message = JSON.stringify({ id, record });
-    await this.#redis.script(SAVE_SESSION, [this.#key(id)], [text, this.#redis.sessionTtlMs, this.#channel, message]);
+    const when = record.logLevel === undefined ? 'always' : 'existing';
+    const saved = await this.#redis.script(
+      SAVE_SESSION,
+      [this.#key(id)],
+      [text, this.#redis.sessionTtlMs, this.#channel, message, when],
+    );
+    if (Number(saved) !== 1) throw new Error(`redis: session ${id} ended before its state was saved`);
   }
 
   async load(id: string): Promise<SessionRecord | undefined> {
@@ -202,6 +216,7 @@ redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 local followers = redis.call('SMEMBERS', KEYS[3])
 if #followers > 0 then
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
   local message = cjson.encode({ s = ARGV[6], t = ARGV[4], i = id, d = ARGV[2] })
   for _, follower in ipairs(followers) do redis.call('PUBLISH', ARGV[5] .. follower, message) end
 end
@@ -289,24 +304,39 @@ class RedisEventStore implements EventStore {
     let followers = this.#followers.get(key);
     if (followers === undefined) this.#followers.set(key, (followers = new Set()));
     followers.add(follower);
+    let stopped = false;
     const stop = (): void => {
+      stopped = true;
       if (!followers.delete(follower) || followers.size > 0) return;
       this.#followers.delete(key);
       // Best effort: a registration left behind only costs a publish to nobody until its TTL.
       this.#redis.send(['SREM', this.#followersKey(sessionId, streamId), this.#processId]).catch(() => {});
     };
     const ready = (async () => {
-      this.#inbox ??= this.#redis.link.subscribe(
-        `${this.#redis.prefix}inbox:${this.#processId}`,
-        (message) => this.#received(message),
-        () => {},
-      );
+      // A subscription that failed is tried again by the next follow, not cached as failed.
+      this.#inbox ??= this.#redis.link
+        .subscribe(
+          `${this.#redis.prefix}inbox:${this.#processId}`,
+          (message) => this.#received(message),
+          () => {},
+        )
+        .catch((error: unknown) => {
+          this.#inbox = undefined;
+          throw error;
+        });
       await this.#inbox;
+      if (stopped) return; // its client left meanwhile: nothing to register
       await this.#redis.script(
         FOLLOW_STREAM,
         [this.#followersKey(sessionId, streamId)],
         [this.#processId, this.#redis.sessionTtlMs],
       );
+      if (stopped) {
+        // Stopped while registering: the registration stop() could not remove yet goes now.
+        if (!this.#followers.has(key))
+          await this.#redis.send(['SREM', this.#followersKey(sessionId, streamId), this.#processId]);
+        return;
+      }
       const stored = await this.replayAfter(sessionId, `${streamId}_${follower.last}`);
       const early = follower.early!;
       follower.early = undefined;

@@ -17,7 +17,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from './jsonrpc.ts';
-import type { Handshake, SessionState } from './legacy.ts';
+import type { Handshake, SaveSessionState, SessionState } from './legacy.ts';
 import { type EventStore, formatEvent, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
@@ -100,8 +100,13 @@ function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
 
 /** Whether a stored event's data is a POST stream's answer (a response, or a batch's array): its final event. */
 function isAnswer(data: string): boolean {
-  const message = JSON.parse(data) as JsonRpcMessage | JsonRpcResponse[];
-  return Array.isArray(message) || isResponse(message);
+  let message: JsonRpcMessage | JsonRpcResponse[] | null;
+  try {
+    message = JSON.parse(data) as typeof message;
+  } catch {
+    return false; // not stored by a session: it is relayed as it is, and ends nothing
+  }
+  return Array.isArray(message) || (typeof message === 'object' && message !== null && isResponse(message));
 }
 
 /** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
@@ -199,9 +204,10 @@ export class Session {
     return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
   }
 
-  /** Connection peer: what a request sets on the session is saved first when the session is shared. */
-  saveSessionState(state: SessionState): Promise<void> | undefined {
-    return this.#registry?.saveState(this, state);
+  /** Connection peer: what a request sets on a shared session is saved first (undefined: not shared). */
+  get saveSessionState(): SaveSessionState | undefined {
+    const registry = this.#registry;
+    return registry?.isShared() === true ? (state) => registry.saveState(this, state)! : undefined;
   }
 
   /** Connection peer: a response to a server→client request another process of a shared session sent. */
@@ -621,12 +627,16 @@ export class Session {
     this.#relays = undefined;
     this.#postStreams = undefined;
     this.#withdrawn = undefined;
+    if (dropEvents) this.dropEvents();
+  }
+
+  /** Forgets the session's stored events (the session is over); a store that fails is logged. */
+  dropEvents(): void {
     const { eventStore, id } = this;
-    if (dropEvents && eventStore !== undefined && id !== undefined) {
-      Promise.resolve()
-        .then(() => eventStore.dropSession(id))
-        .catch((error: unknown) => this.logger.error('event store dropSession failed', error));
-    }
+    if (eventStore === undefined || id === undefined) return;
+    Promise.resolve()
+      .then(() => eventStore.dropSession(id))
+      .catch((error: unknown) => this.logger.error('event store dropSession failed', error));
   }
 }
 

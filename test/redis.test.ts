@@ -222,7 +222,8 @@ for (const glue of GLUES) {
     const fleet = await two(t, glue);
     if (fleet === undefined) return;
     const { prefix, a, b } = fleet;
-    await a.engine.sessions.save('s1', record('info'));
+    await a.engine.sessions.save('s1', record());
+    await a.engine.sessions.save('s1', record('info')); // a state change of the existing record
     assert.deepEqual(await b.engine.sessions.load('s1'), record('info'));
     const ttl = Number(await a.command(['PTTL', `${prefix}session:s1`]));
     assert.ok(ttl > 0 && ttl <= 30 * 60_000, `PTTL ${ttl}`);
@@ -267,20 +268,34 @@ for (const glue of GLUES) {
       const { prefix, a, b } = fleet;
       const seenA = collector<[string, SessionRecord | undefined]>();
       const seenB = collector<[string, SessionRecord | undefined]>();
-      await a.engine.sessions.watch!((id, r) => seenA.push([id, r]));
-      await b.engine.sessions.watch!((id, r) => seenB.push([id, r]));
+      await a.engine.sessions.watch!(
+        (id, r) => seenA.push([id, r]),
+        () => {},
+      );
+      await b.engine.sessions.watch!(
+        (id, r) => seenB.push([id, r]),
+        () => {},
+      );
       await a.engine.sessions.save('s1', record());
       await b.engine.sessions.save('s1', record('debug'));
+      await a.engine.sessions.save('s2', record());
       await a.engine.sessions.save('s2', record('error'));
       await b.engine.sessions.remove('s1');
       const expected: [string, SessionRecord | undefined][] = [
         ['s1', record()],
         ['s1', record('debug')],
+        ['s2', record()],
         ['s2', record('error')],
         ['s1', undefined],
       ];
-      assert.deepEqual(await seenA.first(4), expected);
-      assert.deepEqual(await seenB.first(4), expected);
+      assert.deepEqual(await seenA.first(5), expected);
+      assert.deepEqual(await seenB.first(5), expected);
+      // A state change never brings back a removed session: it rejects, and announces nothing.
+      await assert.rejects(
+        Promise.resolve(a.engine.sessions.save('s1', record('info'))),
+        /session s1 ended before its state was saved/,
+      );
+      assert.equal(await a.command(['EXISTS', `${prefix}session:s1`]), 0);
       assert.equal(await a.command(['EXISTS', `${prefix}session:s1`]), 0);
       assert.equal(await a.engine.sessions.load('s1'), undefined);
       assert.deepEqual(await a.engine.sessions.load('s2'), record('error'));
@@ -292,13 +307,34 @@ for (const glue of GLUES) {
     if (fleet === undefined) return;
     const { prefix, a, b } = fleet;
     const seen = collector<[string, SessionRecord | undefined]>();
-    await b.engine.sessions.watch!((id, r) => seen.push([id, r]));
+    await b.engine.sessions.watch!(
+      (id, r) => seen.push([id, r]),
+      () => assert.fail('nothing was relayed'),
+    );
     for (const message of ['not json', 'null', '5', '{"record":{}}', '{"id":5}', '[]'])
       await a.command(['PUBLISH', `${prefix}sessions`, message]);
     await a.engine.sessions.save('s1', record()); // the marker: published after the malformed ones
     assert.deepEqual(await seen.first(1), [['s1', record()]]);
     assert.equal(seen.items.length, 1);
   });
+
+  test(
+    `${glue.name}: a relayed response reaches every other process's watcher as relayed, not as a change`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { a, b } = fleet;
+      const relayed = collector<[string, unknown]>();
+      await b.engine.sessions.watch!(
+        () => assert.fail('a relay is no record change'),
+        (id, response) => relayed.push([id, response]),
+      );
+      const response = { jsonrpc: '2.0' as const, id: 7, result: { action: 'accept' } };
+      await a.engine.sessions.relay!('s1', response);
+      assert.deepEqual(await relayed.first(1), [['s1', response]]);
+    },
+  );
 
   // -------------------------------------------------------------------------------------------------------------
   // Event store
