@@ -62,8 +62,9 @@ export interface HttpOptions extends GuardOptions {
   endStreamAfterPriming?: boolean | ((request: JsonRpcRequest) => boolean);
   /**
    * 2025 sessions shared by several processes: a session created by one is served by any (its handshake is restored
-   * from the record). Without it a session lives in the process that created it: route its requests there (sticky
-   * sessions on Mcp-Session-Id). GET streams and server→client requests stay with the process that holds them.
+   * from the record), so a balancer needs no stickiness (mcp-core/redis is one; docs/http-deployment.md, Scaling out
+   * on Redis). Without it only the process that created a session serves it. GET streams and server→client requests
+   * stay with the process that holds them.
    */
   sharedSessions?: SharedSessionStore;
   /** Resumability storage for 2025 SSE streams (default: in memory, bounded); false stores nothing. */
