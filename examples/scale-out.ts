@@ -1,7 +1,7 @@
 // The scale-out worker: one process of a deployment that runs several of them behind a load balancer balancing per
-// request, with no stickiness (test/scale-out-lb.test.ts runs three behind haproxy). It serves the demo server
-// (examples/everything.ts) plus a `whoami` tool that answers its pid, so a client sees which worker served a call,
-// and the `echo` tool the bench calls.
+// request, with no stickiness (test/scale-out-lb.test.ts and test/scale-out-redis.test.ts run three behind haproxy).
+// It serves the demo server (examples/everything.ts) plus a `whoami` tool that answers its pid, so a client sees
+// which worker served a call, and the `echo` tool the bench calls.
 // With `--redis URL` every worker shares one Redis (mcp-core/redis: 2025 sessions, their events, change events) and
 // seals requestState with MCP_STATE_SECRET, so any worker serves any request; without it a worker shares nothing.
 // Run: node examples/scale-out.ts --port P [--redis redis://127.0.0.1:6379]. It prints
