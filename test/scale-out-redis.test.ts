@@ -328,6 +328,12 @@ test(
   },
 );
 
+/** A session's `test_sleep` call of `ms` with a progress token: its POST stream, which `signal` disconnects. */
+function sleepWithProgress(url: string, session: string, id: Id, ms: number, signal: AbortSignal): Promise<Response> {
+  const params = { name: 'test_sleep', arguments: { ms }, _meta: { progressToken: 'p' } };
+  return post(url, legacyHeaders(session), { jsonrpc: '2.0', id, method: 'tools/call', params }, signal);
+}
+
 /** Reads a POST stream of `test_sleep` until `count` progress events came; the last event id and the messages. */
 async function progressUntil(reader: SseReader, count: number) {
   const messages: Record<string, any>[] = [];
@@ -350,17 +356,7 @@ test(
     if (deployment === undefined) return;
     const session = await openSession(deployment.url);
     const abort = new AbortController();
-    const response = await post(
-      deployment.url,
-      legacyHeaders(session.id),
-      {
-        jsonrpc: '2.0',
-        id: 'sleep',
-        method: 'tools/call',
-        params: { name: 'test_sleep', arguments: { ms: 1000 }, _meta: { progressToken: 'p' } },
-      },
-      abort.signal,
-    );
+    const response = await sleepWithProgress(deployment.url, session.id, 'sleep', 1000, abort.signal);
     const origin = servedBy(response);
     const first = await progressUntil(new SseReader(response), 2);
     abort.abort(); // a disconnect, not a cancellation: the original worker goes on
@@ -474,17 +470,7 @@ test(
     if (deployment === undefined) return;
     const session = await openSession(deployment.url);
     const abort = new AbortController();
-    const response = await post(
-      deployment.url,
-      legacyHeaders(session.id),
-      {
-        jsonrpc: '2.0',
-        id: 'doomed',
-        method: 'tools/call',
-        params: { name: 'test_sleep', arguments: { ms: 30_000 }, _meta: { progressToken: 'p' } },
-      },
-      abort.signal,
-    );
+    const response = await sleepWithProgress(deployment.url, session.id, 'doomed', 30_000, abort.signal);
     const origin = workers[Number(servedBy(response).slice(1)) - 1]!;
     const reader = new SseReader(response);
     const first = await progressUntil(reader, 2);
