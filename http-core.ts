@@ -23,16 +23,8 @@ import {
 } from './jsonrpc.ts';
 import { initializeParamsRefusal, type SessionState } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
-import {
-  newSessionId,
-  SESSION_NOT_FOUND,
-  Session,
-  type SessionOptions,
-  type SessionRecord,
-  type SharedSessionStore,
-  SharedSessions,
-  STORE_UNAVAILABLE,
-} from './sessions.ts';
+import { newSessionId, SESSION_NOT_FOUND, Session, type SessionOptions } from './sessions.ts';
+import { type SessionRecord, type SharedSessionStore, SharedSessions, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
 import { ErrorCounts } from './tracing.ts';
 import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from './types.ts';
@@ -138,9 +130,15 @@ export class HttpCore {
       this.#sessions.set(id, session);
       return id;
     },
-    save: (session: Session): Promise<boolean> | undefined => this.#shared?.save(session, this.#guard.ownerOf(session)),
+    save: (session: Session): Promise<boolean> | undefined =>
+      this.#shared?.save(session.id!, session.connection.handshake!, this.#guard.ownerOf(session)),
     saveState: (session: Session, state: SessionState): Promise<void> | undefined => {
-      const saving = this.#shared?.save(session, this.#guard.ownerOf(session), state);
+      const saving = this.#shared?.save(
+        session.id!,
+        session.connection.handshake!,
+        this.#guard.ownerOf(session),
+        state,
+      );
       return saving?.then((saved) => {
         if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
       });

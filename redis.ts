@@ -4,7 +4,7 @@
 // speaks RESP itself, and the core never imports it.
 
 import type { ChangeBus, ChangeEvent, JsonRpcResponse } from './core.ts';
-import type { SessionRecord, SharedSessionStore } from './sessions.ts';
+import type { SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 import { type EventStore, newStreamId } from './sse.ts';
 
 /**

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { type ChangeBus, type ChangeEvent, createServer, type Logger } from '../core.ts';
 import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis.ts';
-import type { SessionRecord } from '../sessions.ts';
+import type { SessionRecord } from '../shared-sessions.ts';
 import { newStreamId } from '../sse.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';
 import { type Cleanup, findBinary, needBinary, type RedisService, startRedis } from './services.ts';
