@@ -13,7 +13,8 @@ import {
 } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
-import { isTerminal, MemoryTaskStore, type TaskContext, type TaskRecord, TaskRunner, type TaskStore } from './tasks.ts';
+import { isTerminal, MemoryTaskStore, type TaskRecord, type TaskStore } from './task-store.ts';
+import { type TaskContext, TaskRunner } from './tasks.ts';
 import type {
   DetachedContext,
   Extension,
@@ -30,17 +31,13 @@ export {
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
   type NewTask,
-  type PreparedTask,
   type TaskChange,
-  type TaskContext,
-  type TaskHandler,
   type TaskPage,
   type TaskRecord,
-  TaskRunner,
-  type TaskStartOptions,
   type TaskStatus,
   type TaskStore,
-} from './tasks.ts';
+} from './task-store.ts';
+export { type PreparedTask, type TaskContext, type TaskHandler, TaskRunner, type TaskStartOptions } from './tasks.ts';
 
 /** The extension's identifier (2026-07-28 Extensions > Tasks). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -1,4 +1,4 @@
-// The task store and runner (tasks.ts, docs/tasks.md): the records MemoryTaskStore keeps (timestamps, TTL clamp,
+// The task store and runner (task-store.ts, tasks.ts, docs/tasks.md): the records MemoryTaskStore keeps (timestamps, TTL clamp,
 // the live-task cap, paging by owner, expiry, close), the state machine and its terminal rule, the mapping of a
 // handler's outcome to a record, input requests, cancellation, expiry of a running task, close() with tasks
 // running, a task's own listener hearing its terminal transition, and a 1 000-task storm that leaves no record and
@@ -11,14 +11,12 @@ import { ProtocolError } from '../jsonrpc.ts';
 import {
   canTransition,
   MemoryTaskStore,
-  POLL_INTERVAL_MS,
   TASK_TRANSITIONS,
-  type TaskContext,
   type TaskRecord,
-  TaskRunner,
   type TaskStatus,
   type TaskStore,
-} from '../tasks.ts';
+} from '../task-store.ts';
+import { POLL_INTERVAL_MS, type TaskContext, TaskRunner } from '../tasks.ts';
 import { MemoryLogger } from './harness.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
