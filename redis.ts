@@ -1,26 +1,20 @@
 // Redis as the shared engine of a deployment (the add-on `mcp-core/redis`): 2025 session records with a sliding TTL,
 // the resumability event store on Redis Streams and the change bus on pub/sub, all over the user's own Redis client
-// (a RedisLink: two functions). It owns the `mcp:` keys and gives each one a TTL; it never opens a socket, never
-// speaks RESP itself, and the core never imports it.
+// (a RedisLink: two functions), plus the task store of redis-tasks.ts. It owns the session, event and change keys and
+// gives each one a TTL; it never opens a socket, never speaks RESP itself, and the core never imports it.
 
 import type { ChangeBus, ChangeEvent, JsonRpcResponse } from './core.ts';
+import { positive, RedisCommands, type RedisLink } from './redis-link.ts';
+import { type RedisTaskOptions, RedisTaskStore } from './redis-tasks.ts';
 import type { SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 import { type EventStore, newStreamId } from './sse.ts';
+import type { TaskStore } from './task-store.ts';
 
-/**
- * The user's Redis client as this add-on uses it. `send` sends one command (its name and arguments, as strings) and
- * resolves with Redis's reply (strings, numbers, arrays, null) or rejects. `subscribe` subscribes a connection in
- * subscriber mode to `channel` and resolves once subscribed; `onMessage` gets each message's text, and
- * `onResubscribed` runs each time the client subscribed again after losing its connection (messages published
- * meanwhile are lost: pub/sub delivers at most once). docs/http-deployment.md has the glue for node-redis and ioredis.
- */
-export interface RedisLink {
-  send(command: string[]): Promise<unknown>;
-  subscribe(channel: string, onMessage: (message: string) => void, onResubscribed: () => void): Promise<void>;
-}
+export type { RedisLink } from './redis-link.ts';
+export type { RedisTaskOptions } from './redis-tasks.ts';
 
 /** Options of createRedisEngine(). */
-export interface RedisEngineOptions {
+export interface RedisEngineOptions extends RedisTaskOptions {
   /** Prepended to every key and channel (default `mcp:`): deployments sharing one Redis use different prefixes. */
   prefix?: string;
   /**
@@ -45,70 +39,27 @@ export interface RedisEngine {
   readonly eventStore: EventStore;
   /** For createServer()'s `changeBus`. */
   readonly changeBus: ChangeBus;
+  /** For createTasksExtension()'s `store` (mcp-core/tasks); the caller closes it after the server. */
+  readonly taskStore: TaskStore;
 }
-
-/** A positive safe integer option (at most `max`), or its default; a RangeError names a bad one. */
-function positive(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 1 || chosen > max)
-    throw new RangeError(
-      `${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${chosen}`,
-    );
-  return chosen;
-}
-
-/** The longest delay setTimeout keeps (a longer one fires after 1 ms): the bound of commandTimeoutMs. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The shared engine over `link`. Every key it writes has a TTL: a session's record and events expire once the
  * session has been idle for `sessionTtlMs`, even when no process is left to remove them.
  */
 export function createRedisEngine(link: RedisLink, options: RedisEngineOptions = {}): RedisEngine {
-  const redis = new Commands(link, options);
+  const redis = new RedisCommands(link, options.prefix, options.commandTimeoutMs);
+  const sessionTtlMs = String(positive('sessionTtlMs', options.sessionTtlMs, 30 * 60_000));
   return {
-    sessions: new RedisSessionStore(redis),
-    eventStore: new RedisEventStore(redis, positive('maxEventsPerStream', options.maxEventsPerStream, 1000)),
+    sessions: new RedisSessionStore(redis, sessionTtlMs),
+    eventStore: new RedisEventStore(
+      redis,
+      sessionTtlMs,
+      positive('maxEventsPerStream', options.maxEventsPerStream, 1000),
+    ),
     changeBus: new RedisChangeBus(redis),
+    taskStore: new RedisTaskStore(redis, options),
   };
-}
-
-/** The link with this engine's key names, TTLs and command timeout. */
-class Commands {
-  readonly link: RedisLink;
-  readonly prefix: string;
-  readonly sessionTtlMs: string;
-  readonly #timeoutMs: number;
-
-  constructor(link: RedisLink, options: RedisEngineOptions) {
-    if (typeof link?.send !== 'function' || typeof link.subscribe !== 'function')
-      throw new TypeError('createRedisEngine: the link must have send and subscribe functions');
-    this.link = link;
-    this.prefix = options.prefix ?? 'mcp:';
-    if (typeof this.prefix !== 'string') throw new TypeError('createRedisEngine: prefix must be a string');
-    this.sessionTtlMs = String(positive('sessionTtlMs', options.sessionTtlMs, 30 * 60_000));
-    this.#timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 2000, MAX_TIMER_MS);
-  }
-
-  /** Sends one command; rejects when Redis answers an error or takes longer than the command timeout. */
-  send(command: string[]): Promise<unknown> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`redis: no answer to ${command[0]} within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-    });
-    timer!.unref(); // a command in flight never keeps a closing process alive
-    // A link that throws instead of rejecting rejects here too (the timer is cleared either way).
-    const answer = Promise.resolve().then(() => this.link.send(command));
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
-  }
-
-  /** Runs a Lua script (EVAL) on `keys` with `args`: one round trip, applied atomically. */
-  script(source: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.send(['EVAL', source, String(keys.length), ...keys, ...args]);
-  }
 }
 
 // 2025 sessions. A record is one JSON string under `<prefix>session:<id>`, its TTL renewed by every load (GETEX,
@@ -135,11 +86,13 @@ function parseRecord(id: string, text: string): SessionRecord {
 }
 
 class RedisSessionStore implements SharedSessionStore {
-  readonly #redis: Commands;
+  readonly #redis: RedisCommands;
+  readonly #ttlMs: string;
   readonly #channel: string;
 
-  constructor(redis: Commands) {
+  constructor(redis: RedisCommands, ttlMs: string) {
     this.#redis = redis;
+    this.#ttlMs = ttlMs;
     this.#channel = `${redis.prefix}sessions`;
   }
 
@@ -158,13 +111,13 @@ class RedisSessionStore implements SharedSessionStore {
     const saved = await this.#redis.script(
       SAVE_SESSION,
       [this.#key(id)],
-      [text, this.#redis.sessionTtlMs, this.#channel, message, when],
+      [text, this.#ttlMs, this.#channel, message, when],
     );
     if (Number(saved) !== 1) throw new Error(`redis: session ${id} ended before its state was saved`);
   }
 
   async load(id: string): Promise<SessionRecord | undefined> {
-    const text = await this.#redis.send(['GETEX', this.#key(id), 'PX', this.#redis.sessionTtlMs]);
+    const text = await this.#redis.send(['GETEX', this.#key(id), 'PX', this.#ttlMs]);
     return text === null || text === undefined ? undefined : parseRecord(id, String(text));
   }
 
@@ -253,7 +206,8 @@ const ENTRY_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
 type Replay = Exclude<Awaited<ReturnType<EventStore['replayAfter']>>, undefined>;
 
 class RedisEventStore implements EventStore {
-  readonly #redis: Commands;
+  readonly #redis: RedisCommands;
+  readonly #ttlMs: string;
   readonly #maxEvents: string;
   readonly #maxEventsCount: number;
   /** This process among the followers of streams: its inbox is `<prefix>inbox:<id>`. */
@@ -263,8 +217,9 @@ class RedisEventStore implements EventStore {
   /** Subscribed to this process's inbox (on the first follow). */
   #inbox: Promise<void> | undefined;
 
-  constructor(redis: Commands, maxEvents: number) {
+  constructor(redis: RedisCommands, ttlMs: string, maxEvents: number) {
     this.#redis = redis;
+    this.#ttlMs = ttlMs;
     this.#maxEventsCount = maxEvents;
     this.#maxEvents = String(maxEvents);
   }
@@ -283,7 +238,7 @@ class RedisEventStore implements EventStore {
     const entry = await this.#redis.script(
       APPEND_EVENT,
       [this.#streamKey(sessionId, streamId), `${prefix}streams:${sessionId}`, this.#followersKey(sessionId, streamId)],
-      [this.#maxEvents, data, this.#redis.sessionTtlMs, streamId, `${prefix}inbox:`, sessionId],
+      [this.#maxEvents, data, this.#ttlMs, streamId, `${prefix}inbox:`, sessionId],
     );
     return `${streamId}_${String(entry)}`;
   }
@@ -329,7 +284,7 @@ class RedisEventStore implements EventStore {
       await this.#redis.script(
         FOLLOW_STREAM,
         [this.#followersKey(sessionId, streamId)],
-        [this.#processId, this.#redis.sessionTtlMs],
+        [this.#processId, this.#ttlMs],
       );
       if (stopped) {
         // Stopped while registering: the registration stop() could not remove yet goes now.
@@ -416,9 +371,9 @@ function parseEvent(message: string): ChangeEvent {
 }
 
 class RedisChangeBus implements ChangeBus {
-  readonly #redis: Commands;
+  readonly #redis: RedisCommands;
 
-  constructor(redis: Commands) {
+  constructor(redis: RedisCommands) {
     this.#redis = redis;
   }
 

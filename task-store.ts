@@ -88,7 +88,29 @@ export interface TaskStore {
   delete(taskId: string): Promise<boolean>;
   /** Releases what the store holds in this process (MemoryTaskStore: every record and timer). */
   close(): Promise<void>;
+  /**
+   * A shared store's way to the process that runs a task (a store kept in one process has none: the runner is
+   * here). Hands `message` to that process's `receive` listeners; resolves once the store holds it for them (they
+   * get it even when a notification is lost), or at once when no process runs the task. Rejects `-32603` when the
+   * task's queue of undelivered messages is full.
+   */
+  send?(taskId: string, message: TaskMessage): Promise<void>;
+  /**
+   * Calls `listener` with what reaches the tasks this process runs: each message `send` handed over elsewhere, and
+   * `ended` when the task's record became terminal or went away through another process. Returns its removal.
+   */
+  receive?(listener: (taskId: string, notice: TaskNotice) => void): () => void;
 }
+
+/** What a process hands to the one that runs a task (TaskStore.send). */
+export type TaskMessage =
+  /** Answers to outstanding input requests, by key (the 2026-07-28 `tasks/update`, a 2025 `tasks/result` stream). */
+  | { type: 'responses'; responses: Record<string, unknown> }
+  /** The client could not answer the input request under `key` (its JSON-RPC error). */
+  | { type: 'refused'; key: string; error: JsonRpcErrorObject };
+
+/** What reaches the process that runs a task (TaskStore.receive). */
+export type TaskNotice = TaskMessage | { type: 'ended' };
 
 /** The statuses each status may move to: a terminal status moves nowhere, a live one anywhere (itself included). */
 export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {

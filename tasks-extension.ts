@@ -3,6 +3,7 @@
 // (Basic > Utilities > Tasks): which tool calls become tasks, the methods, the wire shapes, owners and notifications.
 // An add-on the core never imports; every task is bound to its caller, and another caller's task is unknown.
 
+import { OutboundRequestError } from './core.ts';
 import { since, toolFailureResult } from './features.ts';
 import {
   type InputRequest,
@@ -11,9 +12,23 @@ import {
   readInputResponses,
   requiredCapabilities,
 } from './input.ts';
-import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import {
+  describeValue,
+  ErrorCode,
+  invalidParams,
+  isPlainObject,
+  type JsonRpcErrorObject,
+  ProtocolError,
+} from './jsonrpc.ts';
 import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
-import { isTerminal, MemoryTaskStore, type TaskRecord, type TaskStore } from './task-store.ts';
+import {
+  isTerminal,
+  MemoryTaskStore,
+  type TaskMessage,
+  type TaskNotice,
+  type TaskRecord,
+  type TaskStore,
+} from './task-store.ts';
 import { type TaskContext, TaskRunner } from './tasks.ts';
 import type {
   DetachedContext,
@@ -32,6 +47,8 @@ export {
   type MemoryTaskStoreOptions,
   type NewTask,
   type TaskChange,
+  type TaskMessage,
+  type TaskNotice,
   type TaskPage,
   type TaskRecord,
   type TaskStatus,
@@ -162,6 +179,8 @@ export class TasksExtension implements Extension {
   readonly #ownsStore: boolean;
   #host: ExtensionHost | undefined;
   #runner: TaskRunner | undefined;
+  /** Stops hearing what a shared store hands this process (TaskStore.receive). */
+  #stopReceiving: (() => void) | undefined;
   /** Per task, the input keys a 2025 `tasks/result` stream is delivering now (each is sent once at a time). */
   readonly #delivering = new Map<string, Set<string>>();
 
@@ -210,6 +229,7 @@ export class TasksExtension implements Extension {
         params: detailedTask(record),
       }),
     );
+    this.#stopReceiving = this.store.receive?.((taskId, notice) => this.#received(taskId, notice));
   }
 
   /** 2025-11-25 advertises `tasks` (list, cancel, tools/call); earlier versions have no tasks. */
@@ -274,8 +294,29 @@ export class TasksExtension implements Extension {
 
   /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */
   async close(): Promise<void> {
+    this.#stopReceiving?.();
     await this.#runner?.close();
     if (this.#ownsStore) await this.store.close();
+  }
+
+  /**
+   * What a shared store hands this process for a task it may run: answers and refusals go to the waiting handler
+   * (as if given here), and a record that ended elsewhere (cancelled through another process, say) ends the handler.
+   */
+  #received(taskId: string, notice: TaskNotice): void {
+    const runner = this.runner;
+    const failed = (error: unknown): void =>
+      this.#host?.logger.error(`task ${taskId}: a delivered message failed`, error);
+    if (notice.type === 'responses') runner.respond(taskId, notice.responses).catch(failed);
+    else if (notice.type === 'refused') {
+      const { code, message, data } = notice.error;
+      runner.refuse(taskId, notice.key, new OutboundRequestError(message, code, data)).catch(failed);
+    } else
+      this.store.get(taskId).then(
+        (record) => runner.ended(taskId, record),
+        // Ended all the same: the record's terminal status is known to the store; only its copy is missing here.
+        () => runner.ended(taskId, undefined),
+      );
   }
 
   /** A 2026-07-28 call from a declaring client: answered in the request unless the handler waits (class comment). */
@@ -379,10 +420,14 @@ export class TasksExtension implements Extension {
   async #update(taskId: string, params: Shaped, ctx: ExtensionContext): Promise<Shaped> {
     const given = params.inputResponses;
     if (!isPlainObject(given)) throw invalidParams('params.inputResponses must be an object');
-    await this.#owned(taskId, ctx);
-    const outstanding = this.runner.outstanding(taskId);
+    const record = await this.#owned(taskId, ctx);
+    // A task another process runs (a shared store) has its outstanding requests in its record.
+    const here = this.runner.runs(taskId);
+    const outstanding = here ? this.runner.outstanding(taskId) : new Set(Object.keys(record.inputRequests ?? {}));
     const answered = Object.fromEntries(Object.entries(given).filter(([key]) => outstanding.has(key)));
-    await this.runner.respond(taskId, readInputResponses(answered) ?? {});
+    const responses = readInputResponses(answered) ?? {};
+    if (here || this.store.send === undefined) await this.runner.respond(taskId, responses);
+    else if (Object.keys(responses).length > 0) await this.store.send(taskId, { type: 'responses', responses });
     return {};
   }
 
@@ -413,6 +458,8 @@ export class TasksExtension implements Extension {
    */
   async #result(taskId: string, ctx: ExtensionContext): Promise<Shaped> {
     let record = await this.#owned(taskId, ctx);
+    /** Keys of a task another process runs that this stream has answered (input keys are never reused). */
+    const answered = new Set<string>();
     for (;;) {
       // Subscribed before the record is read again, so that no transition falls between the two.
       const change = this.#nextChange(taskId, record.pollIntervalMs, ctx.signal);
@@ -421,10 +468,13 @@ export class TasksExtension implements Extension {
         if (current === undefined) throw unknownTask(taskId);
         record = current;
         if (isTerminal(record.status)) return outcome(record);
-        // Only what this process runs: an answer to another process's request would reach no handler.
-        const outstanding = this.runner.outstanding(taskId);
+        // What this process runs, or (a shared store) what the record shows of a task another process runs, whose
+        // answers the store hands over; with a store kept in this process, no other handler could hear them.
+        const here = this.runner.runs(taskId);
+        const outstanding = here ? this.runner.outstanding(taskId) : undefined;
         for (const [key, request] of Object.entries(record.inputRequests ?? {}))
-          if (outstanding.has(key)) this.#deliver(taskId, key, request as InputRequest, ctx);
+          if (outstanding?.has(key) ?? (this.store.send !== undefined && !answered.has(key)))
+            this.#deliver(taskId, key, request as InputRequest, ctx, here ? undefined : answered);
         await change.promise;
       } finally {
         change.release();
@@ -452,8 +502,12 @@ export class TasksExtension implements Extension {
     return { promise, release };
   }
 
-  /** Sends one outstanding input request on a `tasks/result` stream, unless another stream is already sending it. */
-  #deliver(taskId: string, key: string, request: InputRequest, ctx: ExtensionContext): void {
+  /**
+   * Sends one outstanding input request on a `tasks/result` stream, unless another stream is already sending it.
+   * The answer goes to the handler here, or (`answered` given: another process runs the task) through the store,
+   * and the key joins `answered`.
+   */
+  #deliver(taskId: string, key: string, request: InputRequest, ctx: ExtensionContext, answered?: Set<string>): void {
     let keys = this.#delivering.get(taskId);
     if (keys?.has(key) === true) return;
     if (keys === undefined) this.#delivering.set(taskId, (keys = new Set()));
@@ -463,16 +517,43 @@ export class TasksExtension implements Extension {
     ctx
       .sendInput({ method: request.method, params })
       .then(
-        (answer) => this.runner.respond(taskId, { [key]: answer }),
+        (answer) =>
+          answered === undefined
+            ? this.runner.respond(taskId, { [key]: answer })
+            : this.#handOver(taskId, key, { type: 'responses', responses: { [key]: answer } }, answered),
         // A stream that went away leaves the request outstanding for the next tasks/result; a client's refusal is
         // the handler's.
-        (error: unknown) => (ctx.signal.aborted ? undefined : this.runner.refuse(taskId, key, error)),
+        (error: unknown) => {
+          if (ctx.signal.aborted) return undefined;
+          if (answered === undefined) return this.runner.refuse(taskId, key, error);
+          return this.#handOver(taskId, key, { type: 'refused', key, error: refusal(error) }, answered);
+        },
       )
       .finally(() => {
         keys.delete(key);
         if (keys.size === 0 && this.#delivering.get(taskId) === keys) this.#delivering.delete(taskId);
       });
   }
+
+  /**
+   * Hands a client's answer to the process that runs the task (TaskStore.send); once the store holds it, the key is
+   * answered for this stream. A store that fails is logged and the key stays outstanding (it is asked again).
+   */
+  async #handOver(taskId: string, key: string, message: TaskMessage, answered: Set<string>): Promise<void> {
+    try {
+      await this.store.send!(taskId, message);
+      answered.add(key);
+    } catch (error) {
+      this.#host?.logger.error(`task ${taskId}: handing the answer to ${key} over failed`, error);
+    }
+  }
+}
+
+/** A client's refusal of an input request as the JSON-RPC error a store hands over (TaskMessage `refused`). */
+function refusal(error: unknown): JsonRpcErrorObject {
+  if (error instanceof OutboundRequestError)
+    return { code: error.code ?? ErrorCode.InternalError, message: error.message, data: error.data };
+  return { code: ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) };
 }
 
 /** The -32602 answer to a 2025-11-25 `tasks/cancel` of a terminal task. */

@@ -272,6 +272,27 @@ export class TaskRunner {
     if (failed !== undefined) throw failed.reason; // every cancel was tried; the first failure is reported
   }
 
+  /** Whether this runner runs the task (prepared, committed, not yet ended). */
+  runs(taskId: string): boolean {
+    return this.#running.has(taskId);
+  }
+
+  /**
+   * The task's record became terminal, or went away, through another process (TaskStore.receive): the handler this
+   * runner runs for it is aborted and its late outcome dropped, and the task's own listener
+   * (TaskStartOptions.onStatus) hears the terminal record. Writes nothing; a task whose record does not exist yet is
+   * left alone (its creation is still to come).
+   */
+  ended(taskId: string, record: TaskRecord | undefined): void {
+    const entry = this.#running.get(taskId);
+    if (entry === undefined || entry.created !== undefined) return;
+    const watcher = this.#watchers.get(taskId);
+    this.#release(taskId);
+    if (watcher === undefined || record === undefined || !isTerminal(record.status)) return;
+    this.#watchers.delete(taskId);
+    this.#tell(watcher, record);
+  }
+
   /** The outstanding input requests of a task this runner runs, by key (empty for any other task). */
   outstanding(taskId: string): ReadonlySet<string> {
     return new Set(this.#running.get(taskId)?.inputs.keys());
@@ -423,12 +444,16 @@ export class TaskRunner {
   #emit(record: TaskRecord): void {
     const watcher = this.#watchers.get(record.taskId);
     if (watcher !== undefined && isTerminal(record.status)) this.#watchers.delete(record.taskId);
-    for (const listener of watcher === undefined ? this.#listeners : [watcher, ...this.#listeners]) {
-      try {
-        listener(record);
-      } catch (error) {
-        this.#logger.error(`a task status listener failed for task ${record.taskId}`, error);
-      }
+    for (const listener of watcher === undefined ? this.#listeners : [watcher, ...this.#listeners])
+      this.#tell(listener, record);
+  }
+
+  /** Calls one listener with a record; one that throws is logged. */
+  #tell(listener: (record: TaskRecord) => void, record: TaskRecord): void {
+    try {
+      listener(record);
+    } catch (error) {
+      this.#logger.error(`a task status listener failed for task ${record.taskId}`, error);
     }
   }
 

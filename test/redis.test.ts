@@ -617,6 +617,284 @@ for (const glue of GLUES) {
       assert.deepEqual(client.unread(), []);
     },
   );
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Task store
+
+  test(
+    `${glue.name}: a task created by one process is read at once by another, with TTLs on its keys`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { taskLeaseMs: 60_000 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const created = await a.engine.taskStore.create({
+        taskId: 'one',
+        owner: 'alice',
+        ttlMs: 30_000,
+        pollIntervalMs: 5,
+      });
+      assert.deepEqual(
+        { ...created, createdAt: undefined, lastUpdatedAt: undefined },
+        {
+          taskId: 'one',
+          status: 'working',
+          createdAt: undefined,
+          lastUpdatedAt: undefined,
+          ttlMs: 30_000,
+          pollIntervalMs: 5,
+          owner: 'alice',
+        },
+      );
+      assert.equal(created.createdAt, created.lastUpdatedAt);
+      assert.deepEqual(await b.engine.taskStore.get('one'), created);
+      assert.equal(await b.engine.taskStore.get('unknown'), undefined);
+      const ttls = new Map(await keysOf(a, prefix));
+      assert.deepEqual(
+        [...ttls.keys()],
+        [
+          `${prefix}task-lease:one`,
+          `${prefix}task:one`,
+          `${prefix}tasks`,
+          `${prefix}tasks-of:alice`,
+          `${prefix}tasks:seq`,
+        ],
+      );
+      for (const [key, ttl] of ttls) assert.ok(ttl > 0, `${key} has a TTL`);
+      assert.ok(ttls.get(`${prefix}task:one`)! <= 30_000 && ttls.get(`${prefix}task-lease:one`)! <= 60_000);
+      await assert.rejects(
+        a.engine.taskStore.create({ taskId: 'one', owner: 'alice', pollIntervalMs: 5 }),
+        /already exists/,
+      );
+    },
+  );
+
+  test(
+    `${glue.name}: updates move lastUpdatedAt strictly later, change the TTL, and never change a terminal record`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxTaskTtlMs: 60_000 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const created = await a.engine.taskStore.create({ taskId: 'u', owner: '', pollIntervalMs: 1 });
+      assert.equal(created.ttlMs, 60_000); // absent: the cap
+      const asked = await b.engine.taskStore.update('u', {
+        status: 'input_required',
+        statusMessage: 'asking',
+        inputRequests: { k: { method: 'elicitation/create', params: { list: [] } } },
+        ttlMs: 10 ** 9,
+      });
+      assert.equal(asked!.status, 'input_required');
+      assert.equal(asked!.ttlMs, 60_000); // clamped
+      assert.deepEqual(asked!.inputRequests, { k: { method: 'elicitation/create', params: { list: [] } } });
+      assert.ok(Date.parse(asked!.lastUpdatedAt) > Date.parse(created.lastUpdatedAt));
+      const shorter = await a.engine.taskStore.update('u', { status: 'working', ttlMs: 20_000 });
+      assert.equal(shorter!.statusMessage, undefined); // the variable part is replaced
+      assert.ok(Number(await a.command(['PTTL', `${prefix}task:u`])) <= 20_000);
+      const done = await a.engine.taskStore.update('u', { status: 'completed', result: { content: [] } });
+      assert.deepEqual(done!.result, { content: [] }); // an empty array stays an array
+      assert.deepEqual(await b.engine.taskStore.get('u'), done);
+      for (const status of ['working', 'failed', 'completed'] as const)
+        assert.equal(await b.engine.taskStore.update('u', { status }), undefined);
+      assert.equal(await b.engine.taskStore.update('nope', { status: 'working' }), undefined);
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}task-lease:u`])), 0); // a terminal task has no owner
+    },
+  );
+
+  test(`${glue.name}: the task cap counts live records across processes; a delete frees a place`, T, async (t) => {
+    const fleet = await two(t, glue, { maxTasks: 2 });
+    if (fleet === undefined) return;
+    const { a, b } = fleet;
+    t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+    await a.engine.taskStore.create({ taskId: 'c1', owner: 'o', pollIntervalMs: 1 });
+    await b.engine.taskStore.create({ taskId: 'c2', owner: 'o', pollIntervalMs: 1 });
+    await assert.rejects(a.engine.taskStore.create({ taskId: 'c3', owner: 'o', pollIntervalMs: 1 }), {
+      code: -32603,
+      message: 'Task limit reached',
+      data: { maxTasks: 2 },
+    });
+    assert.equal(await b.engine.taskStore.delete('c1'), true);
+    assert.equal(await b.engine.taskStore.delete('c1'), false);
+    await a.engine.taskStore.create({ taskId: 'c3', owner: 'o', pollIntervalMs: 1 });
+  });
+
+  test(
+    `${glue.name}: an owner's tasks page in creation order across processes; gone ones are skipped`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      for (const [index, taskId] of ['l1', 'l2', 'l3', 'l4', 'l5'].entries())
+        await (index % 2 === 0 ? a : b).engine.taskStore.create({ taskId, owner: 'bob', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'other', owner: 'carol', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'nobody', owner: '', pollIntervalMs: 1 });
+      await a.engine.taskStore.delete('l2');
+      await a.command(['DEL', `${prefix}task:l4`]); // as if it expired
+      const first = await b.engine.taskStore.list('bob', undefined, 2);
+      assert.deepEqual(
+        first.tasks.map((task) => task.taskId),
+        ['l1', 'l3'],
+      );
+      const second = await a.engine.taskStore.list('bob', first.nextCursor, 2);
+      assert.deepEqual(
+        second.tasks.map((task) => task.taskId),
+        ['l5'],
+      );
+      assert.equal(second.nextCursor, undefined);
+      assert.deepEqual(
+        (await a.engine.taskStore.list('carol', undefined, 10)).tasks.map((task) => task.taskId),
+        ['other'],
+      );
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}tasks-of:`])), 0); // nobody's tasks are not indexed
+      assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-of:bob`, '0', '-1']), ['l1', 'l3', 'l5']);
+      await assert.rejects(a.engine.taskStore.list('bob', 'bogus', 2), { code: -32602 });
+    },
+  );
+
+  test(
+    `${glue.name}: a running task whose lease lapsed reads failed everywhere, and its owner's writes are refused`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      await a.engine.taskStore.create({ taskId: 'lost', owner: 'o', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'listed', owner: 'o', pollIntervalMs: 1 });
+      await a.command(['DEL', `${prefix}task-lease:lost`, `${prefix}task-lease:listed`]); // its process stopped
+      const failed = await b.engine.taskStore.get('lost');
+      assert.equal(failed!.status, 'failed');
+      assert.equal(failed!.statusMessage, 'The process running the task stopped');
+      assert.deepEqual(failed!.error, { code: -32603, message: 'Internal error' });
+      assert.equal(await a.engine.taskStore.update('lost', { status: 'completed', result: {} }), undefined);
+      const listed = await b.engine.taskStore.list('o', undefined, 10);
+      assert.deepEqual(
+        listed.tasks.map((task) => task.status),
+        ['failed', 'failed'],
+      );
+    },
+  );
+
+  test(`${glue.name}: a process renews its leases while its tasks run, and stops once they end`, T, async (t) => {
+    const fleet = await two(t, glue, { taskLeaseMs: 300 });
+    if (fleet === undefined) return;
+    const { prefix, a } = fleet;
+    t.after(() => a.engine.taskStore.close());
+    const renewed = collector<void>();
+    a.tapped.afterReply = (command) => {
+      if (command[0] === 'EVAL' && command[1]!.includes("'held'")) renewed.push();
+    };
+    await a.engine.taskStore.create({ taskId: 'r', owner: 'o', pollIntervalMs: 1 });
+    await renewed.first(3); // three renewals: the lease outlived its own 300 ms
+    assert.ok(Number(await a.command(['PTTL', `${prefix}task-lease:r`])) > 0);
+    assert.equal((await a.engine.taskStore.get('r'))!.status, 'working');
+    await a.engine.taskStore.update('r', { status: 'completed', result: {} });
+    const count = renewed.items.length;
+    // No renewal is pending any more: a create of another task starts the timer again, and it renews that one only.
+    await a.engine.taskStore.create({ taskId: 'r2', owner: 'o', pollIntervalMs: 1 });
+    const sent = a.tapped.sent.length;
+    await renewed.first(count + 1);
+    const renewal = a.tapped.sent.slice(sent).find((command) => command[1]!.includes("'held'"))!;
+    assert.deepEqual(renewal.slice(-1), ['r2']);
+  });
+
+  test(
+    `${glue.name}: what another process sends a task reaches the process that runs it, and ends reach it too`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const heard = collector<[string, unknown]>();
+      const stop = a.engine.taskStore.receive!((taskId, notice) => heard.push([taskId, notice]));
+      await a.engine.taskStore.create({ taskId: 's', owner: 'o', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'd', owner: 'o', pollIntervalMs: 1 });
+      await b.engine.taskStore.send!('s', { type: 'responses', responses: { k: { action: 'accept' } } });
+      await b.engine.taskStore.send!('s', { type: 'refused', key: 'j', error: { code: -1, message: 'no' } });
+      assert.deepEqual(await heard.first(2), [
+        ['s', { type: 'responses', responses: { k: { action: 'accept' } } }],
+        ['s', { type: 'refused', key: 'j', error: { code: -1, message: 'no' } }],
+      ]);
+      await b.engine.taskStore.update('s', { status: 'cancelled' });
+      await b.engine.taskStore.delete('d');
+      assert.deepEqual((await heard.first(4)).slice(2), [
+        ['s', { type: 'ended' }],
+        ['d', { type: 'ended' }],
+      ]);
+      // An ended task has no process to reach: a send resolves and queues nothing.
+      await b.engine.taskStore.send!('s', { type: 'responses', responses: {} });
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}task-inbox:s`])), 0);
+      stop();
+    },
+  );
+
+  test(
+    `${glue.name}: a message whose notification was lost is delivered by the next renewal; junk is dropped`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { taskLeaseMs: 300 });
+      if (fleet === undefined) return;
+      const { prefix, a } = fleet;
+      t.after(() => a.engine.taskStore.close());
+      const heard = collector<unknown>();
+      a.engine.taskStore.receive!((_taskId, notice) => heard.push(notice));
+      await a.engine.taskStore.create({ taskId: 'm', owner: 'o', pollIntervalMs: 1 });
+      const inbox = `${prefix}task-inbox:m`;
+      for (const junk of ['not json', 'null', '{"type":"responses"}', '{"type":"refused","key":"k","error":{}}'])
+        await a.command(['RPUSH', inbox, junk]);
+      await a.command(['RPUSH', inbox, JSON.stringify({ type: 'responses', responses: { k: {} } })]);
+      assert.deepEqual(await heard.first(1), [{ type: 'responses', responses: { k: {} } }]);
+      assert.equal(Number(await a.command(['EXISTS', inbox])), 0);
+    },
+  );
+
+  test(`${glue.name}: a task's queue of undelivered messages is bounded`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a, b } = fleet;
+    t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+    await a.engine.taskStore.create({ taskId: 'q', owner: 'o', pollIntervalMs: 1 });
+    await a.command(['SET', `${prefix}task-lease:q`, 'a-process-that-never-reads', 'PX', '60000']);
+    for (let index = 0; index < 64; index++) await b.engine.taskStore.send!('q', { type: 'responses', responses: {} });
+    await assert.rejects(b.engine.taskStore.send!('q', { type: 'responses', responses: {} }), {
+      code: -32603,
+      data: { maxQueued: 64 },
+    });
+    assert.ok(Number(await a.command(['PTTL', `${prefix}task-inbox:q`])) > 0);
+  });
+
+  test(`${glue.name}: a corrupt task record rejects its read; a closed store refuses creates`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a } = fleet;
+    await a.command([
+      'HSET',
+      `${prefix}task:bad`,
+      'owner',
+      'o',
+      'status',
+      'sleeping',
+      'createdMs',
+      '1',
+      'updatedMs',
+      '1',
+      'ttlMs',
+      '1',
+      'poll',
+      '1',
+      'body',
+      '{}',
+    ]);
+    await a.command(['PEXPIRE', `${prefix}task:bad`, '60000']);
+    await assert.rejects(a.engine.taskStore.get('bad'), /not a task record/);
+    await a.engine.taskStore.close();
+    await assert.rejects(a.engine.taskStore.create({ taskId: 'x', owner: 'o', pollIntervalMs: 1 }), /closed/);
+  });
 }
 
 /** A logger whose warnings and errors can be awaited. */
@@ -637,7 +915,14 @@ class SignalLogger implements Logger {
 const FAKE_LINK: RedisLink = { send: () => new Promise(() => {}), subscribe: () => Promise.resolve() };
 
 test('createRedisEngine refuses bad options, naming the option', () => {
-  for (const name of ['sessionTtlMs', 'maxEventsPerStream', 'commandTimeoutMs'] as const) {
+  for (const name of [
+    'sessionTtlMs',
+    'maxEventsPerStream',
+    'commandTimeoutMs',
+    'maxTasks',
+    'maxTaskTtlMs',
+    'taskLeaseMs',
+  ] as const) {
     for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '5' as unknown as number])
       assert.throws(() => createRedisEngine(FAKE_LINK, { [name]: value }), {
         name: 'RangeError',
