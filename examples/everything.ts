@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { type Context, createServer, type Server, type ServerOptions } from '../core.ts';
 import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
-import { createTasksExtension } from '../tasks-extension.ts';
+import { createTasksExtension, type TaskStore } from '../tasks-extension.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
 import { registerTaskFixtures } from './task-fixtures.ts';
 
@@ -389,12 +389,19 @@ function registerPrompts(server: Server): void {
   }));
 }
 
-/** The demo server; `deployment` carries what the processes of a deployment share (examples/scale-out.ts). */
-export function createEverythingServer(deployment: Pick<ServerOptions, 'changeBus' | 'requestState'> = {}): Server {
+/** What the processes of a deployment share (examples/scale-out.ts): the server's seams and the task store. */
+export interface Deployment extends Pick<ServerOptions, 'changeBus' | 'requestState'> {
+  /** Where task records live (default: the tasks extension's own in-memory store); the caller closes it. */
+  taskStore?: TaskStore;
+}
+
+/** The demo server; `deployment` carries what the processes of a deployment share. */
+export function createEverythingServer(deployment: Deployment = {}): Server {
+  const { taskStore, ...shared } = deployment;
   const server = createServer(
     { name: 'mcp-core-everything', version: '0.1.0', title: 'mcp-core everything server' },
     {
-      ...deployment,
+      ...shared,
       instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.',
       // Makes the initialize gate observable: `_meta["fixture/initializeDelayMs"]: N` holds the handshake N ms.
       onInitialize: async (params, ctx) => {
@@ -409,7 +416,7 @@ export function createEverythingServer(deployment: Pick<ServerOptions, 'changeBu
   registerResources(server);
   registerPrompts(server);
   registerModernFixtures(server);
-  server.use(createTasksExtension());
+  server.use(createTasksExtension({ store: taskStore }));
   registerTaskFixtures(server);
   return server;
 }

@@ -1,12 +1,15 @@
 // The scale-out worker: one process of a deployment that runs several of them behind a load balancer balancing per
 // request, with no stickiness (test/scale-out-lb.test.ts and test/scale-out-redis.test.ts run three behind haproxy).
 // It serves the demo server (examples/everything.ts) plus a `whoami` tool that answers its pid, so a client sees
-// which worker served a call, and the `echo` tool the bench calls.
-// With `--redis URL` every worker shares one Redis (mcp-core/redis: 2025 sessions, their events, change events) and
-// seals requestState with MCP_STATE_SECRET, so any worker serves any request; without it a worker shares nothing.
+// which worker served a call, `hold`, a task that runs until cancelled and says on stderr when it stops, and the
+// `echo` tool the bench calls.
+// With `--redis URL` every worker shares one Redis (mcp-core/redis: 2025 sessions, their events, change events, task
+// records) and seals requestState with MCP_STATE_SECRET, so any worker serves any request; without it a worker shares
+// nothing. MCP_TASK_LEASE_MS sets how soon a stopped worker's running tasks read `failed` (default 10 s).
 // Run: node examples/scale-out.ts --port P [--redis redis://127.0.0.1:6379]. It prints
 // `scale-out worker <pid> on <url>` to stderr once it listens, and stops cleanly on SIGTERM or SIGINT (running
 // requests drain, the Redis clients close, then it exits with 0).
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { serveHttp } from '../http.ts';
@@ -34,7 +37,8 @@ if (client !== undefined && subscriber !== undefined) {
       await subscriber.subscribe(channel, onMessage);
     },
   };
-  engine = createRedisEngine(link);
+  const lease = process.env.MCP_TASK_LEASE_MS;
+  engine = createRedisEngine(link, { taskLeaseMs: lease === undefined ? undefined : Number(lease) });
 }
 
 // Every worker seals requestState with the same secret, so an input_required round answered by one worker is
@@ -43,6 +47,7 @@ const secret = process.env.MCP_STATE_SECRET;
 const server = createEverythingServer({
   changeBus: engine?.changeBus,
   requestState: secret === undefined ? undefined : { secret },
+  taskStore: engine?.taskStore,
 });
 server.tool(
   'echo',
@@ -58,6 +63,24 @@ server.tool(
   () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
 );
 
+server.tool(
+  'hold',
+  {
+    description: 'Runs as a task until cancelled (or for `seconds`); prints `task <id> stopped on <pid>` when it stops',
+    taskSupport: 'required',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 600 } } },
+  },
+  async ({ seconds = 600 }: { seconds?: number }, ctx) => {
+    try {
+      await delay(seconds * 1000, undefined, { signal: ctx.signal });
+    } finally {
+      // Which worker ran it, and that its handler ended (cancelled, expired, or done).
+      process.stderr.write(`task ${ctx.task?.taskId} stopped on ${process.pid}\n`);
+    }
+    return { content: [{ type: 'text', text: `held ${seconds} s on ${process.pid}` }] };
+  },
+);
+
 const http = await serveHttp(server, {
   ...EVERYTHING_HTTP_OPTIONS,
   port,
@@ -69,7 +92,8 @@ let closing = false;
 const stop = async (): Promise<void> => {
   if (closing) return;
   closing = true;
-  await http.close();
+  await http.close(); // closes the server, whose tasks extension cancels the tasks running here
+  await engine?.taskStore.close();
   await Promise.all([client?.close(), subscriber?.close()]); // then nothing is left open: the process exits with 0
 };
 process.on('SIGTERM', stop);
