@@ -31,7 +31,6 @@ import type {
 } from './types.ts';
 import { UriTemplate } from './uri-template.ts';
 
-export { OutboundRequestError } from './dispatcher.ts';
 export type { Connection, ConnectionOptions } from './era.ts';
 export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
@@ -39,6 +38,7 @@ export { ErrorCode, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
 export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
+export { OutboundRequestError } from './request.ts';
 export type {
   StandardJSONSchemaV1,
   StandardJSONSchemaV1Props,

@@ -1,9 +1,7 @@
-// The JSON-RPC engine of one connection: the in-flight table (removed on every path), each request's life (running →
-// answered | cancelled | abandoned) with the handler context every era shares, cancellation, progress, bounded
-// batches, and server→client requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's;
-// never writes anything related to a request after its answer, its cancellation or its abandonment (a detached
-// handler's notifications go out on the connection, related to nothing). Hands each request to tracing.ts while the
-// request channel has subscribers, and counts the error answers it writes.
+// The JSON-RPC engine of one connection: frames in, the in-flight table (removed on every path) where each request is
+// settled once (answered | cancelled | abandoned), cancellation, bounded batches, the answers, and server→client
+// requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's; never writes anything related
+// to a request after it settled. Hands each request to tracing.ts while it has subscribers; counts the error answers.
 
 import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
@@ -25,18 +23,15 @@ import {
   successResponse,
   tooManyInFlight,
 } from './jsonrpc.ts';
+import {
+  InboundRequest,
+  type OutboundOptions,
+  OutboundRequestError,
+  type RequestConnection,
+  type RequestState,
+} from './request.ts';
 import { type ErrorCounts, type RequestTracingChannel, requestTracing, traceOutcome, traceRequest } from './tracing.ts';
-import type {
-  AuthInfo,
-  DetachOptions,
-  FrameExtras,
-  HttpRequestInfo,
-  Logger,
-  ProgressToken,
-  RequestTrace,
-  TaskHandle,
-  TraceContext,
-} from './types.ts';
+import type { FrameExtras, Logger, RequestTrace } from './types.ts';
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
 export interface DispatcherHooks {
@@ -104,15 +99,15 @@ interface PendingOutbound {
   cleanup(): void;
 }
 
-/** The JSON-RPC engine of one connection: in-flight table, cancellation, progress, batches and outbound requests. */
-export class Dispatcher {
+/** The JSON-RPC engine of one connection: in-flight table, cancellation, batches, answers and outbound requests. */
+export class Dispatcher implements RequestConnection {
   // The peer and limits are objects the connection and server already hold: an idle 2025 session costs memory
   // for every field it keeps, so the dispatcher keeps references, not copies, and makes the outbound table on demand.
   readonly #peer: DispatcherPeer;
   readonly #limits: DispatcherLimits;
   readonly #logger: Logger;
   #hooks!: DispatcherHooks;
-  readonly #inFlight = new Map<RequestId, InboundRequest>();
+  readonly #inFlight = new Map<RequestId, AdmittedRequest>();
   #pending: Map<number, PendingOutbound> | undefined;
   #nextOutboundId = 0;
   /** The bytes of the answers held for this connection's open batches (bounded by maxBatchAnswerBytes). */
@@ -266,7 +261,7 @@ export class Dispatcher {
       this.#answer(errorResponse(message.id, tooManyInFlight(this.#limits.maxInFlight)), batch);
       return;
     }
-    const request = new InboundRequest(this, message, batch, extras);
+    const request = new AdmittedRequest(this, message, batch, extras);
     this.#inFlight.set(request.id, request);
     if (batch !== undefined) batch.open++;
     let result: unknown;
@@ -314,7 +309,7 @@ export class Dispatcher {
   }
 
   /** Removes a request from the table; true when it was still running (and so may be answered now). */
-  #settle(request: InboundRequest, state: Exclude<RequestState, 'running'>): boolean {
+  #settle(request: AdmittedRequest, state: Exclude<RequestState, 'running'>): boolean {
     if (request.state !== 'running') return false;
     request.end(state);
     if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
@@ -323,14 +318,14 @@ export class Dispatcher {
     return true;
   }
 
-  #succeed(request: InboundRequest, result: unknown): void {
+  #succeed(request: AdmittedRequest, result: unknown): void {
     if (!this.#settle(request, 'answered')) return;
     const response = this.#finish(request, successResponse(request.id, result));
     if (request.traced !== undefined) this.#traceEnd(request, response);
     request.sendHeld();
   }
 
-  #fail(request: InboundRequest, error: unknown): void {
+  #fail(request: AdmittedRequest, error: unknown): void {
     if (!this.#settle(request, 'answered')) return;
     if (error instanceof ProtocolError) {
       const response = this.#finish(request, errorResponse(request.id, error.toJSON()));
@@ -346,7 +341,7 @@ export class Dispatcher {
   }
 
   /** Writes (or collects into its batch) a request's answer; returns the answer as written, maybe replaced. */
-  #finish(request: InboundRequest, response: JsonRpcResponse): JsonRpcResponse {
+  #finish(request: AdmittedRequest, response: JsonRpcResponse): JsonRpcResponse {
     if (request.batch === undefined) {
       if (this.#closed) return response;
       // Transports serialize before they change anything, so an answer that cannot be (a cycle, a BigInt, nesting
@@ -523,231 +518,23 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Options of one server→client request: cancellation signal and timeout. */
-export interface OutboundOptions {
-  /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
 /** The one error for a request-scoped server→client request that nothing can carry (code -32600). */
 export const NO_BACK_CHANNEL = 'this transport context has no back-channel for server-initiated requests';
 
-/** Why an outbound request did not get an answer; never written to the wire. */
-export class OutboundRequestError extends Error {
-  override readonly name = 'OutboundRequestError';
-  /** The client's JSON-RPC error code when it answered with an error; -32600 for NO_BACK_CHANNEL; else undefined. */
-  readonly code: number | undefined;
-  readonly data: unknown;
-
-  constructor(message: string, code?: number, data?: unknown) {
-    super(message);
-    this.code = code;
-    this.data = data;
-  }
-}
-
 /** Collects the answers of one batch and writes them as one array when the last request settles. */
-export class Batch {
+class Batch {
   readonly responses: JsonRpcResponse[] = [];
   /** The UTF-8 bytes of `responses` as they will be written. */
   bytes = 0;
   open = 1; // the batch itself until all elements are read, then one per running request
 }
 
-export type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
-
-function endReason(state: RequestState): DOMException {
-  const why =
-    state === 'cancelled'
-      ? 'the client cancelled the request'
-      : state === 'abandoned'
-        ? 'the connection closed'
-        : 'the request was answered';
-  return new DOMException(`Request ended: ${why}`, 'AbortError');
-}
-
-const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-/** The most notifications one request holds for after its answer (InboundRequest.notifyAfterAnswer). */
-const MAX_HELD = 16;
-
-const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
-
-/** One inbound request in the in-flight table: its id, method, params, progress token and cancellation. */
-export class InboundRequest {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-  readonly progressToken: ProgressToken | undefined;
-  /** The HTTP request that carried this one (undefined on stdio). */
-  readonly http: HttpRequestInfo | undefined;
-  /** The identity the carrying request's bearer token was verified as (undefined without auth, and on stdio). */
-  readonly auth: AuthInfo | undefined;
-  state: RequestState = 'running';
-  /** Its context on the request TracingChannel while it runs, when there were subscribers at its start. */
-  traced: RequestTrace | undefined;
-  readonly #dispatcher: Dispatcher;
+/** A request as the in-flight table holds it: with the batch its answer joins (undefined: a frame of its own). */
+class AdmittedRequest extends InboundRequest {
   readonly batch: Batch | undefined;
-  #controller: AbortController | undefined;
-  #lastProgress = -Infinity;
-  /** Notifications waiting for this request's answer (notifyAfterAnswer). */
-  #held: { method: string; params: Record<string, unknown> }[] | undefined;
 
   constructor(dispatcher: Dispatcher, message: JsonRpcRequest, batch: Batch | undefined, extras?: FrameExtras) {
-    this.#dispatcher = dispatcher;
-    this.http = extras?.http;
-    this.auth = extras?.auth;
-    this.id = message.id;
-    this.method = message.method;
-    this.params = message.params ?? EMPTY_PARAMS;
+    super(dispatcher, message, extras);
     this.batch = batch;
-    const meta = this.params._meta;
-    const token =
-      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
-    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
-
-  /** The W3C trace keys of `params._meta` (string values only), or undefined when there are none. */
-  get trace(): TraceContext | undefined {
-    const meta = this.params._meta;
-    if (typeof meta !== 'object' || meta === null) return undefined;
-    let trace: TraceContext | undefined;
-    for (const key of TRACE_KEYS) {
-      const value = (meta as Record<string, unknown>)[key];
-      if (typeof value === 'string') (trace ??= {})[key] = value;
-    }
-    return trace;
-  }
-
-  /** Created on first use: most requests never look at it. Aborted once the request is over, however it ended. */
-  get signal(): AbortSignal {
-    this.#controller ??= new AbortController();
-    if (this.state !== 'running') this.#controller.abort(endReason(this.state));
-    return this.#controller.signal;
-  }
-
-  /** Marks the request over and aborts its signal, which also withdraws its outstanding server→client requests. */
-  end(state: Exclude<RequestState, 'running'>): void {
-    this.state = state;
-    this.#controller?.abort(endReason(state));
-  }
-
-  /** Whom this request speaks for: its verified identity, else its connection's caller (DispatcherPeer.caller). */
-  get caller(): string {
-    return this.auth === undefined ? this.#dispatcher.caller : principalOf(this.auth);
-  }
-
-  /**
-   * Sends `notifications/progress` for this request's token; a no-op without a token, or after the answer unless
-   * `outlive` (a detached handler's: then on the connection, related to nothing). `meta` becomes its `_meta`.
-   */
-  progress(progress: number, total?: number, message?: string, outlive = false, meta?: Record<string, unknown>): void {
-    if (this.progressToken === undefined || (this.state !== 'running' && !outlive)) return;
-    if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
-    this.#lastProgress = progress;
-    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
-    if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
-    if (meta !== undefined) params._meta = meta;
-    this.notify('notifications/progress', params, false, outlive);
-  }
-
-  /**
-   * A notification related to this request; once the request has its answer or was cancelled it is dropped, or with
-   * `outlive` (a task's handler) sent on the connection, related to nothing. `essential`: a backed-up transport must
-   * not drop it (DispatcherPeer.send).
-   */
-  notify(method: string, params: Record<string, unknown>, essential = false, outlive = false): void {
-    if (this.state === 'running') this.#dispatcher.notify(method, params, this.id, essential);
-    else if (outlive) this.#dispatcher.notify(method, params, undefined, essential);
-  }
-
-  /**
-   * A notification that belongs to no request but must not precede this one's answer (a task's status, whose id the
-   * answer carries): held while the request runs, sent on the connection right after its answer, dropped when it
-   * ends unanswered. At most MAX_HELD are held; past that the oldest goes (each one supersedes the earlier).
-   */
-  notifyAfterAnswer(method: string, params: Record<string, unknown>): void {
-    if (this.state !== 'running') {
-      if (this.state === 'answered') this.#dispatcher.notify(method, params);
-      return;
-    }
-    const held = (this.#held ??= []);
-    if (held.length === MAX_HELD) held.shift();
-    held.push({ method, params });
-  }
-
-  /** The answer went out: what notifyAfterAnswer held goes now. */
-  sendHeld(): void {
-    const held = this.#held;
-    this.#held = undefined;
-    for (const { method, params } of held ?? []) this.#dispatcher.notify(method, params);
-  }
-
-  /** The error a server→client request made on behalf of this request would fail with at once, if any. */
-  refusal(method: string): OutboundRequestError | undefined {
-    return this.#dispatcher.refusal(method, this.id);
-  }
-
-  /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
-  request(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: OutboundOptions = {},
-  ): Promise<unknown> {
-    if (this.state !== 'running')
-      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
-    const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
-    return this.#dispatcher.request(method, params, { signal, timeoutMs: options.timeoutMs }, this.id);
-  }
-}
-
-/**
- * What every era's handler context shares: the request's identity, and its detachment — a context made by
- * `detach(options)` (a task's handler) takes its signal, input and task handle from those options instead.
- */
-export class RequestContext {
-  protected readonly request: InboundRequest;
-  protected readonly detached: DetachOptions | undefined;
-
-  constructor(request: InboundRequest, detached?: DetachOptions) {
-    this.request = request;
-    this.detached = detached;
-  }
-
-  get requestId(): RequestId {
-    return this.request.id;
-  }
-
-  /** Aborted when the client cancels the request, the connection ends, or the request is over (detached: its own). */
-  get signal(): AbortSignal {
-    return this.detached?.signal ?? this.request.signal;
-  }
-
-  /** The task handle of a detached context (DetachOptions.task); undefined in a request's own context. */
-  get task(): TaskHandle | undefined {
-    return this.detached?.task;
-  }
-
-  /** ExtensionContext.caller. */
-  get caller(): string {
-    return this.request.caller;
-  }
-
-  get http(): HttpRequestInfo | undefined {
-    return this.request.http;
-  }
-
-  get auth(): AuthInfo | undefined {
-    return this.request.auth;
-  }
-
-  get trace(): TraceContext | undefined {
-    return this.request.trace;
-  }
-}
-
-/** Who a verified identity is, as one string: the same issuer, subject and client make the same principal. */
-export function principalOf(auth: AuthInfo): string {
-  return JSON.stringify([auth.issuer ?? null, auth.subject, auth.clientId ?? null]);
 }

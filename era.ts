@@ -3,13 +3,7 @@
 // modern-removed method) and never by handler outcomes, both lifecycles behind it, and the subscription to server
 // changes. Releases everything the connection holds on every exit path; never reaches into another connection.
 
-import {
-  Dispatcher,
-  type DispatcherHooks,
-  type DispatcherLimits,
-  type DispatcherPeer,
-  type InboundRequest,
-} from './dispatcher.ts';
+import { Dispatcher, type DispatcherHooks, type DispatcherLimits, type DispatcherPeer } from './dispatcher.ts';
 import type { ServerModel } from './features.ts';
 import type { RequestStateSealer } from './input.ts';
 import {
@@ -40,6 +34,7 @@ import {
   unsupportedVersion,
 } from './modern.ts';
 import type { ChangeEvent, ChangeHub } from './registry.ts';
+import type { InboundRequest } from './request.ts';
 import type { ErrorCounts } from './tracing.ts';
 import type { Extension, FrameExtras, Logger } from './types.ts';
 

@@ -3,9 +3,9 @@
 // 6750 bearer tokens verified by the author's hook, RFC 9728 metadata and challenges); plus which principal owns a
 // 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
-import { principalOf } from './dispatcher.ts';
 import { type HeaderBag, type Reply, single } from './exchange.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
+import { principalOf } from './request.ts';
 import type { Session } from './sessions.ts';
 import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from './types.ts';
 

@@ -4,13 +4,7 @@
 // graceful and overflow end), and every result stamped (resultType, serverInfo, caching). Stateless between requests;
 // never sends a server→client request or reaches another connection's streams.
 
-import {
-  principalOf as authPrincipal,
-  type InboundRequest,
-  NO_BACK_CHANNEL,
-  OutboundRequestError,
-  RequestContext,
-} from './dispatcher.ts';
+import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import * as features from './features.ts';
 import {
   type InputRequest,
@@ -21,6 +15,7 @@ import {
 } from './input.ts';
 import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
+import { principalOf as authPrincipal, type InboundRequest, OutboundRequestError, RequestContext } from './request.ts';
 import {
   type ClientCapabilities,
   type Context,

@@ -18,9 +18,10 @@ import {
   type ServerOptions,
   ToolError,
 } from '../core.ts';
-import { Dispatcher, type InboundRequest } from '../dispatcher.ts';
+import { Dispatcher } from '../dispatcher.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc.ts';
+import type { InboundRequest } from '../request.ts';
 import type { StdioOptions } from '../stdio.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 

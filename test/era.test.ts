@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { type Context, createServer, type ServerOptions } from '../core.ts';
-import type { Dispatcher, InboundRequest } from '../dispatcher.ts';
+import type { Dispatcher } from '../dispatcher.ts';
 import { EraRouter, type LegacySide, type Lifecycle } from '../era.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { type JsonRpcNotification, ProtocolError, type RequestId } from '../jsonrpc.ts';
 import { hasClaim, readEnvelope } from '../modern.ts';
+import type { InboundRequest } from '../request.ts';
 import { MODERN_VERSIONS } from '../types.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import {

@@ -1,0 +1,253 @@
+// One inbound request's life, admitted to its end (running → answered | cancelled | abandoned): id, params, progress
+// token, trace keys, caller, lazy signal; what goes out on its behalf (notifications, server→client requests and their
+// OutboundRequestError); the handler context every era shares. Owns only its signal, progress and held notifications;
+// writes nothing itself (all goes through its RequestConnection) and nothing related to itself once it has ended.
+
+import type { JsonRpcRequest, RequestId } from './jsonrpc.ts';
+import type {
+  AuthInfo,
+  DetachOptions,
+  FrameExtras,
+  HttpRequestInfo,
+  ProgressToken,
+  RequestTrace,
+  TaskHandle,
+  TraceContext,
+} from './types.ts';
+
+/**
+ * What a request needs from the connection that admitted it (the dispatcher, which implements it): whom it speaks
+ * for, and the way out for what is sent on its behalf.
+ */
+export interface RequestConnection {
+  /** Whom the connection's requests speak for when they carry no verified identity (DispatcherPeer.caller). */
+  readonly caller: string;
+  /** Sends a notification, related to the request `related` names (undefined: to none); see DispatcherPeer.send. */
+  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential?: boolean): void;
+  /** Why a server→client request related to `related` cannot reach the client (undefined: it can). */
+  refusal(method: string, related: RequestId | undefined): OutboundRequestError | undefined;
+  /** Sends a server→client request related to `related`; resolves with the client's result. */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutboundOptions,
+    related: RequestId,
+  ): Promise<unknown>;
+}
+
+/** Options of one server→client request: cancellation signal and timeout. */
+export interface OutboundOptions {
+  /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** Why an outbound request did not get an answer; never written to the wire. */
+export class OutboundRequestError extends Error {
+  override readonly name = 'OutboundRequestError';
+  /** The client's JSON-RPC error code when it answered with an error; -32600 for NO_BACK_CHANNEL; else undefined. */
+  readonly code: number | undefined;
+  readonly data: unknown;
+
+  constructor(message: string, code?: number, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
+
+/** The abort reason of an ended request's signal: how it ended. */
+function endReason(state: RequestState): DOMException {
+  const why =
+    state === 'cancelled'
+      ? 'the client cancelled the request'
+      : state === 'abandoned'
+        ? 'the connection closed'
+        : 'the request was answered';
+  return new DOMException(`Request ended: ${why}`, 'AbortError');
+}
+
+const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** The most notifications one request holds for after its answer (InboundRequest.notifyAfterAnswer). */
+const MAX_HELD = 16;
+
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/** One inbound request in the in-flight table: its id, method, params, progress token and cancellation. */
+export class InboundRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly progressToken: ProgressToken | undefined;
+  /** The HTTP request that carried this one (undefined on stdio). */
+  readonly http: HttpRequestInfo | undefined;
+  /** The identity the carrying request's bearer token was verified as (undefined without auth, and on stdio). */
+  readonly auth: AuthInfo | undefined;
+  state: RequestState = 'running';
+  /** Its context on the request TracingChannel while it runs, when there were subscribers at its start. */
+  traced: RequestTrace | undefined;
+  readonly #connection: RequestConnection;
+  #controller: AbortController | undefined;
+  #lastProgress = -Infinity;
+  /** Notifications waiting for this request's answer (notifyAfterAnswer). */
+  #held: { method: string; params: Record<string, unknown> }[] | undefined;
+
+  constructor(connection: RequestConnection, message: JsonRpcRequest, extras?: FrameExtras) {
+    this.#connection = connection;
+    this.http = extras?.http;
+    this.auth = extras?.auth;
+    this.id = message.id;
+    this.method = message.method;
+    this.params = message.params ?? EMPTY_PARAMS;
+    const meta = this.params._meta;
+    const token =
+      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
+    this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /** The W3C trace keys of `params._meta` (string values only), or undefined when there are none. */
+  get trace(): TraceContext | undefined {
+    const meta = this.params._meta;
+    if (typeof meta !== 'object' || meta === null) return undefined;
+    let trace: TraceContext | undefined;
+    for (const key of TRACE_KEYS) {
+      const value = (meta as Record<string, unknown>)[key];
+      if (typeof value === 'string') (trace ??= {})[key] = value;
+    }
+    return trace;
+  }
+
+  /** Created on first use: most requests never look at it. Aborted once the request is over, however it ended. */
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.state !== 'running') this.#controller.abort(endReason(this.state));
+    return this.#controller.signal;
+  }
+
+  /** Marks the request over and aborts its signal, which also withdraws its outstanding server→client requests. */
+  end(state: Exclude<RequestState, 'running'>): void {
+    this.state = state;
+    this.#controller?.abort(endReason(state));
+  }
+
+  /** Whom this request speaks for: its verified identity, else its connection's caller (DispatcherPeer.caller). */
+  get caller(): string {
+    return this.auth === undefined ? this.#connection.caller : principalOf(this.auth);
+  }
+
+  /**
+   * Sends `notifications/progress` for this request's token; a no-op without a token, or after the answer unless
+   * `outlive` (a detached handler's: then on the connection, related to nothing). `meta` becomes its `_meta`.
+   */
+  progress(progress: number, total?: number, message?: string, outlive = false, meta?: Record<string, unknown>): void {
+    if (this.progressToken === undefined || (this.state !== 'running' && !outlive)) return;
+    if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
+    this.#lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    if (meta !== undefined) params._meta = meta;
+    this.notify('notifications/progress', params, false, outlive);
+  }
+
+  /**
+   * A notification related to this request; once the request has its answer or was cancelled it is dropped, or with
+   * `outlive` (a task's handler) sent on the connection, related to nothing. `essential`: a backed-up transport must
+   * not drop it (DispatcherPeer.send).
+   */
+  notify(method: string, params: Record<string, unknown>, essential = false, outlive = false): void {
+    if (this.state === 'running') this.#connection.notify(method, params, this.id, essential);
+    else if (outlive) this.#connection.notify(method, params, undefined, essential);
+  }
+
+  /**
+   * A notification that belongs to no request but must not precede this one's answer (a task's status, whose id the
+   * answer carries): held while the request runs, sent on the connection right after its answer, dropped when it
+   * ends unanswered. At most MAX_HELD are held; past that the oldest goes (each one supersedes the earlier).
+   */
+  notifyAfterAnswer(method: string, params: Record<string, unknown>): void {
+    if (this.state !== 'running') {
+      if (this.state === 'answered') this.#connection.notify(method, params);
+      return;
+    }
+    const held = (this.#held ??= []);
+    if (held.length === MAX_HELD) held.shift();
+    held.push({ method, params });
+  }
+
+  /** The answer went out: what notifyAfterAnswer held goes now. */
+  sendHeld(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    for (const { method, params } of held ?? []) this.#connection.notify(method, params);
+  }
+
+  /** The error a server→client request made on behalf of this request would fail with at once, if any. */
+  refusal(method: string): OutboundRequestError | undefined {
+    return this.#connection.refusal(method, this.id);
+  }
+
+  /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutboundOptions = {},
+  ): Promise<unknown> {
+    if (this.state !== 'running')
+      return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
+    const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
+    return this.#connection.request(method, params, { signal, timeoutMs: options.timeoutMs }, this.id);
+  }
+}
+
+/**
+ * What every era's handler context shares: the request's identity, and its detachment — a context made by
+ * `detach(options)` (a task's handler) takes its signal, input and task handle from those options instead.
+ */
+export class RequestContext {
+  protected readonly request: InboundRequest;
+  protected readonly detached: DetachOptions | undefined;
+
+  constructor(request: InboundRequest, detached?: DetachOptions) {
+    this.request = request;
+    this.detached = detached;
+  }
+
+  get requestId(): RequestId {
+    return this.request.id;
+  }
+
+  /** Aborted when the client cancels the request, the connection ends, or the request is over (detached: its own). */
+  get signal(): AbortSignal {
+    return this.detached?.signal ?? this.request.signal;
+  }
+
+  /** The task handle of a detached context (DetachOptions.task); undefined in a request's own context. */
+  get task(): TaskHandle | undefined {
+    return this.detached?.task;
+  }
+
+  /** ExtensionContext.caller. */
+  get caller(): string {
+    return this.request.caller;
+  }
+
+  get http(): HttpRequestInfo | undefined {
+    return this.request.http;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.request.auth;
+  }
+
+  get trace(): TraceContext | undefined {
+    return this.request.trace;
+  }
+}
+
+/** Who a verified identity is, as one string: the same issuer, subject and client make the same principal. */
+export function principalOf(auth: AuthInfo): string {
+  return JSON.stringify([auth.issuer ?? null, auth.subject, auth.clientId ?? null]);
+}
