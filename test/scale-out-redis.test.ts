@@ -26,6 +26,9 @@ import { CLIENT_CAPABILITIES, EVERYTHING_INFO, type Id, MODERN, modern, SERVER_I
 const T = { timeout: 60_000 }; // a safety net against hangs only; no assertion depends on time
 const SECRET = 'scale-out-test-secret-0123456789abcdef';
 const LEGACY = '2025-11-25';
+/** The workers' task lease: how soon a killed worker's running task reads failed. */
+const LEASE_MS = 1000;
+const TASKS = 'io.modelcontextprotocol/tasks';
 
 let redis: RedisService | undefined;
 let workers: WorkerService[] = [];
@@ -40,7 +43,9 @@ before(async () => {
   if (redisBinary === undefined || haproxyBinary === undefined) return; // each test says so (needBinary)
   redis = await startRedis(shared, redisBinary);
   workers = await Promise.all(
-    [1, 2, 3].map(() => startWorker(shared, ['--redis', redis!.url], { MCP_STATE_SECRET: SECRET })),
+    [1, 2, 3].map(() =>
+      startWorker(shared, ['--redis', redis!.url], { MCP_STATE_SECRET: SECRET, MCP_TASK_LEASE_MS: String(LEASE_MS) }),
+    ),
   );
   haproxy = await startHaproxy(shared, haproxyBinary, {
     backends: workers.map((worker) => worker.address),
@@ -460,6 +465,168 @@ test(
   },
 );
 
+// ---------------------------------------------------------------------------------------------------------------
+// Tasks (mcp-core/tasks on the Redis task store)
+
+/** The worker haproxy names `by` (w1…w3). */
+function worker(by: string): WorkerService {
+  return workers[Number(by.slice(1)) - 1]!;
+}
+
+/** Resolves once `service` has written a line matching `pattern` (its own output is the signal). */
+function printed(service: WorkerService, pattern: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const look = (): void => {
+      if (!pattern.test(service.output())) return;
+      service.process.stderr!.off('data', look);
+      resolve();
+    };
+    service.process.stderr!.on('data', look);
+    look();
+  });
+}
+
+/** A 2026-07-28 client that declares the tasks extension and elicitation. */
+const TASK_CLIENT = { [CLIENT_CAPABILITIES]: { extensions: { [TASKS]: {} }, elicitation: {} } };
+
+/** A 2026-07-28 `tasks/*` request through the balancer: its result (or error) and who served it. */
+async function taskRequest(url: string, method: string, taskId: string, id: Id, extra: object = {}) {
+  const response = await post(
+    url,
+    modernHeaders(method, taskId),
+    modern(method, { taskId, ...extra }, id, TASK_CLIENT),
+  );
+  assert.equal(response.status, 200);
+  return { by: servedBy(response), body: (await response.json()) as Record<string, any> };
+}
+
+/**
+ * Asks `tasks/get` through the balancer until the task's status is `status` (each answer is the signal for the
+ * next question; the test's timeout bounds it), then returns that answer.
+ */
+async function untilStatus(url: string, taskId: string, status: string): Promise<Record<string, any>> {
+  for (let round = 0; ; round++) {
+    const { body } = await taskRequest(url, 'tasks/get', taskId, `poll-${round}`);
+    assert.equal(body.error, undefined, JSON.stringify(body));
+    if (body.result.status === status) return body.result;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+test(
+  'a 2026 task created on one worker is read at once on another, answered and cancelled through the others',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const held = await callModern(deployment.url, 'hold', {}, 'hold', {}, TASK_CLIENT);
+    assert.equal(held.body.result.resultType, 'task');
+    const { taskId } = held.body.result;
+    const owner = worker(held.by);
+    // The create was durable before the answer: the very next request, on another worker, finds it.
+    const read = await taskRequest(deployment.url, 'tasks/get', taskId, 'get');
+    assert.notEqual(read.by, held.by);
+    assert.equal(read.body.result.status, 'working');
+    const stopped = printed(owner, new RegExp(`task ${taskId} stopped on ${owner.pid}`));
+    const cancel = await taskRequest(deployment.url, 'tasks/cancel', taskId, 'cancel');
+    assert.notEqual(cancel.by, held.by);
+    assert.equal(cancel.body.result.resultType, 'complete');
+    await stopped; // the handler on the owner was aborted
+    const after = await taskRequest(deployment.url, 'tasks/get', taskId, 'after');
+    assert.equal(after.body.result.status, 'cancelled');
+
+    // An input request of a task on one worker, answered by tasks/update through another.
+    const asked = await callModern(deployment.url, 'confirm_delete', { filename: 'f' }, 'ask', {}, TASK_CLIENT);
+    assert.equal(asked.body.result.resultType, 'task');
+    const waiting = await untilStatus(deployment.url, asked.body.result.taskId, 'input_required');
+    assert.equal(waiting.inputRequests['input-1'].method, 'elicitation/create');
+    let update: { by: string; body: Record<string, any> };
+    do {
+      update = await taskRequest(deployment.url, 'tasks/update', asked.body.result.taskId, 'update', {
+        inputResponses: { 'input-1': { action: 'accept', content: { confirm: true } } },
+      });
+    } while (update.by === asked.by); // answered through a worker that does not run the task
+    assert.equal(update.body.result.resultType, 'complete');
+    const done = await untilStatus(deployment.url, asked.body.result.taskId, 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'Deleted f' }]);
+  },
+);
+
+test(
+  'a 2025 task is listed, read, answered through tasks/result and cancelled through other workers, and expires',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url, { elicitation: {} });
+    const start = async (id: Id, name: string, args: object, ttl?: number) => {
+      const call = await sessionCall(deployment.url, session.id, id, 'tools/call', {
+        name,
+        arguments: args,
+        task: ttl === undefined ? {} : { ttl },
+      });
+      assert.equal(call.status, 200);
+      const answer = call.messages.at(-1)!;
+      assert.equal(answer.result.task.status, 'working', JSON.stringify(answer));
+      return { by: call.by, taskId: answer.result.task.taskId as string };
+    };
+    const brief = await start(1, 'hold', {}, 1500);
+    const listed = await sessionCall(deployment.url, session.id, 2, 'tasks/list');
+    assert.notEqual(listed.by, brief.by);
+    assert.deepEqual(
+      listed.messages[0].result.tasks.map((task: { taskId: string }) => task.taskId),
+      [brief.taskId],
+    );
+    // It expires: the owner's handler stops at the deadline, and every worker then knows no such task.
+    const owner = worker(brief.by);
+    await printed(owner, new RegExp(`task ${brief.taskId} stopped on ${owner.pid}`));
+    for (let id = 3; ; id++) {
+      const read = await sessionCall(deployment.url, session.id, id, 'tasks/get', { taskId: brief.taskId });
+      if (read.messages[0].error !== undefined) {
+        assert.equal(read.messages[0].error.code, -32602);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+
+    // Cancelled through another worker: stored cancelled before the answer, and the owner's handler stops.
+    const long = await start(10, 'hold', {});
+    const longOwner = worker(long.by);
+    const stopped = printed(longOwner, new RegExp(`task ${long.taskId} stopped on ${longOwner.pid}`));
+    const cancelled = await sessionCall(deployment.url, session.id, 11, 'tasks/cancel', { taskId: long.taskId });
+    assert.notEqual(cancelled.by, long.by);
+    assert.equal(cancelled.messages[0].result.status, 'cancelled');
+    await stopped;
+
+    // An input request delivered on a tasks/result stream held by another worker, answered through a third.
+    const asked = await start(20, 'confirm_delete', { filename: 'g' });
+    let result: Response;
+    do {
+      result = await post(deployment.url, legacyHeaders(session.id), {
+        jsonrpc: '2.0',
+        id: 'result',
+        method: 'tasks/result',
+        params: { taskId: asked.taskId },
+      });
+      if (servedBy(result) === asked.by) await result.body?.cancel();
+    } while (servedBy(result) === asked.by);
+    const stream = new SseReader(result);
+    const request = await stream.message();
+    assert.equal(request.method, 'elicitation/create');
+    assert.deepEqual(request.params._meta, { 'io.modelcontextprotocol/related-task': { taskId: asked.taskId } });
+    const answer = await post(deployment.url, legacyHeaders(session.id), {
+      jsonrpc: '2.0',
+      id: request.id,
+      result: { action: 'accept', content: { confirm: true } },
+    });
+    assert.equal(answer.status, 202);
+    const final = await stream.message();
+    assert.equal(final.id, 'result');
+    assert.deepEqual(final.result.content, [{ type: 'text', text: 'Deleted g' }]);
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
 // Last: these kill workers.
 
 test(
@@ -475,6 +642,13 @@ test(
     const reader = new SseReader(response);
     const first = await progressUntil(reader, 2);
     const more = await progressUntil(reader, 1); // stored after the id the client resumes from
+    // A task running on the doomed worker (asked of it directly, as a balancer could route it).
+    const task = await post(
+      origin.url,
+      modernHeaders('tools/call', 'hold'),
+      modern('tools/call', { name: 'hold', arguments: {} }, 'task', TASK_CLIENT),
+    );
+    const { taskId } = ((await task.json()) as Record<string, any>).result;
     origin.process.kill('SIGKILL');
     killed.add(origin);
     assert.equal((await origin.exited).signal, 'SIGKILL');
@@ -498,6 +672,10 @@ test(
     }
     assert.equal(served.size, 2, 'both survivors');
     assert.equal(served.has(String(origin.pid)), false);
+    // Its running task reads failed once its lease lapsed, never working forever.
+    const lost = await untilStatus(deployment.url, taskId, 'failed');
+    assert.equal(lost.statusMessage, 'The process running the task stopped');
+    assert.deepEqual(lost.error, { code: -32603, message: 'Internal error' });
     const deleted = await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) });
     assert.equal(deleted.status, 200);
     for (const id of [5, 6]) {
