@@ -19,8 +19,11 @@ import {
 import { type HttpServer, serveHttp } from '../http.ts';
 import {
   createTasksExtension,
+  isTerminal,
   MemoryTaskStore,
   type TaskChange,
+  type TaskMessage,
+  type TaskNotice,
   type TaskRecord,
   type TaskStore,
   type TasksExtension,
@@ -1360,4 +1363,107 @@ test('a task whose handler keeps asking for input ends completed with a tool fai
     isError: true,
   });
   assert.deepEqual(await client.end(), []);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// A store shared by processes (TaskStore.send and receive; the Redis store is proven in test/scale-out-redis.test.ts)
+
+/**
+ * One MemoryTaskStore behind two servers, as a shared store would be: `send` hands a message to every `receive`
+ * listener (an extension whose runner does not run the task ignores it), and `notify` stands for a store telling
+ * the process running a task that its record ended elsewhere.
+ */
+class RelayingStore extends MemoryTaskStore {
+  readonly sent: [string, TaskMessage][] = [];
+  readonly #listeners = new Set<(taskId: string, notice: TaskNotice) => void>();
+  failGets = false;
+
+  async send(taskId: string, message: TaskMessage): Promise<void> {
+    this.sent.push([taskId, message]);
+    this.notify(taskId, message);
+  }
+
+  receive(listener: (taskId: string, notice: TaskNotice) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  notify(taskId: string, notice: TaskNotice): void {
+    for (const listener of this.#listeners) listener(taskId, notice);
+  }
+
+  override async get(taskId: string): Promise<TaskRecord | undefined> {
+    if (this.failGets) throw new Error('the store is unreachable');
+    return super.get(taskId);
+  }
+}
+
+/** Two HTTP servers (sessionless callers: one owner) over one RelayingStore, each with the `ask` tool. */
+async function twoOverOneStore(t: TestContext, gate: Promise<void>, aborted: (taskId: string) => void) {
+  const store = new RelayingStore();
+  const register = (server: Server): void =>
+    void server.tool('ask', { taskSupport: 'optional' }, async (_args, ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted(ctx.task!.taskId), { once: true });
+      await until(gate, ctx);
+      return text(`answered ${JSON.stringify(await ctx.elicit(FORM))}`);
+    });
+  return { store, a: await open(t, 'http', register, { store }), b: await open(t, 'http', register, { store }) };
+}
+
+test('tasks/update on a server that does not run the task hands the answer over by TaskStore.send', T, async (t) => {
+  const { store, a, b } = await twoOverOneStore(t, Promise.resolve(), () => {});
+  const taskId = await startTask(a.wire, 'c', 'ask', DECLARES_ELICIT);
+  await status(a.tasks, taskId, 'input_required');
+  const done = status(a.tasks, taskId, 'completed');
+  const answer = { action: 'accept', content: {} };
+  const update = await b.wire.request(
+    'u',
+    'tasks/update',
+    { taskId, inputResponses: { 'input-1': answer, 'not-outstanding': 5 } },
+    DECLARES_ELICIT,
+  );
+  assert.deepEqual(update.frame, complete('u'));
+  assert.deepEqual(JSON.parse(JSON.stringify(store.sent)), [
+    [taskId, { type: 'responses', responses: { 'input-1': answer } }],
+  ]);
+  assert.deepEqual((await done).result, text(`answered ${JSON.stringify(answer)}`));
+  // Nothing outstanding any more: a second update sends nothing.
+  await b.wire.request('u2', 'tasks/update', { taskId, inputResponses: { 'input-1': answer } }, DECLARES_ELICIT);
+  assert.equal(store.sent.length, 1);
+});
+
+test('a refusal handed over by the store fails the waiting handler as a refusal given here would', T, async (t) => {
+  const { store, a } = await twoOverOneStore(t, Promise.resolve(), () => {});
+  const taskId = await startTask(a.wire, 'c', 'ask', DECLARES_ELICIT);
+  await status(a.tasks, taskId, 'input_required');
+  const ended = reached(a.tasks, taskId, (record) => isTerminal(record.status));
+  store.notify(taskId, { type: 'refused', key: 'input-1', error: { code: -32600, message: 'no', data: 1 } });
+  // As a refusal on this server's own stream would: the tool fails, its detail logged, not sent.
+  assert.deepEqual((await ended).result, { content: [{ type: 'text', text: 'Tool execution failed' }], isError: true });
+  assert.equal(a.logger.errors[0]!.message, "tool 'ask' failed");
+  const refusal = a.logger.errors[0]!.error as { name: string; code: number; data: unknown };
+  assert.deepEqual([refusal.name, refusal.code, refusal.data], ['OutboundRequestError', -32600, 1]);
+});
+
+test('a record that ended elsewhere ends the handler here, even when the store cannot be read', T, async (t) => {
+  const stops: string[] = [];
+  const stopped = deferred<void>();
+  const { store, a, b } = await twoOverOneStore(t, new Promise(() => {}), (taskId) => {
+    stops.push(taskId);
+    if (stops.length === 2) stopped.resolve();
+  });
+  const first = await startTask(a.wire, 'c1', 'ask', DECLARES_ELICIT);
+  const second = await startTask(a.wire, 'c2', 'ask', DECLARES_ELICIT);
+  // Cancelled through the other server: it stores cancelled; the store tells the process running it.
+  await b.tasks.runner.cancel(first);
+  assert.equal((await a.tasks.store.get(first))!.status, 'cancelled');
+  assert.equal(a.tasks.runner.runs(first), true, 'still running until the store says so');
+  store.notify(first, { type: 'ended' });
+  store.failGets = true;
+  store.notify(second, { type: 'ended' });
+  await stopped.promise;
+  assert.deepEqual(stops.sort(), [first, second].sort());
+  assert.equal(a.tasks.runner.runs(first) || a.tasks.runner.runs(second), false);
+  store.failGets = false;
+  assert.equal((await a.tasks.store.get(second))!.status, 'working', 'nothing was written here');
 });

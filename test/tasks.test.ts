@@ -417,6 +417,54 @@ test('a context kept past its task neither asks for input nor sets a status mess
 // ---------------------------------------------------------------------------------------------------------------
 // TaskRunner: cancellation, expiry, failures, close
 
+test('ended(): a record that ended elsewhere aborts the handler here, tells its own listener, and writes nothing', async () => {
+  const store = new MemoryTaskStore();
+  const runner = new TaskRunner(store, new MemoryLogger());
+  const heard: TaskRecord[] = [];
+  const aborted = deferred();
+  const record = await runner.start(
+    async (ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve());
+      return new Promise<never>(() => {});
+    },
+    { owner: 'o', onStatus: (next) => heard.push(next) },
+  );
+  const prepared = runner.prepare({ owner: 'o' });
+  // Another process cancelled it: the store holds cancelled; this runner is told.
+  const cancelled = (await store.update(record.taskId, { status: 'cancelled' }))!;
+  runner.ended(record.taskId, cancelled);
+  await aborted.promise;
+  assert.equal(runner.runs(record.taskId), false);
+  assert.deepEqual(heard, [cancelled]);
+  runner.ended(record.taskId, cancelled); // once only
+  runner.ended('unknown', undefined);
+  runner.ended(prepared.context.taskId, undefined); // no record yet: its creation is still to come
+  assert.equal(runner.runs(prepared.context.taskId), true);
+  assert.deepEqual(heard, [cancelled]);
+  assert.deepEqual(await store.get(record.taskId), cancelled);
+  prepared.discard();
+  await runner.close();
+});
+
+test('ended() with no record (it went away) aborts the handler; its own listener hears nothing', async () => {
+  const store = new MemoryTaskStore();
+  const runner = new TaskRunner(store, new MemoryLogger());
+  const heard: TaskRecord[] = [];
+  const aborted = deferred();
+  const record = await runner.start(
+    async (ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve());
+      return new Promise<never>(() => {});
+    },
+    { owner: 'o', onStatus: (next) => heard.push(next) },
+  );
+  await store.delete(record.taskId);
+  runner.ended(record.taskId, undefined);
+  await aborted.promise;
+  assert.deepEqual(heard, []);
+  await runner.close();
+});
+
 test('cancel of a running handler aborts it and stores cancelled before it resolves; its late outcome is dropped', async () => {
   const store = new MemoryTaskStore();
   let updates = 0;
