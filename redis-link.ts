@@ -2,6 +2,8 @@
 // commands sent over it with a key prefix and a timeout, so an outage rejects within a known bound. It owns no key
 // and no state of its own; it never opens a socket or speaks RESP itself, and the core never imports it.
 
+import { MAX_TIMER_MS } from './task-store.ts';
+
 /**
  * The user's Redis client as this add-on uses it. `send` sends one command (its name and arguments, as strings) and
  * resolves with Redis's reply (strings, numbers, arrays, null) or rejects. `subscribe` subscribes a connection in
@@ -28,9 +30,6 @@ export function positive(
     );
   return chosen;
 }
-
-/** The longest delay setTimeout keeps (a longer one fires after 1 ms): the bound of commandTimeoutMs. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The link with the engine's key prefix and command timeout. */
 export class RedisCommands {

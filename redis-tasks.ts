@@ -86,10 +86,12 @@ end
 
 /**
  * Creates a record `working`, with this process's lease: KEYS the record, the lease, the cap set, the sequence, the
- * owner's index; ARGV the id, owner, TTL, polling interval, process id, lease TTL, cap, longest TTL. Returns the
- * creation time in ms, -1 when the cap is reached, -2 when the id exists.
+ * owner's index; ARGV the id, owner, TTL, polling interval, process id, lease TTL, cap, longest TTL, the records' key
+ * prefix. The oldest PRUNED ids of the owner's index whose records are gone leave it (tasks/list prunes the rest).
+ * Returns the creation time in ms, -1 when the cap is reached, -2 when the id exists.
  */
 const CREATE_TASK = `${PRELUDE}
+local PRUNED = 16
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return -1 end
@@ -102,6 +104,9 @@ redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6])
 redis.call('ZADD', KEYS[3], int(expires), ARGV[1])
 extend(KEYS[3], expires, now)
 if ARGV[2] ~= '' then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, PRUNED - 1)) do
+    if redis.call('EXISTS', ARGV[9] .. id) == 0 then redis.call('ZREM', KEYS[5], id) end
+  end
   redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[4]), ARGV[1])
   redis.call('PEXPIRE', KEYS[4], ARGV[8])
   extend(KEYS[5], expires, now)
@@ -185,38 +190,42 @@ return 1`;
 
 /**
  * Queues a message for the process that runs a task and tells it: KEYS the lease, the inbox, the record; ARGV the
- * message, the queue's bound, the channel prefix, the id. Returns 1, 0 when no process runs the task, -1 when full.
+ * message, the queue's bound, the channel prefix, the id, the lost body. A live task whose lease lapsed is failed
+ * (as a read would): nobody is left to answer. Returns 1, 0 when no process runs the task, -1 when full.
  */
-const SEND_TASK = `
+const SEND_TASK = `${PRELUDE}
+local r = read(KEYS[3], KEYS[1], ARGV[5])
 local holder = redis.call('GET', KEYS[1])
 local left = redis.call('PTTL', KEYS[3])
-if not holder or left <= 0 then return 0 end
+if not r or not live(r[2]) or not holder or left <= 0 then return 0 end
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[2]) then return -1 end
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], left)
 redis.call('PUBLISH', ARGV[3] .. holder, ARGV[4])
 return 1`;
 
-/** Takes a task's queued messages: KEYS the inbox, the record. Returns its status ('' when gone) and the messages. */
+/**
+ * Reads a task's queued messages: KEYS the inbox, the record. Returns its status ('' when gone) and the messages;
+ * they leave the queue once delivered (LTRIM), so a reply lost on the way leaves them for the next drain.
+ */
 const DRAIN_TASK = `
-local messages = redis.call('LRANGE', KEYS[1], 0, -1)
-redis.call('DEL', KEYS[1])
-return { redis.call('HGET', KEYS[2], 'status') or '', messages }`;
+return { redis.call('HGET', KEYS[2], 'status') or '', redis.call('LRANGE', KEYS[1], 0, -1) }`;
 
 /**
- * Renews this process's leases: ARGV the key prefix, this process, the lease TTL, then the ids. Returns per id
- * `held`, `mail` (held, with messages queued) or `ended` (terminal, gone, or held by another process).
+ * Renews this process's leases: ARGV the key prefix, this process, the lease TTL, the lost body, then the ids. A
+ * lease that lapsed is not taken back: its task reads failed from then on, wherever it is read (a message sent
+ * meanwhile found no process to reach). Returns per id `held`, `mail` (held, with messages queued) or `ended`
+ * (terminal, gone, lapsed, or held by another process).
  */
 const RENEW_LEASES = `${PRELUDE}
 local out = {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local id = ARGV[i]
-  local status = redis.call('HGET', ARGV[1] .. 'task:' .. id, 'status')
+  local lease = ARGV[1] .. 'task-lease:' .. id
+  local r = read(ARGV[1] .. 'task:' .. id, lease, ARGV[4])
   local state = 'ended'
-  if status and live(status) then
-    local lease = ARGV[1] .. 'task-lease:' .. id
-    local holder = redis.call('GET', lease)
-    if not holder or holder == ARGV[2] then
+  if r and live(r[2]) then
+    if redis.call('GET', lease) == ARGV[2] then
       redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
       state = 'held'
       if redis.call('EXISTS', ARGV[1] .. 'task-inbox:' .. id) == 1 then state = 'mail' end
@@ -283,6 +292,8 @@ export class RedisTaskStore implements TaskStore {
   readonly #listeners = new Set<(taskId: string, notice: TaskNotice) => void>();
   /** Renews the leases while there are any. */
   #renewal: ReturnType<typeof setInterval> | undefined;
+  /** Per task: the drain under way, and whether another was asked for meanwhile (drains of a task never overlap). */
+  readonly #draining = new Map<string, { again: boolean }>();
   /** Subscribed to this process's channel (on the first create). */
   #channel: Promise<void> | undefined;
   #closed = false;
@@ -295,10 +306,12 @@ export class RedisTaskStore implements TaskStore {
     this.#leaseMs = positive('taskLeaseMs', options.taskLeaseMs, 10_000, MAX_TIMER_MS);
   }
 
+  /** The key of a task's record, lease or inbox. */
   #key(kind: 'task' | 'task-lease' | 'task-inbox', taskId: string): string {
     return `${this.#redis.prefix}${kind}:${taskId}`;
   }
 
+  /** The key of an owner's index of tasks (tasks/list). */
   #ownerIndex(owner: string): string {
     return `${this.#redis.prefix}tasks-of:${owner}`;
   }
@@ -328,13 +341,14 @@ export class RedisTaskStore implements TaskStore {
           String(this.#leaseMs),
           this.#maxTasks,
           String(this.#maxTtlMs),
+          `${prefix}task:`,
         ],
       ),
     );
     if (created === -1)
       throw new ProtocolError(ErrorCode.InternalError, 'Task limit reached', { maxTasks: Number(this.#maxTasks) });
     if (created === -2) throw new Error(`task ${task.taskId} already exists`);
-    this.#lease(task.taskId);
+    if (!this.#closed) this.#lease(task.taskId); // closed meanwhile: the lease lapses, as close() says
     const at = new Date(created).toISOString();
     return {
       taskId: task.taskId,
@@ -360,28 +374,35 @@ export class RedisTaskStore implements TaskStore {
   /** See TaskStore.update: one script, so the transition check and the write are atomic across processes. */
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const { ttlMs, status, ...variable } = change;
-    const fields = await this.#redis.script(
-      UPDATE_TASK,
-      [
-        this.#key('task', taskId),
-        this.#key('task-lease', taskId),
-        `${this.#redis.prefix}tasks`,
-        this.#key('task-inbox', taskId),
-      ],
-      [
-        status,
-        JSON.stringify(variable),
-        ttlMs === undefined ? '' : String(Math.min(ttlMs, this.#maxTtlMs)),
-        this.#processId,
-        `${this.#redis.prefix}task-owner:`,
-        taskId,
-        LOST_BODY,
-        `${this.#redis.prefix}tasks-of:`,
-      ],
-    );
+    // A write that failed ends the task here (TaskRunner drops it): its lease is let go, so it reads failed.
+    const fields = await this.#redis
+      .script(
+        UPDATE_TASK,
+        [
+          this.#key('task', taskId),
+          this.#key('task-lease', taskId),
+          `${this.#redis.prefix}tasks`,
+          this.#key('task-inbox', taskId),
+        ],
+        [
+          status,
+          JSON.stringify(variable),
+          ttlMs === undefined ? '' : String(Math.min(ttlMs, this.#maxTtlMs)),
+          this.#processId,
+          `${this.#redis.prefix}task-owner:`,
+          taskId,
+          LOST_BODY,
+          `${this.#redis.prefix}tasks-of:`,
+        ],
+      )
+      .catch((error: unknown) => {
+        this.#unlease(taskId);
+        throw error;
+      });
     if (!Array.isArray(fields)) return undefined;
     const record = toRecord(taskId, fields);
-    if (isTerminal(record.status)) this.#unlease(taskId);
+    // Another runner of this process may run it (two servers, one store): it hears the end as another process would.
+    if (isTerminal(record.status)) this.#ended(taskId);
     return record;
   }
 
@@ -421,7 +442,7 @@ export class RedisTaskStore implements TaskStore {
     const queued = await this.#redis.script(
       SEND_TASK,
       [this.#key('task-lease', taskId), this.#key('task-inbox', taskId), this.#key('task', taskId)],
-      [JSON.stringify(message), String(MAX_QUEUED), `${this.#redis.prefix}task-owner:`, taskId],
+      [JSON.stringify(message), String(MAX_QUEUED), `${this.#redis.prefix}task-owner:`, taskId, LOST_BODY],
     );
     if (Number(queued) === -1)
       throw new ProtocolError(ErrorCode.InternalError, 'Internal error: too many undelivered messages for the task', {
@@ -452,7 +473,7 @@ export class RedisTaskStore implements TaskStore {
     this.#channel ??= this.#redis.link
       .subscribe(
         `${this.#redis.prefix}task-owner:${this.#processId}`,
-        (taskId) => void this.#drain(taskId),
+        (taskId) => this.#drain(taskId),
         // Told nothing while disconnected: every lease is looked at now.
         () => void this.#renew(),
       )
@@ -492,7 +513,7 @@ export class RedisTaskStore implements TaskStore {
         states = await this.#redis.script(
           RENEW_LEASES,
           [],
-          [this.#redis.prefix, this.#processId, String(this.#leaseMs), ...batch],
+          [this.#redis.prefix, this.#processId, String(this.#leaseMs), LOST_BODY, ...batch],
         );
       } catch {
         return;
@@ -500,13 +521,31 @@ export class RedisTaskStore implements TaskStore {
       (states as unknown[]).forEach((state, index) => {
         const taskId = batch[index]!;
         if (state === 'ended') this.#ended(taskId);
-        else if (state === 'mail') void this.#drain(taskId);
+        else if (state === 'mail') this.#drain(taskId);
       });
     }
   }
 
+  /** Drains a task's queue (#drainOnce), after the drain under way if there is one, so that none overlap. */
+  #drain(taskId: string): void {
+    const under = this.#draining.get(taskId);
+    if (under !== undefined) {
+      under.again = true;
+      return;
+    }
+    const drain = { again: true };
+    this.#draining.set(taskId, drain);
+    void (async () => {
+      while (drain.again) {
+        drain.again = false;
+        await this.#drainOnce(taskId);
+      }
+      this.#draining.delete(taskId);
+    })();
+  }
+
   /** Takes a task's queued messages for the listeners, and tells them when its record ended. */
-  async #drain(taskId: string): Promise<void> {
+  async #drainOnce(taskId: string): Promise<void> {
     if (!this.#leased.has(taskId)) return; // not this process's task (any more)
     let status: string;
     let messages: unknown[];
@@ -523,6 +562,10 @@ export class RedisTaskStore implements TaskStore {
       const message = parseMessage(String(text));
       if (message !== undefined) this.#tell(taskId, message); // anything else is not this store's: send() queues here
     }
+    // Delivered: they leave the queue. A second drain meanwhile delivers them again, which changes nothing (an
+    // answered input key is no longer outstanding, and keys are never reused).
+    if (messages.length > 0)
+      await this.#redis.send(['LTRIM', this.#key('task-inbox', taskId), String(messages.length), '-1']).catch(() => {}); // left queued: delivered again by the next drain, to the same effect
     if (!Object.hasOwn(TASK_TRANSITIONS, status) || isTerminal(status as TaskStatus)) this.#ended(taskId);
   }
 
@@ -533,7 +576,17 @@ export class RedisTaskStore implements TaskStore {
     this.#tell(taskId, { type: 'ended' });
   }
 
+  /**
+   * Hands a notice to every listener. One that throws (the tasks extension's handles its own failures) does not keep
+   * it from the others, nor fail a renewal or a drain.
+   */
   #tell(taskId: string, notice: TaskNotice): void {
-    for (const listener of this.#listeners) listener(taskId, notice);
+    for (const listener of this.#listeners) {
+      try {
+        listener(taskId, notice);
+      } catch {
+        // its own failure, reported by it (TasksExtension logs through the server's logger)
+      }
+    }
   }
 }

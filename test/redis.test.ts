@@ -849,9 +849,71 @@ for (const glue of GLUES) {
         await a.command(['RPUSH', inbox, junk]);
       await a.command(['RPUSH', inbox, JSON.stringify({ type: 'responses', responses: { k: {} } })]);
       assert.deepEqual(await heard.first(1), [{ type: 'responses', responses: { k: {} } }]);
-      assert.equal(Number(await a.command(['EXISTS', inbox])), 0);
+      // Delivered, then trimmed: Redis's own answer is the signal, asked again after each reply.
+      while (Number(await a.command(['EXISTS', inbox])) !== 0) await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(heard.items, [{ type: 'responses', responses: { k: {} } }]);
     },
   );
+
+  test(
+    `${glue.name}: a lapsed lease is never taken back: the task fails, its runner hears it ended, a send finds nobody`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { taskLeaseMs: 300 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const heard = collector<[string, unknown]>();
+      a.engine.taskStore.receive!((taskId, notice) => heard.push([taskId, notice]));
+      await a.engine.taskStore.create({ taskId: 'lapsed', owner: 'o', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'unread', owner: 'o', pollIntervalMs: 1 });
+      await a.command(['DEL', `${prefix}task-lease:lapsed`, `${prefix}task-lease:unread`]); // as if it paused too long
+      // Nobody read them meanwhile: the owner's next renewal finds the leases gone and does not take them back.
+      assert.deepEqual((await heard.first(2)).map(([taskId, notice]) => [taskId, notice]).sort(), [
+        ['lapsed', { type: 'ended' }],
+        ['unread', { type: 'ended' }],
+      ]);
+      assert.equal((await b.engine.taskStore.get('lapsed'))!.status, 'failed');
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}task-lease:lapsed`])), 0);
+      // An answer sent now finds no process: nothing is queued.
+      await b.engine.taskStore.send!('unread', { type: 'responses', responses: { k: {} } });
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}task-inbox:unread`])), 0);
+      assert.equal((await b.engine.taskStore.get('unread'))!.status, 'failed');
+    },
+  );
+
+  test(
+    `${glue.name}: a write that fails lets the task's lease go, so the task reads failed instead of working`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { taskLeaseMs: 300 });
+      if (fleet === undefined) return;
+      const { a } = fleet;
+      t.after(() => a.engine.taskStore.close());
+      await a.engine.taskStore.create({ taskId: 'w', owner: 'o', pollIntervalMs: 1 });
+      a.tapped.afterReply = (command) => {
+        if (command[0] === 'EVAL' && command[1]!.includes('allowed(r[2], ARGV[1])')) throw new Error('reply lost');
+      };
+      await assert.rejects(a.engine.taskStore.update('w', { status: 'input_required' }), /reply lost/);
+      const renewed = collector<string[]>();
+      a.tapped.afterReply = (command) => {
+        if (command[0] === 'EVAL' && command[1]!.includes("'held'")) renewed.push(command.slice(7)); // the ids renewed
+      };
+      await a.engine.taskStore.create({ taskId: 'next', owner: 'o', pollIntervalMs: 1 });
+      assert.deepEqual(await renewed.first(1), [['next']], 'the failed task is no longer renewed');
+    },
+  );
+
+  test(`${glue.name}: a create prunes the oldest ids of the owner's index whose records are gone`, T, async (t) => {
+    const fleet = await two(t, glue);
+    if (fleet === undefined) return;
+    const { prefix, a } = fleet;
+    t.after(() => a.engine.taskStore.close());
+    for (const taskId of ['p1', 'p2', 'p3']) await a.engine.taskStore.create({ taskId, owner: 'o', pollIntervalMs: 1 });
+    await a.command(['DEL', `${prefix}task:p1`, `${prefix}task:p3`]); // as if they expired
+    await a.engine.taskStore.create({ taskId: 'p4', owner: 'o', pollIntervalMs: 1 });
+    assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-of:o`, '0', '-1']), ['p2', 'p4']);
+  });
 
   test(`${glue.name}: a task's queue of undelivered messages is bounded`, T, async (t) => {
     const fleet = await two(t, glue);
