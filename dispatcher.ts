@@ -58,8 +58,10 @@ export interface DispatcherPeer {
    * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
    * (transports with one stream per request route by it); responses carry their own id. A notification that is not
    * `essential` may be dropped by a backed-up transport; an essential one is bounded by its own stream (a listen's).
+   * `change`: a change notification (Dispatcher.notifyChange), which every copy of a session shared by processes
+   * sends, since each hears the server's change events; its transport sends it from one copy only.
    */
-  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean): void;
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean, change?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */
   noBackChannel?(related: RequestId | undefined): string | undefined;
   /** A request left the table without an answer (cancelled or abandoned). */
@@ -375,11 +377,23 @@ export class Dispatcher implements RequestConnection {
     if (!this.#closed) this.#write(response);
   }
 
-  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential = false): void {
+  /** Sends a notification (DispatcherPeer.send says what `related`, `essential` and `change` mean). */
+  notify(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    related?: RequestId,
+    essential = false,
+    change = false,
+  ): void {
     if (this.#closed) return;
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    this.#peer.send(message, related, essential);
+    this.#peer.send(message, related, essential, change);
+  }
+
+  /** A change notification (list_changed, resources/updated) related to no request: see DispatcherPeer.send. */
+  notifyChange(method: string, params: Record<string, unknown> | undefined): void {
+    this.notify(method, params, undefined, false, true);
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */

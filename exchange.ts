@@ -180,6 +180,10 @@ export class Stream {
   #lastId: string | undefined;
   /** Its final event (its answer) was written, or it is over and not held here: a resuming connection ends after its replay. */
   #answered: boolean;
+  /** Shared by processes (see share()): what is written here is only stored. */
+  #shared = false;
+  /** The id of the last stored event the connection got (its priming event, or its replay's last). */
+  #deliveredId: string | undefined;
 
   constructor(sink: EventSink | undefined, id = newStreamId(), answered = false) {
     this.#sink = sink;
@@ -208,9 +212,34 @@ export class Stream {
       } catch (error) {
         session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
       }
-      this.#send(formatEvent(data, eventId));
+      // Shared: the event reaches the connection from the store (deliver), in the store's order; unstored, at once.
+      if (!this.#shared || eventId === undefined) this.#send(formatEvent(data, eventId));
       if (last) this.#answer();
     });
+  }
+
+  /**
+   * Makes this a stream several processes write (a shared 2025 session's GET stream): from now on what is written
+   * here is only stored, and the connection gets every stored event, whichever process stored it, through
+   * `deliver`, in the store's order.
+   */
+  share(): void {
+    this.#shared = true;
+  }
+
+  /** Queues a stored event for `sink`, if it is still the connection attached (a shared stream's, from the store). */
+  deliver(sink: EventSink, event: { id: string; data: string }): void {
+    this.#tail = this.#tail.then(() => {
+      if (this.#sink === sink && !sink.closed) sink.send(formatEvent(event.data, event.id));
+    });
+  }
+
+  /**
+   * Settles, once what is queued has gone, with the id of the last stored event `sink` got, if `sink` is still the
+   * connection attached (else undefined): where the store's events for it go on from.
+   */
+  deliveredTo(sink: EventSink): Promise<string | undefined> {
+    return this.#tail.then(() => (this.#sink === sink && !sink.closed ? this.#deliveredId : undefined));
   }
 
   /** Ends the stream after the events already queued for it, with nothing more (a withdrawn request, a session's end). */
@@ -242,7 +271,7 @@ export class Stream {
     const sessionId = session.id;
     this.#tail = this.#tail.then(async () => {
       try {
-        const eventId = (this.#lastId = await store.append(sessionId, this.id, ''));
+        const eventId = (this.#lastId = this.#deliveredId = await store.append(sessionId, this.id, ''));
         this.#send(formatPriming(eventId, session.retryMs));
       } catch (error) {
         session.logger.error('event store append failed; the stream starts without a priming event', error);
@@ -268,6 +297,7 @@ export class Stream {
     this.#joining = undefined;
     if (resumption === undefined) {
       this.#sink = sink;
+      this.#deliveredId = undefined;
       return;
     }
     this.#joining = sink;
@@ -288,6 +318,7 @@ export class Stream {
       }
       this.#joining = undefined;
       for (const event of events) sink.send(formatEvent(event.data, event.id));
+      this.#deliveredId = events.at(-1)?.id ?? resumption.lastEventId;
       if (this.#answered) sink.end();
       else this.#sink = sink;
     });

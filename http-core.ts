@@ -138,13 +138,26 @@ export class HttpCore {
         session.connection.handshake!,
         this.#guard.ownerOf(session),
         state,
+        session.sharedRecord.getStream,
       );
       return saving?.then((saved) => {
         if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
+        session.stateSaved(state);
       });
     },
     relay: (session: Session, response: JsonRpcResponse): void => this.#shared?.relay(session.id!, response),
     isShared: (): boolean => this.#shared !== undefined,
+    processId: undefined as string | undefined,
+    holdGetStream: (session: Session): void => {
+      const { state, getStream } = session.sharedRecord;
+      void this.#shared?.save(
+        session.id!,
+        session.connection.handshake!,
+        this.#guard.ownerOf(session),
+        state,
+        getStream,
+      );
+    },
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -173,6 +186,7 @@ export class HttpCore {
     this.#modern = new ModernExchanges(server, this.#streams);
     if (options.sharedSessions !== undefined) {
       this.#shared = new SharedSessions(options.sharedSessions, server.logger);
+      this.#registry.processId = newSessionId(); // unguessable like a session id; only ever compared
       this.#shared.watch(
         (id, record) => this.#recordChanged(id, record),
         (id, response) => this.#responseRelayed(id, response),
@@ -239,7 +253,7 @@ export class HttpCore {
     if (session === undefined) return;
     if (record === undefined)
       this.#endSession(session, false); // the process that removed it drops its events
-    else session.connection.applySessionState(record);
+    else session.applyRecord(record);
   }
 
   /** A client's response another process received: settled here when this process's copy sent the request. */
@@ -551,7 +565,7 @@ export class HttpCore {
           if (session !== undefined) this.#endSession(session, true);
           session = undefined;
         } else if (session !== undefined) {
-          session.connection.applySessionState(record); // what another process set since this copy last heard
+          session.applyRecord(record); // what another process set since this copy last heard
         } else {
           if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
             reply.send(
@@ -565,6 +579,7 @@ export class HttpCore {
           }
           session = new Session(this.#server, options, this.#registry, record);
           session.id = id;
+          session.applyRecord(record); // the GET stream it names, and its state to save again with a new one
           this.#sessions.set(id, session);
           this.#guard.own(session, record.owner);
         }

@@ -487,10 +487,10 @@ export class LegacyLifecycle {
 
     if (event.type === 'resource') {
       if (this.#subscriptions?.has(event.uri) === true) {
-        this.#dispatcher.notify('notifications/resources/updated', { uri: event.uri });
+        this.#dispatcher.notifyChange('notifications/resources/updated', { uri: event.uri });
       }
     } else if (advertised[event.type]) {
-      this.#dispatcher.notify(`notifications/${event.type}/list_changed`, undefined);
+      this.#dispatcher.notifyChange(`notifications/${event.type}/list_changed`, undefined);
     }
   }
 

@@ -101,13 +101,14 @@ class RedisSessionStore implements SharedSessionStore {
   }
 
   /**
-   * A new session's record, or (a record with a log level: a state change) a new state of an existing one, which
+   * A new session's record, or (a record with a state or a GET stream) a later one of an existing session, which
    * never brings back a session DELETE removed meanwhile: that rejects.
    */
   async save(id: string, record: SessionRecord): Promise<void> {
     const text = JSON.stringify(record);
     const message = JSON.stringify({ id, record });
-    const when = record.logLevel === undefined ? 'always' : 'existing';
+    const later = record.logLevel !== undefined || record.subscriptions !== undefined || record.getStream !== undefined;
+    const when = later ? 'existing' : 'always';
     const saved = await this.#redis.script(
       SAVE_SESSION,
       [this.#key(id)],

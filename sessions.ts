@@ -146,6 +146,15 @@ export class Session {
    * ends after its replay.
    */
   #withdrawn: Set<string> | undefined;
+  /**
+   * A shared session's GET stream as its record names it (SessionRecord.getStream): the one a client opened or
+   * resumed last, on whichever process (`process`), which delivers what any process stores for it.
+   */
+  #sharedGet: { id: string; process: string } | undefined;
+  /** A shared session's state as last saved or heard of (saved again with a new GET stream). */
+  #sharedState: Partial<SessionState> | undefined;
+  /** Stores of messages for a GET stream another process holds, one after another. */
+  #handedOn: Promise<void> = Promise.resolve();
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
@@ -238,7 +247,7 @@ export class Session {
   }
 
   /** Connection peer: answers go to their POST; related frames to its stream; the rest to one GET stream, or nowhere. */
-  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): void {
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, _essential?: boolean, change?: boolean): void {
     if (Array.isArray(message)) {
       const exchange = this.#batchOf(message);
       if (exchange !== undefined) this.#finishBatch(exchange, message);
@@ -253,8 +262,72 @@ export class Session {
     if (exchange !== undefined) {
       this.#streamOf(exchange)?.write(this, JSON.stringify(message));
     } else if (related === undefined) {
-      this.#unrelatedStream()?.write(this, JSON.stringify(message));
+      this.#sendUnrelated(JSON.stringify(message), change === true);
     }
+  }
+
+  /**
+   * A message related to no request goes to one GET stream (#unrelatedStream). A shared session's goes to the GET
+   * stream its record names: written here when this process holds it, else stored under it, for the process that
+   * holds it or the client's resumption, wherever that lands. A change notification is sent by the holder's copy
+   * only: every copy hears the change.
+   */
+  #sendUnrelated(text: string, change: boolean): void {
+    const shared = this.#sharesGetStreams ? this.#sharedGet : undefined;
+    if (shared === undefined) {
+      this.#unrelatedStream()?.write(this, text);
+      return;
+    }
+    const held =
+      shared.process === this.#registry!.processId
+        ? this.#getStreams.find((stream) => stream.id === shared.id)
+        : undefined;
+    if (held !== undefined) held.write(this, text);
+    else if (!change) {
+      const { eventStore, id } = this;
+      this.#handedOn = this.#handedOn
+        .then(() => eventStore!.append(id!, shared.id, text))
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.error('event store append failed; a GET stream message is lost', error),
+        );
+    }
+  }
+
+  /**
+   * Whether this session's GET streams are shared by processes: a shared store and an event store that follows
+   * streams, on a version whose streams begin with a priming event (the id a holder follows its stream from).
+   */
+  get #sharesGetStreams(): boolean {
+    return this.#registry?.isShared() === true && this.eventStore?.follow !== undefined && this.#primes;
+  }
+
+  /**
+   * Follows the shared session record another process saved or this request loaded: its state, and the GET stream
+   * it names. A GET stream held here that a client resumed on another process is let go: its connection ends (the
+   * client left it; the stream goes on there).
+   */
+  applyRecord(record: SessionRecord): void {
+    this.connection.applySessionState(record);
+    const { logLevel, subscriptions } = record;
+    this.#sharedState = {};
+    if (logLevel !== undefined) this.#sharedState.logLevel = logLevel;
+    if (subscriptions !== undefined) this.#sharedState.subscriptions = subscriptions;
+    const named = record.getStream;
+    if (typeof named?.id !== 'string' || typeof named.process !== 'string' || !isGetStreamId(named.id)) return;
+    this.#sharedGet = { id: named.id, process: named.process };
+    if (named.process === this.#registry!.processId) return;
+    this.#getStreams.find((stream) => stream.id === named.id && stream.attached)?.release();
+  }
+
+  /** The shared state to save with a change of it (SessionRegistry.saveState), and the GET stream its record names. */
+  get sharedRecord(): { state: Partial<SessionState> | undefined; getStream: SessionRecord['getStream'] } {
+    return { state: this.#sharedState, getStream: this.#sharedGet };
+  }
+
+  /** A request of this session saved `state` to the shared store: it is the session's now. */
+  stateSaved(state: SessionState): void {
+    this.#sharedState = state;
   }
 
   /** The GET stream a message related to no request goes to: the newest attached one, else the newest one. */
@@ -538,6 +611,7 @@ export class Session {
       const sink = this.#openSink(reply, open);
       stream.attach(this, sink, resumption);
       if (resumption === undefined && this.#primes) stream.prime(this);
+      if (this.#sharesGetStreams) this.#holdShared(stream, sink);
       return;
     }
     const live = this.#postStreams?.get(replay.streamId);
@@ -595,6 +669,25 @@ export class Session {
     following.ready.catch((error: unknown) => {
       this.logger.error('event store follow failed', error);
       sink.end(); // the client may resume again
+    });
+  }
+
+  /**
+   * A shared session's GET stream a client opened or resumed here: its record names it, held by this process, and
+   * its connection gets what any process stores for it (their messages and this one's), in the store's order.
+   */
+  #holdShared(stream: Stream, sink: EventSink): void {
+    stream.share();
+    this.#sharedGet = { id: stream.id, process: this.#registry!.processId! };
+    this.#registry!.holdGetStream(this);
+    void stream.deliveredTo(sink).then((after) => {
+      if (after === undefined) return; // its client left (or came back on another connection) meanwhile
+      const following = this.eventStore!.follow!(this.id!, stream.id, after, (event) => stream.deliver(sink, event));
+      sink.onClose(() => following.stop());
+      following.ready.catch((error: unknown) => {
+        this.logger.error('event store follow failed', error);
+        sink.end(); // the client resumes the stream
+      });
     });
   }
 
@@ -660,6 +753,13 @@ export interface SessionRegistry {
   relay(session: Session, response: JsonRpcResponse): void;
   /** Whether sessions are shared by processes (copies of one session then mint far-apart outbound ids). */
   isShared(): boolean;
+  /** With a shared store: this process's id among those sharing it (SessionRecord.getStream names the holder). */
+  readonly processId: string | undefined;
+  /**
+   * With a shared store: saves the session's record naming the GET stream it now holds here (a failure is logged:
+   * the other processes then store their messages for the stream named before).
+   */
+  holdGetStream(session: Session): void;
   remove(session: Session): void;
 }
 

@@ -14,6 +14,11 @@ import type { Logger } from './types.ts';
 export interface SessionRecord extends Handshake, Partial<SessionState> {
   /** The principal (token subject) that opened the session; later requests must come from the same one. */
   owner?: string;
+  /**
+   * The GET stream a client opened or resumed last (on 2025-11-25, with an event store that follows streams), and
+   * the process holding it (SessionRegistry.processId): what other processes have for no request is stored under it.
+   */
+  getStream?: { id: string; process: string };
 }
 
 /**
@@ -63,12 +68,19 @@ export class SharedSessions {
   }
 
   /**
-   * Saves a session's record: its handshake, its `owner` (with `auth`) and the `state` a request sets (none for a
-   * new session). False (logged) when the store failed.
+   * Saves a session's record: its handshake, its `owner` (with `auth`), the `state` a request sets (none for a new
+   * session) and the GET stream it names. False (logged) when the store failed.
    */
-  async save(id: string, handshake: Handshake, owner: string | undefined, state?: SessionState): Promise<boolean> {
+  async save(
+    id: string,
+    handshake: Handshake,
+    owner: string | undefined,
+    state?: Partial<SessionState>,
+    getStream?: SessionRecord['getStream'],
+  ): Promise<boolean> {
     const record: SessionRecord = { ...handshake, ...state };
     if (owner !== undefined) record.owner = owner;
+    if (getStream !== undefined) record.getStream = getStream;
     try {
       await this.#store.save(id, record);
       return true;

@@ -236,7 +236,7 @@ async function openSession(url: string, capabilities: object = {}): Promise<{ id
 /** One request of a session; its answer (read from JSON or from the SSE stream) and who served it. */
 async function sessionCall(url: string, session: string, id: Id, method: string, params: object = {}) {
   const response = await post(url, legacyHeaders(session), { jsonrpc: '2.0', id, method, params });
-  const by = servedBy(response);
+  const by = response.headers.has('x-served-by') ? servedBy(response) : 'direct'; // a worker's own url: no balancer
   if (response.headers.get('content-type') === 'text/event-stream') {
     const reader = new SseReader(response);
     const messages: Record<string, any>[] = [];
@@ -473,6 +473,11 @@ function worker(by: string): WorkerService {
   return workers[Number(by.slice(1)) - 1]!;
 }
 
+/** A worker other than the one haproxy names `by`. */
+function elsewhere(by: string): WorkerService {
+  return workers.find((other) => other !== worker(by) && !killed.has(other))!;
+}
+
 /** Resolves once `service` has written a line matching `pattern` (its own output is the signal). */
 function printed(service: WorkerService, pattern: RegExp): Promise<void> {
   return new Promise((resolve) => {
@@ -540,13 +545,21 @@ test(
     assert.equal(asked.body.result.resultType, 'task');
     const waiting = await untilStatus(deployment.url, asked.body.result.taskId, 'input_required');
     assert.equal(waiting.inputRequests['input-1'].method, 'elicitation/create');
-    let update: { by: string; body: Record<string, any> };
-    do {
-      update = await taskRequest(deployment.url, 'tasks/update', asked.body.result.taskId, 'update', {
-        inputResponses: { 'input-1': { action: 'accept', content: { confirm: true } } },
-      });
-    } while (update.by === asked.by); // answered through a worker that does not run the task
-    assert.equal(update.body.result.resultType, 'complete');
+    // Straight to a worker that does not run the task, as a balancer could route it.
+    const update = await post(
+      elsewhere(asked.by).url,
+      modernHeaders('tasks/update', asked.body.result.taskId),
+      modern(
+        'tasks/update',
+        {
+          taskId: asked.body.result.taskId,
+          inputResponses: { 'input-1': { action: 'accept', content: { confirm: true } } },
+        },
+        'update',
+        TASK_CLIENT,
+      ),
+    ).then((response) => response.json() as Promise<Record<string, any>>);
+    assert.equal(update.result.resultType, 'complete');
     const done = await untilStatus(deployment.url, asked.body.result.taskId, 'completed');
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Deleted f' }]);
   },
@@ -614,7 +627,9 @@ test(
     const request = await stream.message();
     assert.equal(request.method, 'elicitation/create');
     assert.deepEqual(request.params._meta, { 'io.modelcontextprotocol/related-task': { taskId: asked.taskId } });
-    const answer = await post(deployment.url, legacyHeaders(session.id), {
+    // Answered straight to the third worker: neither the task's nor the stream's.
+    const third = workers.find((other) => other !== worker(asked.by) && other !== worker(servedBy(result)))!;
+    const answer = await post(third.url, legacyHeaders(session.id), {
       jsonrpc: '2.0',
       id: request.id,
       result: { action: 'accept', content: { confirm: true } },
@@ -623,6 +638,126 @@ test(
     const final = await stream.message();
     assert.equal(final.id, 'result');
     assert.deepEqual(final.result.content, [{ type: 'text', text: 'Deleted g' }]);
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// A 2025 session's GET stream across workers
+
+/** Opens a GET stream of `session` through the balancer (resuming `lastEventId` when given). */
+async function openGet(url: string, session: string, lastEventId?: string) {
+  const abort = new AbortController();
+  const headers: Headers = { ...legacyHeaders(session), accept: 'text/event-stream' };
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  const response = await fetch(url, { headers, signal: abort.signal });
+  assert.equal(response.status, 200);
+  const by = response.headers.has('x-served-by') ? servedBy(response) : 'direct'; // a worker's own url: no balancer
+  return { by, reader: new SseReader(response), abort };
+}
+
+/** The messages Redis holds for one stream of a session (the stream of event id `eventId`), priming ones excluded. */
+async function storedOn(session: string, eventId: string): Promise<Record<string, any>[]> {
+  const client = createClient({ url: redis!.url });
+  await client.connect();
+  try {
+    const streamId = eventId.slice(0, eventId.lastIndexOf('_'));
+    const entries = await client.xRange(`mcp:events:${session}:${streamId}`, '-', '+');
+    return (entries ?? []).filter((entry) => entry.message.d !== '').map((entry) => JSON.parse(entry.message.d!));
+  } finally {
+    await client.close();
+  }
+}
+
+const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+
+test(
+  "a message for no request produced on another worker reaches the GET stream's worker, or waits for its resumption",
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const get = await openGet(deployment.url, session.id);
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'marker');
+    const marker = await get.reader.next();
+    assert.deepEqual(marker?.message, TOOLS_CHANGED);
+    // A 2025 task's status after its answer belongs to no request: it goes to the GET stream, from the task's worker.
+    let id = 1;
+    const task = await sessionCall(elsewhere(get.by).url, session.id, id++, 'tools/call', {
+      name: 'hold',
+      arguments: { seconds: 0.05 },
+      task: {},
+    });
+    const { taskId } = task.messages.at(-1)!.result.task;
+    const status = await get.reader.message();
+    assert.equal(status.method, 'notifications/tasks/status');
+    assert.deepEqual([status.params.taskId, status.params.status], [taskId, 'completed']);
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'marker2');
+    assert.deepEqual(await get.reader.message(), TOOLS_CHANGED, 'exactly once: the next message is the next change');
+
+    // With no client on the stream, both kinds wait in it for the resumption, which any worker serves.
+    get.abort.abort();
+    const second = await sessionCall(elsewhere(get.by).url, session.id, id++, 'tools/call', {
+      name: 'hold',
+      arguments: { seconds: 0.05 },
+      task: {},
+    });
+    const secondId = second.messages.at(-1)!.result.task.taskId;
+    await callModern(deployment.url, 'test_trigger_prompt_change', {}, 'while-away');
+    for (;;) {
+      // The store is the signal: both are stored once the status and the change have been handed on.
+      const stored = (await storedOn(session.id, marker!.id!)).map((message) => message.method);
+      if (
+        stored.includes('notifications/prompts/list_changed') &&
+        stored.filter((m) => m === 'notifications/tasks/status').length === 2
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const resumed = await openGet(elsewhere(get.by).url, session.id, marker!.id);
+    const replayed: Record<string, any>[] = [];
+    while (replayed.length < 4) replayed.push(await resumed.reader.message());
+    assert.deepEqual(replayed.slice(0, 2), [status, TOOLS_CHANGED]);
+    const away = replayed.slice(2);
+    assert.deepEqual(away.map((message) => message.method).sort(), [
+      'notifications/prompts/list_changed',
+      'notifications/tasks/status',
+    ]);
+    assert.equal(away.find((message) => message.method === 'notifications/tasks/status')!.params.taskId, secondId);
+    resumed.abort.abort();
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
+test(
+  'a GET stream resumed on another worker is taken over there; of two GET streams on two workers, only the newest gets changes',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const first = await openGet(deployment.url, session.id);
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'm1');
+    const marker = await first.reader.next();
+    // Resumed elsewhere while the first connection is still open: that one ends, the new one carries the stream.
+    const takenBy = elsewhere(first.by);
+    const taken = await openGet(takenBy.url, session.id, marker!.id);
+    assert.equal(await first.reader.next(), undefined, 'the old connection ended');
+    await callModern(deployment.url, 'test_trigger_tool_change', {}, 'm2');
+    assert.deepEqual(await taken.reader.message(), TOOLS_CHANGED);
+    // A second, new GET stream on yet another worker: the newest gets the changes, the older one nothing.
+    const newest = await openGet(
+      workers.find((other) => other !== takenBy && other !== worker(first.by))!.url,
+      session.id,
+    );
+    await callModern(deployment.url, 'test_trigger_prompt_change', {}, 'm3');
+    const change = await newest.reader.next();
+    assert.deepEqual(change?.message, { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+    // The old stream got each tools change once (stored by one worker each time), and not the prompts change.
+    assert.deepEqual(await storedOn(session.id, marker!.id!), [TOOLS_CHANGED, TOOLS_CHANGED]);
+    taken.abort.abort();
+    newest.abort.abort();
     assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
   },
 );
