@@ -236,6 +236,7 @@ export class Server {
   readonly #announce: (event: ChangeEvent) => void;
   /** The live connections (the model's change hub, seen with their type). */
   readonly #connections: ChangeHub<Connection>;
+  readonly #hasChangeBus: boolean;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
@@ -256,6 +257,7 @@ export class Server {
     const hub = new ChangeHub<Connection>();
     this.#connections = hub;
     const bus = options.changeBus;
+    this.#hasChangeBus = bus !== undefined;
     this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => this.#publishOn(bus, event);
     this.#model = {
       info,
@@ -300,6 +302,11 @@ export class Server {
 
   get rethrow(): boolean {
     return this.#model.settings.rethrow;
+  }
+
+  /** Whether changes reach every process of a deployment (a `changeBus`), not only this one's connections. */
+  get hasChangeBus(): boolean {
+    return this.#hasChangeBus;
   }
 
   /** Whether a 2025 initialize waits for a hook (HTTP then streams its answer so clients can pipeline). */

@@ -58,8 +58,8 @@ export interface DispatcherPeer {
    * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
    * (transports with one stream per request route by it); responses carry their own id. A notification that is not
    * `essential` may be dropped by a backed-up transport; an essential one is bounded by its own stream (a listen's).
-   * `change`: a change notification (Dispatcher.notifyChange), which every copy of a session shared by processes
-   * sends, since each hears the server's change events; its transport sends it from one copy only.
+   * `change`: a change notification (Dispatcher.notifyChange). With a change bus every process's copy of a shared
+   * session hears each change, so a transport sending from one copy only (shared-get.ts) tells them apart by it.
    */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean, change?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */

@@ -167,7 +167,8 @@ export interface Resumption {
  * One SSE stream of a session with its single writer: events are stored, then written to the client connection
  * attached to it, strictly in order. With an event store the stream outlives its connection: what is written while
  * no client is attached is stored, and a client resuming the stream (GET with Last-Event-ID) gets it replayed, then
- * the rest live on this same stream. Without one, what is written while no client is attached is lost.
+ * the rest live on this same stream. Without one, what is written while no client is attached is lost. A stream that
+ * several processes write (share()) gets its events to the connection from the store instead, in the store's order.
  */
 export class Stream {
   readonly id: string;
@@ -219,12 +220,12 @@ export class Stream {
   }
 
   /**
-   * Makes this a stream several processes write (a shared 2025 session's GET stream): from now on what is written
-   * here is only stored, and the connection gets every stored event, whichever process stored it, through
-   * `deliver`, in the store's order.
+   * `true` makes this a stream several processes write (a shared 2025 session's GET stream): from then on what is
+   * written here is only stored, and the connection gets every stored event, whichever process stored it, through
+   * `deliver`, in the store's order. `false` writes to the connection directly again.
    */
-  share(): void {
-    this.#shared = true;
+  share(shared: boolean): void {
+    this.#shared = shared;
   }
 
   /** Queues a stored event for `sink`, if it is still the connection attached (a shared stream's, from the store). */
@@ -235,11 +236,11 @@ export class Stream {
   }
 
   /**
-   * Settles, once what is queued has gone, with the id of the last stored event `sink` got, if `sink` is still the
-   * connection attached (else undefined): where the store's events for it go on from.
+   * Settles, once what is queued has gone, with the id of the last stored event `sink` got (where the store's events
+   * for it go on from; undefined when none was stored), or false when `sink` is no longer the connection attached.
    */
-  deliveredTo(sink: EventSink): Promise<string | undefined> {
-    return this.#tail.then(() => (this.#sink === sink && !sink.closed ? this.#deliveredId : undefined));
+  deliveredTo(sink: EventSink): Promise<string | undefined | false> {
+    return this.#tail.then(() => (this.#sink === sink && !sink.closed ? this.#deliveredId : false));
   }
 
   /** Ends the stream after the events already queued for it, with nothing more (a withdrawn request, a session's end). */

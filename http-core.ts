@@ -24,6 +24,7 @@ import {
 import { initializeParamsRefusal, type SessionState } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
 import { newSessionId, SESSION_NOT_FOUND, Session, type SessionOptions } from './sessions.ts';
+import type { GetStreamHolds } from './shared-get.ts';
 import { type SessionRecord, type SharedSessionStore, SharedSessions, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
 import { ErrorCounts } from './tracing.ts';
@@ -138,26 +139,14 @@ export class HttpCore {
         session.connection.handshake!,
         this.#guard.ownerOf(session),
         state,
-        session.sharedRecord.getStream,
       );
       return saving?.then((saved) => {
         if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
-        session.stateSaved(state);
       });
     },
     relay: (session: Session, response: JsonRpcResponse): void => this.#shared?.relay(session.id!, response),
     isShared: (): boolean => this.#shared !== undefined,
-    processId: undefined as string | undefined,
-    holdGetStream: (session: Session): void => {
-      const { state, getStream } = session.sharedRecord;
-      void this.#shared?.save(
-        session.id!,
-        session.connection.handshake!,
-        this.#guard.ownerOf(session),
-        state,
-        getStream,
-      );
-    },
+    getStreamHolds: undefined as GetStreamHolds | undefined,
     remove: (session: Session): void => {
       if (session.id !== undefined) this.#sessions.delete(session.id);
     },
@@ -185,11 +174,18 @@ export class HttpCore {
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
     if (options.sharedSessions !== undefined) {
-      this.#shared = new SharedSessions(options.sharedSessions, server.logger);
-      this.#registry.processId = newSessionId(); // unguessable like a session id; only ever compared
-      this.#shared.watch(
+      const shared = new SharedSessions(options.sharedSessions, server.logger);
+      this.#shared = shared;
+      if (shared.holdsGetStreams)
+        this.#registry.getStreamHolds = {
+          processId: newSessionId(), // unguessable like a session id; only ever compared
+          changesShared: server.hasChangeBus,
+          hold: (sessionId, holder) => shared.holdGetStream(sessionId, holder),
+        };
+      shared.watch(
         (id, record) => this.#recordChanged(id, record),
         (id, response) => this.#responseRelayed(id, response),
+        (id, holder) => this.#sessions.get(id)?.heardGetStream(holder),
       );
     }
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
@@ -253,7 +249,7 @@ export class HttpCore {
     if (session === undefined) return;
     if (record === undefined)
       this.#endSession(session, false); // the process that removed it drops its events
-    else session.applyRecord(record);
+    else session.applyRecord(record, false);
   }
 
   /** A client's response another process received: settled here when this process's copy sent the request. */
@@ -565,7 +561,7 @@ export class HttpCore {
           if (session !== undefined) this.#endSession(session, true);
           session = undefined;
         } else if (session !== undefined) {
-          session.applyRecord(record); // what another process set since this copy last heard
+          session.applyRecord(record, true); // what another process set since this copy last heard
         } else {
           if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
             reply.send(
@@ -579,7 +575,7 @@ export class HttpCore {
           }
           session = new Session(this.#server, options, this.#registry, record);
           session.id = id;
-          session.applyRecord(record); // the GET stream it names, and its state to save again with a new one
+          session.applyRecord(record, true); // the GET stream it names
           this.#sessions.set(id, session);
           this.#guard.own(session, record.owner);
         }

@@ -6,7 +6,7 @@
 import type { ChangeBus, ChangeEvent, JsonRpcResponse } from './core.ts';
 import { positive, RedisCommands, type RedisLink } from './redis-link.ts';
 import { type RedisTaskOptions, RedisTaskStore } from './redis-tasks.ts';
-import type { SessionRecord, SharedSessionStore } from './shared-sessions.ts';
+import type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 import { type EventStore, newStreamId } from './sse.ts';
 import type { TaskStore } from './task-store.ts';
 
@@ -74,8 +74,25 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
-/** Deletes the record and announces the end: KEYS[1] the record; ARGV: the channel, the message. */
-const REMOVE_SESSION = "redis.call('DEL', KEYS[1]) redis.call('PUBLISH', ARGV[1], ARGV[2]) return 1";
+/** Deletes the record (and its GET stream) and announces the end: KEYS the record, its GET stream; ARGV: the channel, the message. */
+const REMOVE_SESSION = "redis.call('DEL', KEYS[1], KEYS[2]) redis.call('PUBLISH', ARGV[1], ARGV[2]) return 1";
+
+/**
+ * Records a session's GET stream and announces it, for a session that still has its record: KEYS the record, its
+ * GET stream; ARGV: the holder's JSON, the TTL, the channel, the message. Returns 1, or 0 when the session is gone.
+ */
+const HOLD_GET_STREAM = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
+/** Reads a record and its GET stream, renewing both TTLs: KEYS the record, its GET stream; ARGV the TTL. */
+const LOAD_SESSION = `
+local record = redis.call('GETEX', KEYS[1], 'PX', ARGV[1])
+if not record then return false end
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return { record, redis.call('GET', KEYS[2]) or '' }`;
 
 /** A record as stored: an object with a string protocolVersion; anything else is a corrupt entry (thrown). */
 function parseRecord(id: string, text: string): SessionRecord {
@@ -100,14 +117,19 @@ class RedisSessionStore implements SharedSessionStore {
     return `${this.#redis.prefix}session:${id}`;
   }
 
+  /** The key of a session's GET stream and its holder (kept apart from the record: neither overwrites the other). */
+  #getKey(id: string): string {
+    return `${this.#redis.prefix}session-get:${id}`;
+  }
+
   /**
-   * A new session's record, or (a record with a state or a GET stream) a later one of an existing session, which
+   * A new session's record, or (a record with a state) a later one of an existing session, which
    * never brings back a session DELETE removed meanwhile: that rejects.
    */
   async save(id: string, record: SessionRecord): Promise<void> {
     const text = JSON.stringify(record);
     const message = JSON.stringify({ id, record });
-    const later = record.logLevel !== undefined || record.subscriptions !== undefined || record.getStream !== undefined;
+    const later = record.logLevel !== undefined || record.subscriptions !== undefined;
     const when = later ? 'existing' : 'always';
     const saved = await this.#redis.script(
       SAVE_SESSION,
@@ -118,12 +140,30 @@ class RedisSessionStore implements SharedSessionStore {
   }
 
   async load(id: string): Promise<SessionRecord | undefined> {
-    const text = await this.#redis.send(['GETEX', this.#key(id), 'PX', this.#ttlMs]);
-    return text === null || text === undefined ? undefined : parseRecord(id, String(text));
+    const loaded = await this.#redis.script(LOAD_SESSION, [this.#key(id), this.#getKey(id)], [this.#ttlMs]);
+    if (!Array.isArray(loaded)) return undefined;
+    const record = parseRecord(id, String(loaded[0]));
+    const held = String(loaded[1]);
+    if (held !== '') record.getStream = JSON.parse(held) as GetStreamHolder; // checked where it is used
+    return record;
   }
 
   async remove(id: string): Promise<void> {
-    await this.#redis.script(REMOVE_SESSION, [this.#key(id)], [this.#channel, JSON.stringify({ id })]);
+    await this.#redis.script(
+      REMOVE_SESSION,
+      [this.#key(id), this.#getKey(id)],
+      [this.#channel, JSON.stringify({ id })],
+    );
+  }
+
+  /** A session's GET stream and its holder, onto a session that still exists (else nothing is stored). */
+  async holdGetStream(id: string, holder: GetStreamHolder): Promise<void> {
+    const text = JSON.stringify(holder);
+    await this.#redis.script(
+      HOLD_GET_STREAM,
+      [this.#key(id), this.#getKey(id)],
+      [text, this.#ttlMs, this.#channel, JSON.stringify({ id, getStream: holder })],
+    );
   }
 
   async relay(id: string, response: JsonRpcResponse): Promise<void> {
@@ -133,12 +173,18 @@ class RedisSessionStore implements SharedSessionStore {
   watch(
     changed: (id: string, record: SessionRecord | undefined) => void,
     relayed: (id: string, response: JsonRpcResponse) => void,
+    held: (id: string, holder: GetStreamHolder) => void,
   ): Promise<void> {
     // What was announced while this process was disconnected, its copies learn with their next request's load.
     return this.#redis.link.subscribe(
       this.#channel,
       (message) => {
-        let announced: { id?: unknown; record?: SessionRecord; response?: JsonRpcResponse };
+        let announced: {
+          id?: unknown;
+          record?: SessionRecord;
+          response?: JsonRpcResponse;
+          getStream?: GetStreamHolder;
+        };
         try {
           announced = JSON.parse(message) as typeof announced;
         } catch {
@@ -146,6 +192,7 @@ class RedisSessionStore implements SharedSessionStore {
         }
         if (typeof announced?.id !== 'string') return;
         if (announced.response !== undefined) relayed(announced.id, announced.response);
+        else if (announced.getStream !== undefined) held(announced.id, announced.getStream);
         else changed(announced.id, announced.record);
       },
       () => {},
@@ -274,7 +321,8 @@ class RedisEventStore implements EventStore {
         .subscribe(
           `${this.#redis.prefix}inbox:${this.#processId}`,
           (message) => this.#received(message),
-          () => {},
+          // What the inbox brought while disconnected is lost: every follower reads it from the stream instead.
+          () => this.#catchUpAll(),
         )
         .catch((error: unknown) => {
           this.#inbox = undefined;
@@ -293,13 +341,36 @@ class RedisEventStore implements EventStore {
           await this.#redis.send(['SREM', this.#followersKey(sessionId, streamId), this.#processId]);
         return;
       }
-      const stored = await this.replayAfter(sessionId, `${streamId}_${follower.last}`);
-      const early = follower.early!;
-      follower.early = undefined;
-      for (const event of stored?.events ?? []) this.#hand(follower, event.id.slice(streamId.length + 1), event.data);
-      for (const event of early) this.#hand(follower, event.entryId, event.data);
+      await this.#catchUp(sessionId, follower);
     })();
     return { ready, stop };
+  }
+
+  /**
+   * Hands a follower what its stream stored after the last event it got, then what its inbox brought meanwhile
+   * (held in `early` until then), each once, in entry order.
+   */
+  async #catchUp(sessionId: string, follower: Follower): Promise<void> {
+    follower.early ??= [];
+    let stored: Replay | undefined;
+    try {
+      stored = await this.replayAfter(sessionId, `${follower.streamId}_${follower.last}`);
+    } finally {
+      const early = follower.early;
+      follower.early = undefined;
+      for (const event of stored?.events ?? [])
+        this.#hand(follower, event.id.slice(follower.streamId.length + 1), event.data);
+      for (const event of early) this.#hand(follower, event.entryId, event.data);
+    }
+  }
+
+  /** The inbox was subscribed again after a reconnect: every follower catches up from its stream (failures: next time). */
+  #catchUpAll(): void {
+    for (const [key, followers] of this.#followers) {
+      const sessionId = key.slice(0, key.lastIndexOf(':'));
+      for (const follower of followers)
+        if (follower.early === undefined) this.#catchUp(sessionId, follower).catch(() => {});
+    }
   }
 
   /** An event from this process's inbox, for the followers of its stream. */

@@ -19,7 +19,8 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import type { SaveSessionState, SessionState } from './legacy.ts';
-import { type SessionRecord, STORE_UNAVAILABLE } from './shared-sessions.ts';
+import { type GetStreamHolds, SharedGetStream } from './shared-get.ts';
+import { type GetStreamHolder, type SessionRecord, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, formatEvent, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
@@ -131,7 +132,7 @@ export class Session {
   /**
    * The GET streams, oldest first (at most MAX_GET_STREAMS), whether or not a client is attached to each. A message
    * related to no request goes to the newest one a client is attached to, else (stored for its resumption) to the
-   * newest one: so it reaches exactly one stream.
+   * newest one: so it reaches exactly one stream. A shared session's goes to the one its store names (#sharedGet).
    */
   readonly #getStreams: Stream[] = [];
   /** With an event store: the POST streams still carrying events, by id, for a GET resuming one. */
@@ -146,15 +147,8 @@ export class Session {
    * ends after its replay.
    */
   #withdrawn: Set<string> | undefined;
-  /**
-   * A shared session's GET stream as its record names it (SessionRecord.getStream): the one a client opened or
-   * resumed last, on whichever process (`process`), which delivers what any process stores for it.
-   */
-  #sharedGet: { id: string; process: string } | undefined;
-  /** A shared session's state as last saved or heard of (saved again with a new GET stream). */
-  #sharedState: Partial<SessionState> | undefined;
-  /** Stores of messages for a GET stream another process holds, one after another. */
-  #handedOn: Promise<void> = Promise.resolve();
+  /** A shared session's GET stream (shared-get.ts), made once the session is known to share them. */
+  #sharedGet: SharedGetStream | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
@@ -267,67 +261,42 @@ export class Session {
   }
 
   /**
-   * A message related to no request goes to one GET stream (#unrelatedStream). A shared session's goes to the GET
-   * stream its record names: written here when this process holds it, else stored under it, for the process that
-   * holds it or the client's resumption, wherever that lands. A change notification is sent by the holder's copy
-   * only: every copy hears the change.
+   * A message related to no request goes to one GET stream: a shared session's to the one its store names
+   * (SharedGetStream.send), any other's to #unrelatedStream.
    */
   #sendUnrelated(text: string, change: boolean): void {
-    const shared = this.#sharesGetStreams ? this.#sharedGet : undefined;
-    if (shared === undefined) {
-      this.#unrelatedStream()?.write(this, text);
-      return;
-    }
-    const held =
-      shared.process === this.#registry!.processId
-        ? this.#getStreams.find((stream) => stream.id === shared.id)
-        : undefined;
-    if (held !== undefined) held.write(this, text);
-    else if (!change) {
-      const { eventStore, id } = this;
-      this.#handedOn = this.#handedOn
-        .then(() => eventStore!.append(id!, shared.id, text))
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.error('event store append failed; a GET stream message is lost', error),
-        );
-    }
+    const held = (streamId: string): Stream | undefined => this.#getStreams.find((stream) => stream.id === streamId);
+    if (this.#shared()?.send(text, change, held) !== true) this.#unrelatedStream()?.write(this, text);
   }
 
   /**
-   * Whether this session's GET streams are shared by processes: a shared store and an event store that follows
-   * streams, on a version whose streams begin with a priming event (the id a holder follows its stream from).
+   * This session's shared GET stream, once it shares them: the store holds GET streams (the registry's
+   * getStreamHolds), the event store follows streams, and the version's streams begin with a priming event (the id a
+   * holder follows its stream from). Undefined otherwise, and before the session has an id.
    */
-  get #sharesGetStreams(): boolean {
-    return this.#registry?.isShared() === true && this.eventStore?.follow !== undefined && this.#primes;
+  #shared(): SharedGetStream | undefined {
+    const holds = this.#registry?.getStreamHolds;
+    if (this.#sharedGet !== undefined || holds === undefined || this.id === undefined) return this.#sharedGet;
+    if (this.eventStore?.follow === undefined || !this.#primes) return undefined;
+    return (this.#sharedGet = new SharedGetStream(this, holds));
   }
 
   /**
-   * Follows the shared session record another process saved or this request loaded: its state, and the GET stream
-   * it names. A GET stream held here that a client resumed on another process is let go: its connection ends (the
-   * client left it; the stream goes on there).
+   * The shared record another process saved or this request loaded: its state, and (a load) the GET stream it names
+   * (SharedGetStream.heard).
    */
-  applyRecord(record: SessionRecord): void {
+  applyRecord(record: SessionRecord, loaded: boolean): void {
     this.connection.applySessionState(record);
-    const { logLevel, subscriptions } = record;
-    this.#sharedState = {};
-    if (logLevel !== undefined) this.#sharedState.logLevel = logLevel;
-    if (subscriptions !== undefined) this.#sharedState.subscriptions = subscriptions;
-    const named = record.getStream;
-    if (typeof named?.id !== 'string' || typeof named.process !== 'string' || !isGetStreamId(named.id)) return;
-    this.#sharedGet = { id: named.id, process: named.process };
-    if (named.process === this.#registry!.processId) return;
-    this.#getStreams.find((stream) => stream.id === named.id && stream.attached)?.release();
+    if (record.getStream !== undefined) this.heardGetStream(record.getStream, loaded);
   }
 
-  /** The shared state to save with a change of it (SessionRegistry.saveState), and the GET stream its record names. */
-  get sharedRecord(): { state: Partial<SessionState> | undefined; getStream: SessionRecord['getStream'] } {
-    return { state: this.#sharedState, getStream: this.#sharedGet };
-  }
-
-  /** A request of this session saved `state` to the shared store: it is the session's now. */
-  stateSaved(state: SessionState): void {
-    this.#sharedState = state;
+  /**
+   * The store named the session's GET stream (an announcement, or a load). A GET stream held here that a client
+   * resumed on another process is let go: its connection ends here (its client left it; the stream goes on there).
+   */
+  heardGetStream(holder: GetStreamHolder, loaded = false): void {
+    const lost = this.#shared()?.heard(holder, loaded);
+    if (lost !== undefined) this.#getStreams.find((stream) => stream.id === lost && stream.attached)?.release();
   }
 
   /** The GET stream a message related to no request goes to: the newest attached one, else the newest one. */
@@ -611,7 +580,7 @@ export class Session {
       const sink = this.#openSink(reply, open);
       stream.attach(this, sink, resumption);
       if (resumption === undefined && this.#primes) stream.prime(this);
-      if (this.#sharesGetStreams) this.#holdShared(stream, sink);
+      this.#shared()?.hold(stream, sink);
       return;
     }
     const live = this.#postStreams?.get(replay.streamId);
@@ -672,25 +641,6 @@ export class Session {
     });
   }
 
-  /**
-   * A shared session's GET stream a client opened or resumed here: its record names it, held by this process, and
-   * its connection gets what any process stores for it (their messages and this one's), in the store's order.
-   */
-  #holdShared(stream: Stream, sink: EventSink): void {
-    stream.share();
-    this.#sharedGet = { id: stream.id, process: this.#registry!.processId! };
-    this.#registry!.holdGetStream(this);
-    void stream.deliveredTo(sink).then((after) => {
-      if (after === undefined) return; // its client left (or came back on another connection) meanwhile
-      const following = this.eventStore!.follow!(this.id!, stream.id, after, (event) => stream.deliver(sink, event));
-      sink.onClose(() => following.stop());
-      following.ready.catch((error: unknown) => {
-        this.logger.error('event store follow failed', error);
-        sink.end(); // the client resumes the stream
-      });
-    });
-  }
-
   /** Answers a GET with its SSE stream and a first chunk (a comment) at once; its close counts as activity. */
   #openSink(reply: Reply, open: (reply: Reply) => EventSink): EventSink {
     const sink = open(reply);
@@ -722,6 +672,7 @@ export class Session {
     this.#relays = undefined;
     this.#postStreams = undefined;
     this.#withdrawn = undefined;
+    this.#sharedGet?.end();
     if (dropEvents) this.dropEvents();
   }
 
@@ -753,13 +704,8 @@ export interface SessionRegistry {
   relay(session: Session, response: JsonRpcResponse): void;
   /** Whether sessions are shared by processes (copies of one session then mint far-apart outbound ids). */
   isShared(): boolean;
-  /** With a shared store: this process's id among those sharing it (SessionRecord.getStream names the holder). */
-  readonly processId: string | undefined;
-  /**
-   * With a shared store: saves the session's record naming the GET stream it now holds here (a failure is logged:
-   * the other processes then store their messages for the stream named before).
-   */
-  holdGetStream(session: Session): void;
+  /** With a shared store that holds GET streams: how this process records and names them (shared-get.ts). */
+  readonly getStreamHolds: GetStreamHolds | undefined;
   remove(session: Session): void;
 }
 

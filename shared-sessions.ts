@@ -1,7 +1,7 @@
 // 2025 sessions shared by the processes of a deployment: the record a shared store keeps (handshake, owner, log
-// level, subscriptions), the SharedSessionStore interface an engine implements (mcp-core/redis is one), and its use
-// by the HTTP core, where a store that fails is logged and answered 503, never taken for "no session". Never holds
-// a session itself, and a record is removed only when the client ends the session (DELETE).
+// level, subscriptions, the GET stream and its holder), the SharedSessionStore interface an engine implements
+// (mcp-core/redis is one), and its use by the HTTP core, where a store that fails is logged and answered 503, never
+// taken for "no session". Never holds a session itself; a record is removed only by the client's DELETE.
 
 import { ErrorCode, errorResponse, type JsonRpcResponse } from './jsonrpc.ts';
 import type { Handshake, SessionState } from './legacy.ts';
@@ -15,10 +15,16 @@ export interface SessionRecord extends Handshake, Partial<SessionState> {
   /** The principal (token subject) that opened the session; later requests must come from the same one. */
   owner?: string;
   /**
-   * The GET stream a client opened or resumed last (on 2025-11-25, with an event store that follows streams), and
-   * the process holding it (SessionRegistry.processId): what other processes have for no request is stored under it.
+   * As loaded from a store that holds GET streams (SharedSessionStore.holdGetStream): the session's GET stream and
+   * its holder. Never saved with the record: the store keeps it apart, so neither overwrites the other.
    */
-  getStream?: { id: string; process: string };
+  getStream?: GetStreamHolder;
+}
+
+/** A shared session's GET stream: its id, and the process holding it (the one whose client opened it last). */
+export interface GetStreamHolder {
+  id: string;
+  process: string;
 }
 
 /**
@@ -42,7 +48,16 @@ export interface SharedSessionStore {
   watch?(
     changed: (id: string, record: SessionRecord | undefined) => void,
     relayed: (id: string, response: JsonRpcResponse) => void,
+    held: (id: string, holder: GetStreamHolder) => void,
   ): Promise<void> | void;
+  /**
+   * Optional, with `watch` (and an event store that follows streams): records that the session's GET stream is now
+   * `holder` (a client opened or resumed it there; only for a session the store still has: it never brings one
+   * back), kept apart from the record and returned by `load` as its `getStream`, and announced to every process as
+   * `held(id, holder)`, in store order. Every process then stores its messages for no request under that stream,
+   * and only the holder sends change notifications. Without it each process delivers to the GET streams it holds.
+   */
+  holdGetStream?(id: string, holder: GetStreamHolder): Promise<void> | void;
   /**
    * Optional, with `watch`: hands a client's response that this process cannot match (it answers a server→client
    * request another process sent, such as an elicitation) to every process, as `relayed(id, response)` there; the
@@ -68,19 +83,12 @@ export class SharedSessions {
   }
 
   /**
-   * Saves a session's record: its handshake, its `owner` (with `auth`), the `state` a request sets (none for a new
-   * session) and the GET stream it names. False (logged) when the store failed.
+   * Saves a session's record: its handshake, its `owner` (with `auth`) and the `state` a request sets (none for a
+   * new session). False (logged) when the store failed.
    */
-  async save(
-    id: string,
-    handshake: Handshake,
-    owner: string | undefined,
-    state?: Partial<SessionState>,
-    getStream?: SessionRecord['getStream'],
-  ): Promise<boolean> {
+  async save(id: string, handshake: Handshake, owner: string | undefined, state?: SessionState): Promise<boolean> {
     const record: SessionRecord = { ...handshake, ...state };
     if (owner !== undefined) record.owner = owner;
-    if (getStream !== undefined) record.getStream = getStream;
     try {
       await this.#store.save(id, record);
       return true;
@@ -100,17 +108,34 @@ export class SharedSessions {
     }
   }
 
+  /** Whether the store holds GET streams (SharedSessionStore.holdGetStream, with watch). */
+  get holdsGetStreams(): boolean {
+    return this.#store.holdGetStream !== undefined && this.#store.watch !== undefined;
+  }
+
+  /** Records the session's GET stream and its holder (SharedSessionStore.holdGetStream); a failure is logged. */
+  holdGetStream(id: string, holder: GetStreamHolder): void {
+    const failed = (failure: unknown): void =>
+      this.#logger.error(`could not record the GET stream of session ${id} in the shared store`, failure);
+    try {
+      Promise.resolve(this.#store.holdGetStream?.(id, holder)).catch(failed);
+    } catch (failure) {
+      failed(failure);
+    }
+  }
+
   /**
-   * Has the store report every process's saves and removals to `changed`, and responses other processes relay to
-   * `relayed` (SharedSessionStore.watch), if it can.
+   * Has the store report every process's saves and removals to `changed`, responses other processes relay to
+   * `relayed`, and GET streams held anywhere to `held` (SharedSessionStore.watch), if it can.
    */
   watch(
     changed: (id: string, record: SessionRecord | undefined) => void,
     relayed: (id: string, response: JsonRpcResponse) => void,
+    held: (id: string, holder: GetStreamHolder) => void,
   ): void {
     if (this.#store.watch === undefined) return;
     try {
-      Promise.resolve(this.#store.watch(changed, relayed)).catch((failure: unknown) =>
+      Promise.resolve(this.#store.watch(changed, relayed, held)).catch((failure: unknown) =>
         this.#logger.error('could not watch the shared session store', failure),
       );
     } catch (failure) {

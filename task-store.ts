@@ -1,7 +1,7 @@
-// Where task records live (MCP 2025-11-25 Basic > Utilities > Tasks; the 2026-07-28 extension
-// io.modelcontextprotocol/tasks): the TaskStore interface over plain JSON records, the status transitions every store
-// enforces, and the bounded MemoryTaskStore with its expiry timers. Runs no handler and owns no protocol method or wire
-// shape (docs/tasks.md); the core never imports it; terminal records never change.
+// Where task records live (MCP 2025-11-25 Basic > Utilities > Tasks; the 2026-07-28 tasks extension): the TaskStore
+// interface over plain JSON records (and the messages a shared store carries to the process running a task), the
+// status transitions every store enforces, the bounded MemoryTaskStore. Runs no handler, owns no protocol method or
+// wire shape (docs/tasks.md); the core never imports it; terminal records never change.
 
 import { ErrorCode, type JsonRpcErrorObject, ProtocolError } from './jsonrpc.ts';
 import { decodeCursor, encodeCursor } from './registry.ts';

@@ -271,9 +271,11 @@ for (const glue of GLUES) {
       await a.engine.sessions.watch!(
         (id, r) => seenA.push([id, r]),
         () => {},
+        () => {},
       );
       await b.engine.sessions.watch!(
         (id, r) => seenB.push([id, r]),
+        () => {},
         () => {},
       );
       await a.engine.sessions.save('s1', record());
@@ -310,6 +312,7 @@ for (const glue of GLUES) {
     await b.engine.sessions.watch!(
       (id, r) => seen.push([id, r]),
       () => assert.fail('nothing was relayed'),
+      () => assert.fail('no GET stream was held'),
     );
     for (const message of ['not json', 'null', '5', '{"record":{}}', '{"id":5}', '[]'])
       await a.command(['PUBLISH', `${prefix}sessions`, message]);
@@ -329,10 +332,44 @@ for (const glue of GLUES) {
       await b.engine.sessions.watch!(
         () => assert.fail('a relay is no record change'),
         (id, response) => relayed.push([id, response]),
+        () => assert.fail('a relay holds no GET stream'),
       );
       const response = { jsonrpc: '2.0' as const, id: 7, result: { action: 'accept' } };
       await a.engine.sessions.relay!('s1', response);
       assert.deepEqual(await relayed.first(1), [['s1', response]]);
+    },
+  );
+
+  test(
+    `${glue.name}: a GET stream's holder is kept apart from the record: announced as held, loaded with it, never resurrecting`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { sessionTtlMs: 60_000 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const held = collector<[string, unknown]>();
+      const changed = collector<string>();
+      await b.engine.sessions.watch!(
+        (id) => changed.push(id),
+        () => {},
+        (id, holder) => held.push([id, holder]),
+      );
+      await a.engine.sessions.save('g1', record());
+      const holder = { id: 'get-abc', process: 'p1' };
+      await a.engine.sessions.holdGetStream!('g1', holder);
+      assert.deepEqual(await held.first(1), [['g1', holder]]);
+      // A later state save (with no GET stream in it) keeps the holder: neither overwrites the other.
+      await b.engine.sessions.save('g1', record('info'));
+      assert.deepEqual(await a.engine.sessions.load('g1'), { ...record('info'), getStream: holder });
+      assert.ok(Number(await a.command(['PTTL', `${prefix}session-get:g1`])) > 0);
+      // A hold for a session DELETE removed stores nothing and announces nothing.
+      await a.engine.sessions.remove('g1');
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}session-get:g1`])), 0);
+      await a.engine.sessions.holdGetStream!('g1', { id: 'get-late', process: 'p2' });
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}session-get:g1`])), 0);
+      await a.engine.sessions.save('marker', record());
+      assert.deepEqual(await changed.first(4), ['g1', 'g1', 'g1', 'marker']);
+      assert.equal(held.items.length, 1);
     },
   );
 
@@ -543,6 +580,46 @@ for (const glue of GLUES) {
     assert.deepEqual(await a.command(['SMEMBERS', followersKey]), []);
     f2.stop(); // idempotent
   });
+
+  test(
+    `${glue.name}: what a follower's inbox lost while disconnected is read from the stream once it resubscribed`,
+    T,
+    async (t) => {
+      if (needBinary(t, 'redis-server') === undefined) return;
+      const prefix = freshPrefix();
+      const writer = await engineProcess(t, glue, prefix);
+      const { link } = await glue.connect(t, redis!.url);
+      // The follower's link loses inbox messages while `lost` is set, as a dropped subscriber connection would.
+      let lost = false;
+      const dropped = collector<void>();
+      let resubscribed: (() => void) | undefined;
+      const lossy: RedisLink = {
+        send: (command) => link.send(command),
+        subscribe: (channel, onMessage, onResubscribed) => {
+          resubscribed = onResubscribed;
+          return link.subscribe(channel, (message) => (lost ? dropped.push() : onMessage(message)), onResubscribed);
+        },
+      };
+      const follower = createRedisEngine(lossy, { prefix });
+      const stream = newStreamId();
+      const priming = await writer.engine.eventStore.append('s1', stream, '');
+      const got = collector<string>();
+      const following = follower.eventStore.follow!('s1', stream, priming, (event) => got.push(event.data));
+      t.after(() => following.stop());
+      await following.ready;
+      await writer.engine.eventStore.append('s1', stream, 'before');
+      assert.deepEqual(await got.first(1), ['before']);
+      lost = true;
+      await writer.engine.eventStore.append('s1', stream, 'lost 1');
+      await writer.engine.eventStore.append('s1', stream, 'lost 2');
+      await dropped.first(2);
+      lost = false;
+      resubscribed!(); // the client subscribed again
+      assert.deepEqual(await got.first(3), ['before', 'lost 1', 'lost 2']);
+      await writer.engine.eventStore.append('s1', stream, 'after');
+      assert.deepEqual(await got.first(4), ['before', 'lost 1', 'lost 2', 'after']);
+    },
+  );
 
   // -------------------------------------------------------------------------------------------------------------
   // Change bus
@@ -1011,7 +1088,7 @@ test('createRedisEngine refuses a link without send and subscribe functions', ()
 test('a command that gets no answer rejects after commandTimeoutMs, naming the command', T, async () => {
   const engine = createRedisEngine(FAKE_LINK, { commandTimeoutMs: 10 });
   await assert.rejects(Promise.resolve(engine.sessions.load('s1')), {
-    message: 'redis: no answer to GETEX within 10 ms',
+    message: 'redis: no answer to EVAL within 10 ms',
   });
   await assert.rejects(Promise.resolve(engine.sessions.save('s1', record())), {
     message: /no answer to EVAL within 10 ms/,
