@@ -1,8 +1,7 @@
 // 2025-era Streamable HTTP sessions: an initialize creates a session (registered before its answer, removed again if
 // the handshake is refused); each frame of its connection goes to exactly one stream (its POST's body or SSE stream,
-// or a GET stream), stored first so a GET with Last-Event-ID resumes it; DELETE and idle reaping end it; a session
-// restored from a shared store (shared-sessions.ts) follows its record. Never touches another session or any modern
-// request.
+// or a GET stream), stored first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
+// idle reaping end it; a restored one follows its shared record. Never touches another session or a modern request.
 
 import { randomBytes, toBase64Url } from './bytes.ts';
 import type { Connection, Server } from './core.ts';
@@ -19,16 +18,12 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import type { SaveSessionState, SessionState } from './legacy.ts';
+import { PostStreams } from './post-streams.ts';
 import { type GetStreamHolds, SharedGetStream } from './shared-get.ts';
 import { type GetStreamHolder, type SessionRecord, STORE_UNAVAILABLE } from './shared-sessions.ts';
-import { type EventStore, formatEvent, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
+import { type EventStore, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
 
-/**
- * How many withdrawn POST stream ids a session remembers: a client resumes the stream of a request it cancelled
- * soon after (SDK v1 after the advised `retry:`), so the last ones are enough; an older one ends after its replay.
- */
-const WITHDRAWN_STREAMS_KEPT = 100;
 /**
  * How many GET streams a session holds at once (2025-11-25 transports, Streamable HTTP: the client MAY remain
  * connected to multiple SSE streams). A further GET makes room: the oldest GET stream no client is attached to is
@@ -59,6 +54,7 @@ class Exchange {
    */
   batch: { ids: RequestId[]; unnamedAnswers: boolean } | undefined;
 
+  /** `open`: how many of its requests are still unanswered; `canStream`: whether it may become an SSE stream. */
   constructor(reply: Reply, canStream: boolean, open: number, answered: (() => void) | undefined) {
     this.reply = reply;
     this.canStream = canStream;
@@ -97,19 +93,9 @@ export interface SessionOptions {
   streams: StreamBudget;
 }
 
+/** Whether a frame is a response (an id and no method). */
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return 'id' in message && !('method' in message);
-}
-
-/** Whether a stored event's data is a POST stream's answer (a response, or a batch's array): its final event. */
-function isAnswer(data: string): boolean {
-  let message: JsonRpcMessage | JsonRpcResponse[] | null;
-  try {
-    message = JSON.parse(data) as typeof message;
-  } catch {
-    return false; // not stored by a session: it is relayed as it is, and ends nothing
-  }
-  return Array.isArray(message) || (typeof message === 'object' && message !== null && isResponse(message));
 }
 
 /** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
@@ -135,18 +121,8 @@ export class Session {
    * newest one: so it reaches exactly one stream. A shared session's goes to the one its store names (#sharedGet).
    */
   readonly #getStreams: Stream[] = [];
-  /** With an event store: the POST streams still carrying events, by id, for a GET resuming one. */
-  #postStreams: Map<string, Stream> | undefined; // made on demand, like the next one
-  /** POST streams a GET resumed, while that GET is open. */
-  #resumed: Set<Stream> | undefined;
-  /** GETs relaying a POST stream another process serves (see #relay), while open. */
-  #relays: Set<EventSink> | undefined;
-  /**
-   * With an event store: the ids of the session's last WITHDRAWN_STREAMS_KEPT POST streams that ended without an
-   * answer (withdrawn), oldest first. A GET resuming one stays open carrying nothing; any other stream that is over
-   * ends after its replay.
-   */
-  #withdrawn: Set<string> | undefined;
+  /** With an event store: its POST streams as a GET with Last-Event-ID resumes them (post-streams.ts). */
+  readonly #postStreams: PostStreams | undefined;
   /** A shared session's GET stream (shared-get.ts), made once the session is known to share them. */
   #sharedGet: SharedGetStream | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
@@ -174,10 +150,12 @@ export class Session {
     this.#endStreamAfterPriming = options.endStreamAfterPriming;
     this.#streams = options.streams;
     this.assumeInitialized = assumeInitialized;
+    this.#postStreams = options.eventStore === undefined ? undefined : new PostStreams(this);
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
     this.connection = server.connect(this);
   }
 
+  /** Whether the session ended here (end()): nothing of it is served any more. */
   get ended(): boolean {
     return this.#ended;
   }
@@ -189,8 +167,7 @@ export class Session {
   async shutdown(windowMs: number): Promise<void> {
     this.#shuttingDown = true;
     for (const stream of this.#getStreams) stream.close();
-    for (const stream of this.#resumed ?? []) stream.close();
-    for (const sink of this.#relays ?? []) sink.end();
+    this.#postStreams?.shutdown();
     await this.connection.drain(windowMs);
   }
 
@@ -200,11 +177,11 @@ export class Session {
       this.#exchanges.size > 0 ||
       (this.#unnamedBatches?.length ?? 0) > 0 ||
       this.#getStreams.some((stream) => stream.attached) ||
-      (this.#resumed?.size ?? 0) > 0 ||
-      (this.#relays?.size ?? 0) > 0
+      this.#postStreams?.busy === true
     );
   }
 
+  /** The headers every answer of the session carries: its id, once it has one. */
   #headers(): Record<string, string> | undefined {
     return this.id === undefined ? undefined : { 'mcp-session-id': this.id };
   }
@@ -325,6 +302,7 @@ export class Session {
     return reachable ? undefined : NO_BACK_CHANNEL;
   }
 
+  /** A POST's SSE stream, opened (and primed, 2025-11-25 with a store) at its first event; none if it cannot stream. */
   #streamOf(exchange: Exchange): Stream | undefined {
     if (exchange.stream === undefined && exchange.canStream && !exchange.reply.answered) {
       exchange.stream = this.#postStream(exchange.reply);
@@ -336,33 +314,20 @@ export class Session {
   /** A POST's SSE stream; with an event store it can be resumed (found by id) until it is done. */
   #postStream(reply: Reply): Stream {
     const stream = new Stream(this.#streams.open(reply, false, this.#headers()));
-    if (this.eventStore !== undefined) (this.#postStreams ??= new Map()).set(stream.id, stream);
+    this.#postStreams?.add(stream);
     return stream;
   }
 
   /** The last event of a POST stream (its answer); the stream is forgotten once that is stored and written. */
   #writeLast(stream: Stream, text: string): void {
     stream.write(this, text, true);
-    this.#forgetWhenSettled(stream);
+    this.#postStreams?.forgetWhenSettled(stream);
   }
 
   /** Ends a POST stream without an answer; it is remembered as withdrawn (bounded) for a GET resuming it. */
   #closePostStream(stream: Stream): void {
     stream.close();
-    this.#forgetWhenSettled(stream);
-    if (this.eventStore === undefined) return;
-    const withdrawn = (this.#withdrawn ??= new Set());
-    withdrawn.add(stream.id);
-    for (const oldest of withdrawn) {
-      if (withdrawn.size <= WITHDRAWN_STREAMS_KEPT) break;
-      withdrawn.delete(oldest);
-    }
-  }
-
-  /** A POST stream that is done is no longer found by id once its last events are stored and written. */
-  #forgetWhenSettled(stream: Stream): void {
-    const streams = this.#postStreams;
-    if (streams !== undefined) void stream.settled.then(() => streams.delete(stream.id));
+    this.#postStreams?.withdraw(stream);
   }
 
   /** The batch POST an array answer belongs to: the one holding one of its ids, else the oldest with unnamed answers. */
@@ -374,6 +339,7 @@ export class Session {
     return this.#unnamedBatches?.[0];
   }
 
+  /** A batch POST's array answer: its stream's last event, or its JSON body. */
   #finishBatch(exchange: Exchange, answers: JsonRpcResponse[]): void {
     const text = JSON.stringify(answers); // first: an answer that cannot be serialized changes nothing here
     this.#releaseBatch(exchange);
@@ -382,6 +348,7 @@ export class Session {
       answer(exchange.reply, exchange.answered, 200, new JsonText(text), this.#headers());
   }
 
+  /** A batch POST that is done: its ids leave the session's table and it waits for no unnamed answer. */
   #releaseBatch(exchange: Exchange): void {
     for (const id of exchange.batch!.ids) {
       if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
@@ -391,6 +358,7 @@ export class Session {
     if (unnamed !== -1) this.#unnamedBatches!.splice(unnamed, 1);
   }
 
+  /** The answer to requests `ids` of a POST: its stream's last event, or its JSON body (the handshake's: see below). */
   #finish(exchange: Exchange, message: unknown, ids: RequestId[]): void {
     if (exchange === this.#handshake) {
       this.#finishHandshake(exchange, message, ids);
@@ -549,7 +517,7 @@ export class Session {
    * connection. Resuming a GET stream resumes it as a GET stream (a connection still attached to it is taken over);
    * resuming a POST stream carries that POST's later events and its answer, then ends, and never the session's
    * broadcasts (one that is over, or that this process does not serve, gets its replay only, then ends; a withdrawn
-   * one stays open carrying nothing: see Stream.attach). An id the store does not know resumes nothing: the client
+   * one stays open carrying nothing: PostStreams.resume). An id the store does not know resumes nothing: the client
    * gets a new GET stream. The store is read once: its replay is handed to the stream. Every GET stream answers its
    * headers with a first chunk at once, a comment (a Web Response's body is flushed only at its first chunk), and a
    * new one then its priming event (2025-11-25).
@@ -583,62 +551,7 @@ export class Session {
       this.#shared()?.hold(stream, sink);
       return;
     }
-    const live = this.#postStreams?.get(replay.streamId);
-    if (live?.attached === true) {
-      return reply.send(
-        409,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Conflict: the stream of that Last-Event-ID is still open',
-        }),
-      );
-    }
-    // Not held here: it is over (answered, or withdrawn), or another process serves it.
-    const withdrawn = this.#withdrawn?.has(replay.streamId) === true;
-    if (live === undefined && !withdrawn && store!.follow !== undefined) {
-      this.#relay(reply, open, replay.streamId, lastEventId!, replay.events);
-      return;
-    }
-    const stream = live ?? new Stream(undefined, replay.streamId, !withdrawn);
-    const sink = this.#openSink(reply, open);
-    const resumed = (this.#resumed ??= new Set());
-    resumed.add(stream);
-    sink.onClose(() => resumed.delete(stream));
-    stream.attach(this, sink, resumption);
-  }
-
-  /**
-   * Resumes a POST stream this process does not hold, with a store that follows streams (shared by processes): the
-   * replay, then what the process serving the request goes on storing, relayed as it is stored, up to its answer
-   * (then the connection ends). A stream whose answer is in the replay ends after it.
-   */
-  #relay(
-    reply: Reply,
-    open: (reply: Reply) => EventSink,
-    streamId: string,
-    lastEventId: string,
-    events: readonly { id: string; data: string }[],
-  ): void {
-    const sink = this.#openSink(reply, open);
-    for (const event of events) sink.send(formatEvent(event.data, event.id));
-    if (events.some((event) => isAnswer(event.data))) {
-      sink.end();
-      return;
-    }
-    const following = this.eventStore!.follow!(this.id!, streamId, events.at(-1)?.id ?? lastEventId, (event) => {
-      sink.send(formatEvent(event.data, event.id));
-      if (isAnswer(event.data)) sink.end();
-    });
-    const relays = (this.#relays ??= new Set());
-    relays.add(sink);
-    sink.onClose(() => {
-      relays.delete(sink);
-      following.stop();
-    });
-    following.ready.catch((error: unknown) => {
-      this.logger.error('event store follow failed', error);
-      sink.end(); // the client may resume again
-    });
+    this.#postStreams!.resume(reply, replay.streamId, resumption!, (get) => this.#openSink(get, open));
   }
 
   /** Answers a GET with its SSE stream and a first chunk (a comment) at once; its close counts as activity. */
@@ -666,12 +579,7 @@ export class Session {
     this.#exchanges.clear();
     this.#unnamedBatches = undefined;
     for (const stream of this.#getStreams) stream.close();
-    for (const stream of this.#resumed ?? []) stream.close();
-    this.#resumed = undefined;
-    for (const sink of this.#relays ?? []) sink.end();
-    this.#relays = undefined;
-    this.#postStreams = undefined;
-    this.#withdrawn = undefined;
+    this.#postStreams?.end();
     this.#sharedGet?.end();
     if (dropEvents) this.dropEvents();
   }
@@ -706,6 +614,7 @@ export interface SessionRegistry {
   isShared(): boolean;
   /** With a shared store that holds GET streams: how this process records and names them (shared-get.ts). */
   readonly getStreamHolds: GetStreamHolds | undefined;
+  /** Takes a session `add` recorded out of the handler's table again (its handshake failed, or was not saved). */
   remove(session: Session): void;
 }
 
