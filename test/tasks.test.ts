@@ -417,7 +417,8 @@ test('a context kept past its task neither asks for input nor sets a status mess
 // ---------------------------------------------------------------------------------------------------------------
 // TaskRunner: cancellation, expiry, failures, close
 
-test('ended(): a record that ended elsewhere aborts the handler here, tells its own listener, and writes nothing', async () => {
+/** A runner running one task that waits forever: its record, what its own listener heard, and its abort. */
+async function endlessTask() {
   const store = new MemoryTaskStore();
   const runner = new TaskRunner(store, new MemoryLogger());
   const heard: TaskRecord[] = [];
@@ -429,11 +430,16 @@ test('ended(): a record that ended elsewhere aborts the handler here, tells its 
     },
     { owner: 'o', onStatus: (next) => heard.push(next) },
   );
+  return { store, runner, heard, aborted: aborted.promise, record };
+}
+
+test('ended(): a record that ended elsewhere aborts the handler here, tells its own listener, and writes nothing', async () => {
+  const { store, runner, heard, aborted, record } = await endlessTask();
   const prepared = runner.prepare({ owner: 'o' });
   // Another process cancelled it: the store holds cancelled; this runner is told.
   const cancelled = (await store.update(record.taskId, { status: 'cancelled' }))!;
   runner.ended(record.taskId, cancelled);
-  await aborted.promise;
+  await aborted;
   assert.equal(runner.runs(record.taskId), false);
   assert.deepEqual(heard, [cancelled]);
   runner.ended(record.taskId, cancelled); // once only
@@ -447,20 +453,10 @@ test('ended(): a record that ended elsewhere aborts the handler here, tells its 
 });
 
 test('ended() with no record (it went away) aborts the handler; its own listener hears nothing', async () => {
-  const store = new MemoryTaskStore();
-  const runner = new TaskRunner(store, new MemoryLogger());
-  const heard: TaskRecord[] = [];
-  const aborted = deferred();
-  const record = await runner.start(
-    async (ctx) => {
-      ctx.signal.addEventListener('abort', () => aborted.resolve());
-      return new Promise<never>(() => {});
-    },
-    { owner: 'o', onStatus: (next) => heard.push(next) },
-  );
+  const { store, runner, heard, aborted, record } = await endlessTask();
   await store.delete(record.taskId);
   runner.ended(record.taskId, undefined);
-  await aborted.promise;
+  await aborted;
   assert.deepEqual(heard, []);
   await runner.close();
 });
