@@ -1,4 +1,4 @@
-// Public entry of mcp-core: createServer(), registration of tools, resources, resource templates and prompts,
+// Public entry of mcp-core: createServer(), registration of tools, resources, resource templates, prompts and skills,
 // change notifications, extensions (use, close), and connect() for transports. Owns the server-wide model shared by
 // all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
 
@@ -8,6 +8,7 @@ import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
 import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
+import { checkSkill, contentOf, definitionOf, type SkillBundle, SkillsExtension } from './skills.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import { ErrorCounts } from './tracing.ts';
 import type {
@@ -25,6 +26,7 @@ import type {
   ResourceTemplateUpdate,
   ResourceUpdate,
   ServerMetrics,
+  SkillRegistration,
   ToolDefinition,
   ToolHandler,
   ToolUpdate,
@@ -39,6 +41,7 @@ export type { Handshake } from './legacy.ts';
 export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 export { OutboundRequestError } from './request.ts';
+export { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, type SkillBundle } from './skills.ts';
 export type {
   StandardJSONSchemaV1,
   StandardJSONSchemaV1Props,
@@ -237,6 +240,10 @@ export class Server {
   /** The live connections (the model's change hub, seen with their type). */
   readonly #connections: ChangeHub<Connection>;
   readonly #hasChangeBus: boolean;
+  /** The skills extension, installed by the first `skill()`. */
+  #skills: SkillsExtension | undefined;
+  /** While a skill's files are registered (or removed) together: whether the resource list changed meanwhile. */
+  #batch: { changed: boolean } | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
@@ -263,7 +270,7 @@ export class Server {
       info,
       instructions: options.instructions,
       tools: new Registry('tool', () => this.#announce({ type: 'tools' })),
-      resources: new Registry('resource', () => this.#announce({ type: 'resources' })),
+      resources: new Registry('resource', () => this.#resourcesChanged()),
       templates: new Registry('resource template', () => this.#announce({ type: 'resources' })),
       prompts: new Registry('prompt', () => this.#announce({ type: 'prompts' })),
       extensions: [],
@@ -405,6 +412,80 @@ export class Server {
         return { template, era: merged.era, definition: merged, handler: next ?? current.handler };
       },
     );
+  }
+
+  /**
+   * Serves an Agent Skill (the io.modelcontextprotocol/skills extension, docs/skills.md) from its bundle: its
+   * SKILL.md and files become resources under `skill://[prefix/]<name>/`, listed and read in both eras, and the
+   * extension (declared while it serves a skill) lists it with each file's size and SHA-256 digest. Throws a
+   * TypeError naming the mistake for a bundle the extension refuses (frontmatter, name, paths, limits, digests) or
+   * one whose name or URIs another skill or resource holds. Clients are told the resource list changed, once.
+   */
+  skill(bundle: SkillBundle): SkillRegistration {
+    const skill = checkSkill(bundle);
+    const skills = (this.#skills ??= new SkillsExtension());
+    skills.admit(skill);
+    // Declared only while it serves a skill: installed with the first, uninstalled with the last (#unlessServing).
+    if (!this.#model.extensions.includes(skills)) this.use(skills);
+    const registrations: Registration<ResourceUpdate>[] = [];
+    this.#batched((batch) => {
+      try {
+        for (const file of skill.files) {
+          const content = contentOf(file);
+          // Each read gets its own content object; its strings are shared (they never change).
+          registrations.push(
+            this.resource(file.uri, definitionOf(skill, file), () => ({ contents: [{ ...content }] })),
+          );
+        }
+      } catch (error) {
+        for (const registration of registrations) registration.remove(); // none of it is served
+        batch.changed = false; // nothing changed in the end
+        this.#unlessServing(skills);
+        throw new TypeError(`skill '${skill.name}': ${(error as Error).message}`);
+      }
+    });
+    skills.add(skill);
+    let removed = false;
+    return {
+      uri: skill.uri,
+      remove: () => {
+        if (removed) return;
+        removed = true;
+        skills.remove(skill.uri);
+        this.#unlessServing(skills);
+        this.#batched(() => {
+          for (const registration of registrations) registration.remove();
+        });
+      },
+    };
+  }
+
+  /** Uninstalls the skills extension once it serves no skill: it is declared only while it serves one. */
+  #unlessServing(skills: SkillsExtension): void {
+    const { extensions } = this.#model;
+    if (skills.size === 0 && extensions.includes(skills)) extensions.splice(extensions.indexOf(skills), 1);
+  }
+
+  /**
+   * Runs `change` with resource-list announcements held, then announces one if any was held (and `change` did not
+   * clear it). A batch inside another joins it.
+   */
+  #batched(change: (batch: { changed: boolean }) => void): void {
+    const outer = this.#batch;
+    const batch = outer ?? { changed: false };
+    this.#batch = batch;
+    try {
+      change(batch);
+    } finally {
+      this.#batch = outer;
+      if (outer === undefined && batch.changed) this.#announce({ type: 'resources' });
+    }
+  }
+
+  /** The resource registry changed: announced now, or once the batch under way ends. */
+  #resourcesChanged(): void {
+    if (this.#batch === undefined) this.#announce({ type: 'resources' });
+    else this.#batch.changed = true;
   }
 
   /** Registers a prompt; returns its registration (remove, update, enable/disable). */

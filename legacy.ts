@@ -367,10 +367,15 @@ export class LegacyLifecycle {
   #result(): Shaped {
     const { model, version } = this;
     const capabilities = features.serverCapabilities(this.#advertised!, version);
-    // An extension adds capabilities; it never replaces one the core advertises.
+    // An extension adds capabilities; it never replaces one the core advertises. `extensions` maps are merged, so
+    // that each extension declares itself there beside the others.
     for (const extension of model.extensions)
-      for (const [key, value] of Object.entries(extension.legacyCapabilities?.(version) ?? {}))
-        if (!Object.hasOwn(capabilities, key)) capabilities[key] = value;
+      for (const [key, value] of Object.entries(extension.legacyCapabilities?.(version) ?? {})) {
+        const held = capabilities[key];
+        if (key === 'extensions' && isPlainObject(held) && isPlainObject(value))
+          capabilities[key] = { ...held, ...value };
+        else if (!Object.hasOwn(capabilities, key)) capabilities[key] = value;
+      }
     const result: Shaped = {
       protocolVersion: version,
       capabilities,

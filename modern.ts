@@ -277,12 +277,13 @@ export class ModernLifecycle {
     const served = servedMethod(this.model, method);
     if ('extension' in served) {
       // The gate precedes the method, so that an unknown id is never looked up for a client that cannot hold one.
-      if (!declaresExtension(envelope.clientCapabilities, served.extension.id))
+      if (served.entry.gated !== false && !declaresExtension(envelope.clientCapabilities, served.extension.id))
         throw missingExtension(served.extension.id);
       const ctx = new ModernContext(request, envelope, this.model.settings.logging);
       const result = served.entry.serve(params, ctx);
-      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, false));
-      return this.#stamp(result, request, envelope, false);
+      const cacheable = served.entry.cacheable === true;
+      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
+      return this.#stamp(result, request, envelope, cacheable);
     }
     const entry = served;
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);

@@ -379,6 +379,13 @@ export interface ExtensionContext extends Context {
 export interface ExtensionMethod {
   /** The param a 2026-07-28 HTTP request mirrors in its `Mcp-Name` header, as tools/call mirrors `name`. */
   readonly routeBy?: string;
+  /**
+   * False: served on 2026-07-28 to a client that does not declare the extension too (one that learned of it from
+   * `server/discover`, as the skills extension's clients do). Default: such a request is refused -32021.
+   */
+  readonly gated?: boolean;
+  /** A cacheable result (2026-07-28): stamped with the server's `ttlMs` and `cacheScope`, as the core's lists are. */
+  readonly cacheable?: boolean;
   /** Answers the request: a result object (or a promise of one); a ProtocolError thrown is the wire error. */
   serve(params: Record<string, unknown>, ctx: ExtensionContext): unknown;
 }
@@ -454,7 +461,7 @@ export interface Extension {
   readonly settings: Record<string, unknown>;
   /**
    * 2026-07-28 methods. A request whose client capabilities do not declare the extension is refused -32021 naming
-   * it, before the method runs.
+   * it, before the method runs (unless the method is not `gated`).
    */
   readonly modernMethods?: Readonly<Record<string, ExtensionMethod>>;
   /** 2025 methods, served only at the versions for which `legacyCapabilities` answers. */
@@ -484,6 +491,13 @@ export interface Extension {
    * on every snapshot: it must be cheap and must not throw.
    */
   metrics?(): Record<string, number>;
+}
+
+/** What `server.skill()` returns: the skill's SKILL.md URI, and its removal (its files stop being served). */
+export interface SkillRegistration {
+  readonly uri: string;
+  /** Stops serving the skill and its files (a no-op once removed); clients are told the resource list changed. */
+  remove(): void;
 }
 
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */

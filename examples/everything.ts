@@ -10,6 +10,7 @@ import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
 import { createTasksExtension, type TaskStore } from '../tasks-extension.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
+import { registerSkillFixtures } from './skill-fixtures.ts';
 import { registerTaskFixtures } from './task-fixtures.ts';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -418,6 +419,7 @@ export function createEverythingServer(deployment: Deployment = {}): Server {
   registerModernFixtures(server);
   server.use(createTasksExtension({ store: taskStore }));
   registerTaskFixtures(server);
+  registerSkillFixtures(server);
   return server;
 }
 

@@ -1,9 +1,9 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, a pinned devDependency) against the
 // demo server (examples/everything.ts) served in-process over Streamable HTTP on a loopback port.
 // Runs: the frozen 2025-11-25 and 2026-07-28 requirement sets (scored: the CLI's exit code counts), the two
-// pending header scenarios (any FAILURE counts), and server-sse-polling and the tasks extension's scenarios each on
-// its own (exercised: each must report at least one SUCCESS and nothing but SUCCESS or INFO, so a scenario that skips
-// its checks fails). Prints each run's summary and every FAILURE from checks.json.
+// pending header scenarios (any FAILURE counts), and server-sse-polling and the tasks and skills extensions' scenarios
+// each on its own (exercised: each must report at least one SUCCESS and nothing but SUCCESS or INFO, so a scenario that
+// skips its checks fails). Prints each run's summary and every FAILURE from checks.json.
 // `npm run conformance` (needs Node >= 22: the project's dev Node, node_modules/.bin/node, is first on npm's PATH).
 
 import { spawn } from 'node:child_process';
@@ -78,6 +78,11 @@ const RUNS: Run[] = [
     'tasks-required-task-error',
     'tasks-mrtr-composition',
   ].map((scenario): Run => ({ name: scenario, kind: 'exercised', args: ['--scenario', scenario] })),
+  // The skills extension (io.modelcontextprotocol/skills, SEP-2640) is off the spec timeline too: each scenario runs by
+  // name at the suite's version for extension scenarios, 2026-07-28 (a --spec-version without --force skips it).
+  ...['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'].map(
+    (scenario): Run => ({ name: scenario, kind: 'exercised', args: ['--scenario', scenario] }),
+  ),
 ];
 
 let child: ReturnType<typeof spawn> | undefined;
@@ -245,7 +250,7 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(
-    'conformance passed: scored runs exited 0, the pending header scenarios have no FAILURE, server-sse-polling and the tasks scenarios passed every check they made',
+    'conformance passed: scored runs exited 0, the pending header scenarios have no FAILURE, server-sse-polling, the tasks and the skills scenarios passed every check they made',
   );
   return 0;
 }

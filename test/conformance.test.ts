@@ -1,5 +1,6 @@
 // The official MCP conformance suite (both requirement sets, plus the pending header scenarios) against the demo
-// server over HTTP, plus server-sse-polling and the tasks scenarios each on its own, through `scripts/conformance.ts`,
+// server over HTTP, plus server-sse-polling and the tasks and skills scenarios each on its own, through
+// `scripts/conformance.ts`,
 // which exits non-zero on any scored or pending failure and on an exercised run that made no check or any but
 // SUCCESS / INFO.
 
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios, and exercises every check of server-sse-polling and of the nine tasks scenarios', {
+test('the conformance suite passes every scored check of 2025-11-25 and 2026-07-28 and the pending header scenarios, and exercises every check of server-sse-polling, of the nine tasks scenarios and of the three skills scenarios', {
   timeout: 10 * 60_000,
 }, async () => {
   const child = spawn(process.execPath, [join(ROOT, 'scripts', 'conformance.ts')], {

@@ -7,7 +7,15 @@ import { test } from 'node:test';
 import { type Context, createServer, type ServerOptions } from '../core.ts';
 import { createEverythingServer, PNG, WAV } from '../examples/everything.ts';
 import { encodeCursor } from '../registry.ts';
-import { DEMO_TASK_TOOLS, deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
+import {
+  DEMO_SKILL_FILES,
+  DEMO_TASK_TOOLS,
+  deferred,
+  type Frame,
+  MemoryLogger,
+  untilResponse,
+  WireClient,
+} from './harness.ts';
 import { fail, ok } from './wire.ts';
 
 const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -484,28 +492,37 @@ test('the demo audio tool under 2024-11-05 returns no audio', async () => {
 
 test('resources/list and resources/templates/list list the demo fixtures, test://static-text first', async () => {
   const client = await connected(createEverythingServer());
-  assert.deepEqual((await client.request('resources/list', {}, 1)).result, {
-    resources: [
-      {
-        uri: 'test://static-text',
-        name: 'Static Text Resource',
-        description: 'A static text resource',
-        mimeType: 'text/plain',
-      },
-      {
-        uri: 'test://static-binary',
-        name: 'Static Binary Resource',
-        description: 'A static PNG image',
-        mimeType: 'image/png',
-      },
-      {
-        uri: 'test://watched-resource',
-        name: 'Watched Resource',
-        description: 'A resource to subscribe to',
-        mimeType: 'text/plain',
-      },
-    ],
-  });
+  const { resources } = (await client.request('resources/list', {}, 1)).result;
+  // The skill fixtures' files come after (test/skills.test.ts covers them).
+  assert.deepEqual(
+    resources.slice(3).map((resource: { uri: string }) => resource.uri),
+    DEMO_SKILL_FILES,
+  );
+  assert.deepEqual(
+    { resources: resources.slice(0, 3) },
+    {
+      resources: [
+        {
+          uri: 'test://static-text',
+          name: 'Static Text Resource',
+          description: 'A static text resource',
+          mimeType: 'text/plain',
+        },
+        {
+          uri: 'test://static-binary',
+          name: 'Static Binary Resource',
+          description: 'A static PNG image',
+          mimeType: 'image/png',
+        },
+        {
+          uri: 'test://watched-resource',
+          name: 'Watched Resource',
+          description: 'A resource to subscribe to',
+          mimeType: 'text/plain',
+        },
+      ],
+    },
+  );
   assert.deepEqual((await client.request('resources/templates/list', {}, 2)).result, {
     resourceTemplates: [
       {
@@ -1139,6 +1156,7 @@ async function demoSession(): Promise<void> {
     resources: { subscribe: true, listChanged: true },
     tools: { listChanged: true },
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } },
   });
   assert.equal(typeof init.instructions, 'string');
   assert.deepEqual(await client.request('ping', undefined, 0), ok(0, {}));

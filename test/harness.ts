@@ -145,3 +145,12 @@ export const DEMO_TASK_TOOLS = [
   'multi_input',
   'test_tool_with_task',
 ];
+
+/** The demo's skill files (examples/skill-fixtures.ts), listed as resources in registration order after its own. */
+export const DEMO_SKILL_FILES = [
+  'skill://pdf-processing/SKILL.md',
+  'skill://pdf-processing/references/FORMS.md',
+  'skill://pdf-processing/scripts/fill_form.py',
+  'skill://pdf-processing/assets/logo.png',
+  'skill://acme/docs/release-notes/SKILL.md',
+];

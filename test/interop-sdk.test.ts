@@ -29,7 +29,7 @@ import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelco
 import type { Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { type HttpServer, serveHttp } from '../http.ts';
-import { deferred, type Frame } from './harness.ts';
+import { DEMO_SKILL_FILES, deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
@@ -570,7 +570,12 @@ for (const c of CASES) {
     test('lists and reads resources and resource templates', T, async () => {
       await quietly(session, async () => {
         const resources = (await session.api.listResources()).resources.map((resource) => resource.uri);
-        assert.deepEqual(resources, ['test://static-text', 'test://static-binary', 'test://watched-resource']);
+        assert.deepEqual(resources, [
+          'test://static-text',
+          'test://static-binary',
+          'test://watched-resource',
+          ...DEMO_SKILL_FILES,
+        ]);
         assert.deepEqual((await session.api.listResourceTemplates()).resourceTemplates, [
           {
             name: 'Template Resource',

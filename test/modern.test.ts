@@ -18,7 +18,15 @@ import {
   sampleInput,
 } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { DEMO_TASK_TOOLS, deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
+import {
+  DEMO_SKILL_FILES,
+  DEMO_TASK_TOOLS,
+  deferred,
+  type Frame,
+  MemoryLogger,
+  untilResponse,
+  WireClient,
+} from './harness.ts';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
@@ -691,7 +699,7 @@ test('server/discover on the demo server: supported versions, capabilities, inst
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         tools: { listChanged: true },
-        extensions: { 'io.modelcontextprotocol/tasks': {} },
+        extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/skills': { directoryRead: true } },
       },
       instructions: 'The mcp-core demo server: the MCP conformance fixture surface plus diagnostics.',
     }),
@@ -1065,7 +1073,7 @@ test('each era of the demo server lists only its own tools and prompts', async (
   ]);
   assert.deepEqual(names((await legacy.request('prompts/list', undefined, 2)).result.prompts), SHARED_PROMPTS);
   const uris = (items: { uri: string }[]) => items.map((item) => item.uri);
-  const resources = ['test://static-text', 'test://static-binary', 'test://watched-resource'];
+  const resources = ['test://static-text', 'test://static-binary', 'test://watched-resource', ...DEMO_SKILL_FILES];
   assert.deepEqual(uris((await modern(modernClient, 3, 'resources/list')).result.resources), resources);
   assert.deepEqual(uris((await legacy.request('resources/list', undefined, 3)).result.resources), resources);
   assert.deepEqual(await modernClient.end(), []);

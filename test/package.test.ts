@@ -108,7 +108,10 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
   }
   assert.deepEqual(
     Object.keys(pkg.exports).filter(
-      (key) => !['.', './stdio', './http', './fetch', './protocol', './tasks', './redis', './testing'].includes(key),
+      (key) =>
+        !['.', './stdio', './http', './fetch', './protocol', './tasks', './redis', './skills-fs', './testing'].includes(
+          key,
+        ),
     ),
     [],
   );

@@ -78,7 +78,7 @@ function distDemo(): string {
   assert.ok(existsSync(join(dist, 'core.js')), 'dist/ is built (npm run build) before the matrix runs');
   const dir = mkdtempSync(join(tmpdir(), 'mcp-core-dist-demo-'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  for (const file of ['everything.ts', 'modern-fixtures.ts', 'task-fixtures.ts']) {
+  for (const file of ['everything.ts', 'modern-fixtures.ts', 'task-fixtures.ts', 'skill-fixtures.ts']) {
     const source = stripTypeScriptTypes(readFileSync(join(ROOT, 'examples', file), 'utf8'))
       .replace(/'\.\.\/([\w-]+)\.ts'/g, (_match, name: string) => `'${pathToFileURL(join(dist, `${name}.js`)).href}'`)
       .replace(/'\.\/([\w-]+)\.ts'/g, "'./$1.js'");
