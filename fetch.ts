@@ -20,7 +20,7 @@ import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpMetrics, HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export type { SessionRecord, SharedSessionStore } from './shared-sessions.ts';
+export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 
 /**
  * The options of the node:http adapter, with one different default: `sessions` is false, so 2025 requests are

@@ -23,8 +23,8 @@ import {
 } from './jsonrpc.ts';
 import { initializeParamsRefusal, type SessionState } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
+import type { GetStreamHolds } from './session-get-stream.ts';
 import { newSessionId, SESSION_NOT_FOUND, Session, type SessionOptions } from './sessions.ts';
-import type { GetStreamHolds } from './shared-get.ts';
 import { type SessionRecord, type SharedSessionStore, SharedSessions, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
 import { ErrorCounts } from './tracing.ts';

@@ -25,7 +25,7 @@ import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
 export type { HttpMetrics, HttpOptions } from './http-core.ts';
 export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export type { SessionRecord, SharedSessionStore } from './shared-sessions.ts';
+export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 export { type EventStore, MemoryEventStore } from './sse.ts';
 
 /** What handlers see of the request (`ctx.http`); node builds the joined header object only if one reads it. */

@@ -19,7 +19,7 @@ import {
 } from './jsonrpc.ts';
 import type { SaveSessionState, SessionState } from './legacy.ts';
 import { PostStreams } from './post-streams.ts';
-import { type GetStreamHolds, SharedGetStream } from './shared-get.ts';
+import { type GetStreamHolds, SharedGetStream } from './session-get-stream.ts';
 import { type GetStreamHolder, type SessionRecord, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
 import type { Logger } from './types.ts';
@@ -123,7 +123,7 @@ export class Session {
   readonly #getStreams: Stream[] = [];
   /** With an event store: its POST streams as a GET with Last-Event-ID resumes them (post-streams.ts). */
   readonly #postStreams: PostStreams | undefined;
-  /** A shared session's GET stream (shared-get.ts), made once the session is known to share them. */
+  /** A shared session's GET stream (session-get-stream.ts), made once the session is known to share them. */
   #sharedGet: SharedGetStream | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
@@ -612,7 +612,7 @@ export interface SessionRegistry {
   relay(session: Session, response: JsonRpcResponse): void;
   /** Whether sessions are shared by processes (copies of one session then mint far-apart outbound ids). */
   isShared(): boolean;
-  /** With a shared store that holds GET streams: how this process records and names them (shared-get.ts). */
+  /** With a shared store that holds GET streams: how this process records and names them (session-get-stream.ts). */
   readonly getStreamHolds: GetStreamHolds | undefined;
   /** Takes a session `add` recorded out of the handler's table again (its handshake failed, or was not saved). */
   remove(session: Session): void;
