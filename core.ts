@@ -251,6 +251,7 @@ export class Server {
     }
     this.#connectionSettings = {
       errors: new ErrorCounts(),
+      servesMethod: (method) => isCoreMethod(method) || this.#extensionServes(method),
       maxInFlight: limit(options, 'maxInFlight', 1024),
       maxBatchLength: limit(options, 'maxBatchLength', 100),
       maxBatchAnswerBytes: limit(options, 'maxBatchAnswerBytes', 16 * 1024 * 1024),
@@ -285,6 +286,14 @@ export class Server {
       },
     };
     if (bus !== undefined) this.#subscribeTo(bus);
+  }
+
+  /** Whether an installed extension serves `method` in either era (what a request is traced under: tracing.ts). */
+  #extensionServes(method: string): boolean {
+    return this.#model.extensions.some(
+      (extension) =>
+        Object.hasOwn(extension.legacyMethods ?? {}, method) || Object.hasOwn(extension.modernMethods ?? {}, method),
+    );
   }
 
   /** Fans what `bus` delivers out to this process's connections; a delivery that is no change event is dropped. */

@@ -30,7 +30,14 @@ import {
   type RequestConnection,
   type RequestState,
 } from './request.ts';
-import { type ErrorCounts, type RequestTracingChannel, requestTracing, traceOutcome, traceRequest } from './tracing.ts';
+import {
+  type ErrorCounts,
+  type RequestTracingChannel,
+  requestTracing,
+  tracedMethod,
+  traceOutcome,
+  traceRequest,
+} from './tracing.ts';
 import type { FrameExtras, Logger, RequestTrace } from './types.ts';
 
 /** What the dispatcher's owner (a connection) does with requests, notifications and odd frames. */
@@ -93,6 +100,8 @@ export interface DispatcherLimits {
   requestTimeoutMs: number;
   /** Where the error answers are counted (the server's, shared like the limits); absent: not counted. */
   readonly errors?: ErrorCounts;
+  /** Whether the server serves `method` at all (the core or an extension): others are traced as UNSERVED_METHOD. */
+  readonly servesMethod: (method: string) => boolean;
 }
 
 interface PendingOutbound {
@@ -287,7 +296,7 @@ export class Dispatcher implements RequestConnection {
   /** Serves a request on the request TracingChannel (tracing.ts, traceRequest), its context kept on the request. */
   #traceStart(tracing: RequestTracingChannel, request: InboundRequest): unknown {
     const trace: RequestTrace = {
-      method: request.method,
+      method: tracedMethod(request.method, this.#limits.servesMethod),
       requestId: request.id,
       transport: this.#peer.transport,
       era: this.#hooks.era,

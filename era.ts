@@ -195,7 +195,7 @@ export class Connection {
   readonly #hub: ChangeHub;
   readonly #extras: FrameExtras | undefined;
   readonly #extensions: readonly Extension[];
-  /** Set by the first close(): the extensions heard of this caller's end. */
+  /** Set once the extensions heard of this caller's end (close()). */
   #ended = false;
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
@@ -315,14 +315,18 @@ export class Connection {
     this.close();
   }
 
-  /** Ends the connection at once; running handlers are aborted and nothing more is written. */
-  close(): void {
+  /**
+   * Ends the connection at once; running handlers are aborted and nothing more is written. `callerEnded`: the caller
+   * its peer names (a 2025 HTTP session) is gone for good with it.
+   */
+  close(callerEnded = false): void {
     this.#hub.remove(this);
     this.#dispatcher.close();
-    if (this.#ended) return;
+    // A connection that was its own caller (stdio), or a session that ended for good (perhaps after its drain closed
+    // the connection), is gone: what was bound to it can never be reached again. Nobody in particular ('') never ends.
+    const caller = this.#dispatcher.ownCaller ?? (callerEnded ? this.#dispatcher.caller : '');
+    if (this.#ended || caller === '') return;
     this.#ended = true;
-    // A connection that was its own caller (stdio) is gone for good: what was bound to it can never be reached again.
-    const caller = this.#dispatcher.ownCaller;
-    if (caller !== undefined) for (const extension of this.#extensions) extension.callerEnded?.(caller);
+    for (const extension of this.#extensions) extension.callerEnded?.(caller);
   }
 }

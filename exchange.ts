@@ -209,7 +209,7 @@ export class Stream {
     this.#tail = this.#tail.then(async () => {
       let eventId: string | undefined;
       try {
-        eventId = this.#lastId = await store.append(sessionId, this.id, data);
+        eventId = this.#lastId = await store.append(sessionId, this.id, data, last);
       } catch (error) {
         session.logger.error('event store append failed; the event is sent without an id', error); // never on the wire
       }

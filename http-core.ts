@@ -13,6 +13,8 @@ import {
   decodeUtf8,
   ErrorCode,
   errorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   NOT_UTF8,
@@ -38,6 +40,10 @@ export interface HttpOptions extends GuardOptions {
   sessions?: boolean;
   /** 2025 request POSTs: 'sse' streams when something precedes the answer (default); 'json' never streams. */
   responseMode?: 'sse' | 'json';
+  /**
+   * Live 2025 sessions at once (default 10 000). A full table makes room for a new one: a session no request has
+   * named since its initialize ends first, else the least recently named one, never a busy one; 503 when all are busy.
+   */
   maxSessions?: number;
   /** Idle 2025 sessions (no request, no open stream) are ended after this long, checked at most once a second (default 30 min). */
   sessionIdleMs?: number;
@@ -66,6 +72,33 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
+/** The answer to a new 2025 session (or a restored copy) when the table is full and no session in it may end (503). */
+const TOO_MANY_SESSIONS = errorResponse(null, {
+  code: ErrorCode.InvalidRequest,
+  message: 'Service Unavailable: too many sessions',
+});
+
+/**
+ * How many sessions of each order a full table looks at, at most, for one to end (`idlest`): an initialize costs the
+ * same whether 10 or 10 000 sessions are busy.
+ */
+const MAX_EVICTION_LOOKS = 64;
+
+/**
+ * The first session of `order` (by id, oldest first) that is not busy, looking at each once and at most
+ * MAX_EVICTION_LOOKS. A busy one looked at moves to the back (it is in use now), so the next look starts further on.
+ */
+function idlest(order: Map<string, Session>): Session | undefined {
+  let looks = Math.min(order.size, MAX_EVICTION_LOOKS);
+  for (const [id, session] of order) {
+    if (looks-- === 0) break;
+    if (!session.busy) return session;
+    order.delete(id);
+    order.set(id, session);
+  }
+  return undefined;
+}
+
 /**
  * The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). One that throws is
  * logged and taken for false: the request is served with its stream open.
@@ -89,6 +122,8 @@ function predicate(
 export interface HttpMetrics extends ServerMetrics {
   /** Live 2025 sessions in this handler's table. */
   sessions: number;
+  /** 2025 sessions ended to make room for a new one in a full table (maxSessions) since the handler was created. */
+  evictedSessions: number;
   /** SSE responses open now: 2025 POST and GET streams, resumptions, 2026-07-28 streamed answers and listens. */
   sseStreams: number;
   /**
@@ -121,7 +156,18 @@ export function sessionsOf(handler: object): ReadonlyMap<string, Session> | unde
 export class HttpCore {
   readonly #server: Server;
   readonly #options: HttpOptions;
+  /**
+   * The table of live 2025 sessions by id, least recently named first: a POST, GET or DELETE naming a session moves
+   * it to the back (#withSession), so a full table makes room from the front (#roomForOne).
+   */
   readonly #sessions = new Map<string, Session>();
+  /**
+   * The sessions of the table no request has named since their initialize (not even `notifications/initialized`),
+   * oldest first: a full table ends these before any other.
+   */
+  readonly #handshakeOnly = new Map<string, Session>();
+  /** HttpMetrics.evictedSessions. */
+  #evicted = 0;
   readonly #eventStore: EventStore | undefined;
   readonly #modern: ModernExchanges;
   readonly #registry = {
@@ -129,6 +175,7 @@ export class HttpCore {
       if (this.#closing) return undefined;
       const id = newSessionId();
       this.#sessions.set(id, session);
+      this.#handshakeOnly.set(id, session);
       return id;
     },
     save: (session: Session): Promise<boolean> | undefined =>
@@ -144,11 +191,13 @@ export class HttpCore {
         if (!saved) throw new ProtocolError(ErrorCode.InternalError, STORE_UNAVAILABLE.error.message);
       });
     },
-    relay: (session: Session, response: JsonRpcResponse): void => this.#shared?.relay(session.id!, response),
+    relay: (session: Session, message: JsonRpcResponse | JsonRpcNotification): void =>
+      this.#shared?.relay(session.id!, session.copies, message),
     isShared: (): boolean => this.#shared !== undefined,
+    firstOutboundId: (): number | undefined => this.#shared?.firstOutboundId(),
     getStreamHolds: undefined as GetStreamHolds | undefined,
     remove: (session: Session): void => {
-      if (session.id !== undefined) this.#sessions.delete(session.id);
+      if (session.id !== undefined) this.#unlist(session.id);
     },
   };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
@@ -184,7 +233,7 @@ export class HttpCore {
         };
       shared.watch(
         (id, record) => this.#recordChanged(id, record),
-        (id, response) => this.#responseRelayed(id, response),
+        (id, message) => this.#relayed(id, message),
         (id, holder) => this.#sessions.get(id)?.heardGetStream(holder),
       );
     }
@@ -220,6 +269,7 @@ export class HttpCore {
     return {
       ...this.#server.metrics(),
       sessions: this.#sessions.size,
+      evictedSessions: this.#evicted,
       sseStreams: this.#streams.sseStreams,
       httpErrors: this.httpErrors.snapshot(),
     };
@@ -248,24 +298,63 @@ export class HttpCore {
     const session = this.#sessions.get(id);
     if (session === undefined) return;
     if (record === undefined)
-      this.#endSession(session, false); // the process that removed it drops its events
+      this.#endSession(session, false, true); // over; the process that removed it drops its events
     else session.applyRecord(record, false);
   }
 
-  /** A client's response another process received: settled here when this process's copy sent the request. */
-  #responseRelayed(id: string, response: JsonRpcResponse): void {
-    if (classify(response).kind !== 'response') return; // only responses are relayed; anything else is not ours
-    this.#sessions.get(id)?.connection.settleOutbound(response);
+  /**
+   * A client's message another process received for this process's copy of a session (SharedSessions.relay): a
+   * response settles the server→client request this copy sent; a cancel cancels the request this copy runs, as the
+   * client's own cancel here would (its POST ends without an answer). Anything else is not relayed, so not ours.
+   */
+  #relayed(id: string, message: JsonRpcMessage): void {
+    const session = this.#sessions.get(id);
+    const frame = classify(message);
+    if (frame.kind === 'response') session?.connection.settleOutbound(frame.message);
+    else if (frame.kind === 'notification' && frame.message.method === 'notifications/cancelled')
+      session?.connection.receive(frame.message);
   }
 
   /**
    * Ends this process's copy of a session. `over`: the session itself is over (DELETE, its record gone), so its
    * stored events go too; a copy reaped or closed here leaves a shared session's events to the processes still
-   * serving it.
+   * serving it. `callerEnded`: the session is over everywhere (unshared: any end; shared: DELETE, or its record gone),
+   * so what is bound to it (its tasks) ends too; an auth principal's is not the session's, and stays.
    */
-  #endSession(session: Session, over = this.#shared === undefined): void {
-    session.end(over);
-    if (session.id !== undefined) this.#sessions.delete(session.id);
+  #endSession(session: Session, over = this.#shared === undefined, callerEnded = over): void {
+    session.end(over, callerEnded);
+    if (session.id !== undefined) this.#unlist(session.id);
+  }
+
+  /** Takes session `id` out of the table. */
+  #unlist(id: string): void {
+    this.#sessions.delete(id);
+    this.#handshakeOnly.delete(id);
+  }
+
+  /**
+   * Whether the table has room for one more session, made if need be (docs/http-deployment.md, Limits and timeouts):
+   * when it is full, the oldest handshake-only session that is not busy ends, else the least recently named one that
+   * is not busy, exactly as an idle one is reaped (its client's next request gets 404 and it starts a new session:
+   * MCP 2025-11-25, Basic > Transports > Streamable HTTP > Session Management; a shared session's record stays, so
+   * there the next request restores it). A busy session (a request in flight, a stream open) is never ended: a flood
+   * of initializes cannot cut a working client off. False when none of the first MAX_EVICTION_LOOKS looked at may
+   * end: the newcomer is refused 503.
+   */
+  #roomForOne(): boolean {
+    if (this.#sessions.size < (this.#options.maxSessions ?? 10_000)) return true;
+    const session = idlest(this.#handshakeOnly) ?? idlest(this.#sessions);
+    if (session === undefined) return false;
+    this.#evicted++;
+    this.#endSession(session);
+    return true;
+  }
+
+  /** A request named `session`: it is past its handshake, and the most recently named session of the table. */
+  #touch(id: string, session: Session): void {
+    this.#handshakeOnly.delete(id);
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
   }
 
   /**
@@ -479,11 +568,8 @@ export class HttpCore {
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (initialize && sessionId === undefined) {
-      if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-        reply.send(
-          503,
-          errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Service Unavailable: too many sessions' }),
-        );
+      if (!this.#roomForOne()) {
+        reply.send(503, TOO_MANY_SESSIONS);
         return;
       }
       const session = new Session(this.#server, sessionOptions, this.#registry);
@@ -544,9 +630,12 @@ export class HttpCore {
    */
   #withSession(id: string, reply: Reply, options: SessionOptions, serve: (session: Session) => void): void {
     const admit = (session: Session | undefined): void => {
-      if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply))
+      if (session === undefined || session.ended || !this.#guard.ownedBy(session, reply)) {
         reply.send(404, SESSION_NOT_FOUND);
-      else serve(session);
+        return;
+      }
+      this.#touch(id, session);
+      serve(session);
     };
     const shared = this.#shared;
     if (shared === undefined) {
@@ -563,14 +652,8 @@ export class HttpCore {
         } else if (session !== undefined) {
           session.applyRecord(record, true); // what another process set since this copy last heard
         } else {
-          if (this.#sessions.size >= (this.#options.maxSessions ?? 10_000)) {
-            reply.send(
-              503,
-              errorResponse(null, {
-                code: ErrorCode.InvalidRequest,
-                message: 'Service Unavailable: too many sessions',
-              }),
-            );
+          if (!this.#roomForOne()) {
+            reply.send(503, TOO_MANY_SESSIONS);
             return;
           }
           session = new Session(this.#server, options, this.#registry, record);
@@ -618,7 +701,7 @@ export class HttpCore {
         // Answered once every process would refuse the id: after the shared record is gone. Its shared events go
         // only then: a removal that failed (503, the client may retry) leaves the session whole.
         const shared = this.#shared;
-        this.#endSession(session, shared === undefined);
+        this.#endSession(session, shared === undefined, true); // the client ended it: its tasks end too
         if (shared === undefined) reply.send(200);
         else
           void shared.remove(sessionId).then((removed) => {

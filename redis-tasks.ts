@@ -11,6 +11,9 @@ import {
   isTerminal,
   MAX_TIMER_MS,
   type NewTask,
+  RECORD_BYTES,
+  recordTooLarge,
+  TASK_BOUNDS,
   TASK_TRANSITIONS,
   type TaskChange,
   type TaskMessage,
@@ -19,12 +22,25 @@ import {
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
+  taskLimit,
+  variableText,
 } from './task-store.ts';
 
 /** The task options of createRedisEngine(). */
 export interface RedisTaskOptions {
-  /** Task records held at once across the deployment, expired ones excluded (default 10 000); one more rejects. */
+  /**
+   * Task records held at once across the deployment, expired ones excluded (default 10 000); past it a create first
+   * evicts a terminal record, else rejects.
+   */
   maxTasks?: number;
+  /** Task records one owner holds at once across the deployment (default 100; the anonymous owner is one owner). */
+  maxTasksPerOwner?: number;
+  /** Bytes of task records across the deployment (each its JSON body's UTF-8 bytes, plus its owner and 256; default 256 MiB). */
+  maxTaskBytes?: number;
+  /** Bytes of one owner's task records (default 8 MiB); a record past what it leaves fails its task. */
+  maxTaskBytesPerOwner?: number;
+  /** How long a terminal task record stays when no TTL was asked for (default 60 000 ms). */
+  taskRetentionMs?: number;
   /** The longest TTL in ms (default 3 600 000, one hour); longer requests are clamped to it, absent ones get it. */
   maxTaskTtlMs?: number;
   /**
@@ -35,11 +51,14 @@ export interface RedisTaskOptions {
 }
 
 // Keys: the record is a hash under `<prefix>task:<id>` (owner, status, creation and update times in ms, TTL, polling
-// interval, and `body`: the variable part as JSON, opaque to the scripts), expiring at its creation plus its TTL. The
-// lease `<prefix>task-lease:<id>` names the process that runs the task; `<prefix>task-inbox:<id>` queues the messages
-// for it. `<prefix>tasks` holds every record's id by its expiry time (the cap); `<prefix>tasks-of:<owner>` an owner's
-// ids by creation sequence (`<prefix>tasks:seq`), for tasks/list. A process hears about its tasks on
-// `<prefix>task-owner:<process>`, each message a task id: read its inbox and status.
+// interval, `body`: the variable part as JSON, opaque to the scripts, and `req` when a TTL was asked for), expiring at
+// its creation plus its TTL. The lease `<prefix>task-lease:<id>` names the process that runs the task;
+// `<prefix>task-inbox:<id>` queues the messages for it. `<prefix>tasks` holds every record's id by its expiry time
+// (the cap); `<prefix>tasks-done` the terminal ones by creation time (evicted oldest first); `<prefix>tasks-of:<owner>`
+// an owner's ids by creation sequence (`<prefix>tasks:seq`), for tasks/list and the owner's own evictions;
+// `<prefix>tasks-acct` what each record weighs (`<id>` → `<bytes> <owner>`) and the sums: `#bytes`, and per owner
+// `n:<owner>` records and `b:<owner>` bytes. A process hears about its tasks on `<prefix>task-owner:<process>`, each
+// message a task id: read its inbox and status.
 
 /** Queued messages per task (TaskStore.send); one more rejects. */
 const MAX_QUEUED = 64;
@@ -85,32 +104,111 @@ end
 `;
 
 /**
- * Creates a record `working`, with this process's lease: KEYS the record, the lease, the cap set, the sequence, the
- * owner's index; ARGV the id, owner, TTL, polling interval, process id, lease TTL, cap, longest TTL, the records' key
- * prefix. The oldest PRUNED ids of the owner's index whose records are gone leave it (tasks/list prunes the rest).
- * Returns the creation time in ms, -1 when the cap is reached, -2 when the id exists.
+ * What the scripts that add or drop weight start with (after PRELUDE), over the key prefix P and the bounds L
+ * (`tasks`, `perOwner`, `bytes`, `bytesPerOwner`): `forget` takes a record's weight off the sums, `evict` removes a
+ * record and everything of it, `prune` evicts the records whose expiry time `now` has reached, `over` names the
+ * first bound `count` more records and `bytes` more bytes of `owner` would pass, and `room` evicts terminal records
+ * until none is passed (the owner's own first, in creation order, while its share is what is full; then anyone's,
+ * oldest first), returning the bound still passed, if any. A record whose whole weight (`size`) is larger than a
+ * bound by itself evicts nothing: no eviction could make it fit.
  */
-const CREATE_TASK = `${PRELUDE}
+const ACCOUNTS = `
+local RECORD_BYTES = ${RECORD_BYTES}
+local function forget(P, id)
+  local acct = P .. 'tasks-acct'
+  local entry = redis.call('HGET', acct, id)
+  if not entry then return end
+  local space = string.find(entry, ' ', 1, true)
+  local bytes = tonumber(string.sub(entry, 1, space - 1))
+  local owner = string.sub(entry, space + 1)
+  redis.call('HDEL', acct, id)
+  redis.call('HINCRBY', acct, '#bytes', -bytes)
+  redis.call('HINCRBY', acct, 'b:' .. owner, -bytes)
+  if redis.call('HINCRBY', acct, 'n:' .. owner, -1) <= 0 then redis.call('HDEL', acct, 'n:' .. owner, 'b:' .. owner) end
+end
+local function evict(P, id)
+  local owner = redis.call('HGET', P .. 'task:' .. id, 'owner')
+  redis.call('DEL', P .. 'task:' .. id, P .. 'task-lease:' .. id, P .. 'task-inbox:' .. id)
+  redis.call('ZREM', P .. 'tasks', id)
+  redis.call('ZREM', P .. 'tasks-done', id)
+  if owner then redis.call('ZREM', P .. 'tasks-of:' .. owner, id) end
+  forget(P, id)
+end
+-- A record at its expiry time may not have expired yet in Redis's own view of the time: it goes with its weight.
+local function prune(P, now)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', P .. 'tasks', '-inf', now)) do evict(P, id) end
+end
+local function used(P, field) return tonumber(redis.call('HGET', P .. 'tasks-acct', field) or '0') end
+local function over(P, L, owner, count, bytes)
+  if used(P, 'n:' .. owner) + count > L.perOwner then return 'maxTasksPerOwner' end
+  if used(P, 'b:' .. owner) + bytes > L.bytesPerOwner then return 'maxTaskBytesPerOwner' end
+  if redis.call('ZCARD', P .. 'tasks') + count > L.tasks then return 'maxTasks' end
+  if used(P, '#bytes') + bytes > L.bytes then return 'maxTaskBytes' end
+  return nil
+end
+local function own(full) return full ~= nil and string.sub(full, -8) == 'PerOwner' end
+local function room(P, L, owner, count, bytes, size)
+  local full = over(P, L, owner, count, bytes)
+  if not full or size > L.bytesPerOwner or size > L.bytes then return full end
+  if own(full) then
+    for _, id in ipairs(redis.call('ZRANGE', P .. 'tasks-of:' .. owner, 0, -1)) do
+      local status = redis.call('HGET', P .. 'task:' .. id, 'status')
+      if status and not live(status) then
+        evict(P, id)
+        full = over(P, L, owner, count, bytes)
+        if not own(full) then break end
+      end
+    end
+  end
+  while full and not own(full) do
+    local id = redis.call('ZRANGE', P .. 'tasks-done', 0, 0)[1]
+    if not id then break end
+    evict(P, id)
+    full = over(P, L, owner, count, bytes)
+  end
+  return full
+end
+local function weigh(P, id, owner, bytes, delta, expires, now)
+  local acct = P .. 'tasks-acct'
+  redis.call('HSET', acct, id, int(bytes) .. ' ' .. owner)
+  redis.call('HINCRBY', acct, '#bytes', delta)
+  redis.call('HINCRBY', acct, 'b:' .. owner, delta)
+  extend(acct, expires, now)
+end
+`;
+
+/**
+ * Creates a record `working`, with this process's lease: KEYS the record, the lease, the cap set, the sequence, the
+ * owner's index; ARGV the id, owner, TTL, polling interval, process id, lease TTL, the bounds (cjson: ACCOUNTS), longest
+ * TTL, the key prefix, '1' when the TTL was asked for. The expired records are forgotten first, and terminal ones
+ * evicted while a bound would be passed (ACCOUNTS `room`); the oldest PRUNED ids of the owner's index whose records
+ * are gone leave it (tasks/list prunes the rest). Returns the creation time in ms, the name of the bound passed, or
+ * -2 when the id exists.
+ */
+const CREATE_TASK = `${PRELUDE}${ACCOUNTS}
 local PRUNED = 16
 local now = now_ms()
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return -1 end
+local P = ARGV[9]
+prune(P, now)
 if redis.call('EXISTS', KEYS[1]) == 1 then return -2 end
+local bytes = RECORD_BYTES + #ARGV[2] + 2
+local full = room(P, cjson.decode(ARGV[7]), ARGV[2], 1, bytes, bytes)
+if full then return full end
 local expires = now + tonumber(ARGV[3])
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'status', 'working', 'createdMs', int(now), 'updatedMs', int(now),
-  'ttlMs', ARGV[3], 'poll', ARGV[4], 'body', '{}')
+  'ttlMs', ARGV[3], 'poll', ARGV[4], 'body', '{}', 'req', ARGV[10])
 redis.call('PEXPIREAT', KEYS[1], int(expires))
 redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6])
 redis.call('ZADD', KEYS[3], int(expires), ARGV[1])
 extend(KEYS[3], expires, now)
-if ARGV[2] ~= '' then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, PRUNED - 1)) do
-    if redis.call('EXISTS', ARGV[9] .. id) == 0 then redis.call('ZREM', KEYS[5], id) end
-  end
-  redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[4]), ARGV[1])
-  redis.call('PEXPIRE', KEYS[4], ARGV[8])
-  extend(KEYS[5], expires, now)
+redis.call('HINCRBY', P .. 'tasks-acct', 'n:' .. ARGV[2], 1)
+weigh(P, ARGV[1], ARGV[2], bytes, bytes, expires, now)
+for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, PRUNED - 1)) do
+  if redis.call('EXISTS', P .. 'task:' .. id) == 0 then redis.call('ZREM', KEYS[5], id) end
 end
+redis.call('ZADD', KEYS[5], redis.call('INCR', KEYS[4]), ARGV[1])
+redis.call('PEXPIRE', KEYS[4], ARGV[8])
+extend(KEYS[5], expires, now)
 return now`;
 
 /** Reads a record (failing it when its lease lapsed): KEYS the record, the lease; ARGV the lost body. */
@@ -119,32 +217,55 @@ return read(KEYS[1], KEYS[2], ARGV[1]) or false`;
 
 /**
  * One transition, unless TASK_TRANSITIONS forbids it: KEYS the record, the lease, the cap set, the inbox; ARGV the
- * status, the body, the new TTL or '', this process, the channel prefix, the id, the lost body, the owner index's key
- * prefix. A
+ * status, the body, the new TTL or '', this process, the channel prefix, the id, the lost body, the key prefix, the
+ * bounds (cjson: ACCOUNTS), the retention, then the bodies of the failure that replaces a change past
+ * maxTaskBytesPerOwner and past maxTaskBytes. A body that passes a byte bound even once terminal records are evicted
+ * is stored as that failure; a record that becomes terminal without an asked-for TTL lives the retention more; a
  * terminal status drops the lease and tells the process that held it (when another). Returns the record's fields.
  */
-const UPDATE_TASK = `${PRELUDE}
+const UPDATE_TASK = `${PRELUDE}${ACCOUNTS}
+local P = ARGV[8]
+prune(P, now_ms()) -- first: the record written is never one whose weight was just forgotten
 local r = read(KEYS[1], KEYS[2], ARGV[7])
 if not r or not allowed(r[2], ARGV[1]) then return false end
 local now = now_ms()
+local status, body = ARGV[1], ARGV[2]
+local entry = redis.call('HGET', P .. 'tasks-acct', ARGV[6]) or '0 '
+local old = tonumber(string.sub(entry, 1, string.find(entry, ' ', 1, true) - 1))
+local bytes = RECORD_BYTES + #r[1] + #body
+local full = room(P, cjson.decode(ARGV[9]), r[1], 0, bytes - old, bytes)
+if full then
+  status = 'failed'
+  if full == 'maxTaskBytes' then body = ARGV[12] else body = ARGV[11] end
+  bytes = RECORD_BYTES + #r[1] + #body
+end
 local at = int(math.max(now, tonumber(r[4]) + 1))
 local ttl = r[5]
-if ARGV[3] ~= '' then ttl = ARGV[3] end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updatedMs', at, 'ttlMs', ttl, 'body', ARGV[2])
 if ARGV[3] ~= '' then
-  local expires = tonumber(r[3]) + tonumber(ttl)
+  ttl = ARGV[3]
+  redis.call('HSET', KEYS[1], 'req', '1')
+end
+if not live(status) and redis.call('HGET', KEYS[1], 'req') ~= '1' then
+  ttl = int(math.min(tonumber(ttl), tonumber(at) - tonumber(r[3]) + tonumber(ARGV[10])))
+end
+redis.call('HSET', KEYS[1], 'status', status, 'updatedMs', at, 'ttlMs', ttl, 'body', body)
+local expires = tonumber(r[3]) + tonumber(ttl)
+if ttl ~= r[5] then
   redis.call('ZADD', KEYS[3], int(expires), ARGV[6])
   extend(KEYS[3], expires, now)
-  if r[1] ~= '' then extend(ARGV[8] .. r[1], expires, now) end
+  extend(P .. 'tasks-of:' .. r[1], expires, now)
   if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIREAT', KEYS[4], int(expires)) end
   redis.call('PEXPIREAT', KEYS[1], int(expires))
 end
-if not live(ARGV[1]) then
+weigh(P, ARGV[6], r[1], bytes, bytes - old, expires, now)
+if not live(status) then
+  redis.call('ZADD', P .. 'tasks-done', r[3], ARGV[6])
+  extend(P .. 'tasks-done', expires, now)
   local holder = redis.call('GET', KEYS[2])
   redis.call('DEL', KEYS[2])
   if holder and holder ~= ARGV[4] then redis.call('PUBLISH', ARGV[5] .. holder, ARGV[6]) end
 end
-r[2] = ARGV[1] r[4] = at r[5] = ttl r[7] = ARGV[2]
+r[2] = status r[4] = at r[5] = ttl r[7] = body
 return r`;
 
 /**
@@ -175,16 +296,13 @@ end
 return out`;
 
 /**
- * Removes a record: KEYS the record, the lease, the cap set, the inbox; ARGV the id, the owner index's key prefix,
- * the channel prefix, this process. Tells the process that held the lease (when another). Returns 1, or 0 if none.
+ * Removes a record and its weight (ACCOUNTS `evict`): KEYS the record, the lease; ARGV the id, the key prefix, the
+ * channel prefix, this process. Tells the process that held the lease (when another). Returns 1, or 0 if none.
  */
-const DELETE_TASK = `
-local owner = redis.call('HGET', KEYS[1], 'owner')
-if not owner then return 0 end
+const DELETE_TASK = `${PRELUDE}${ACCOUNTS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local holder = redis.call('GET', KEYS[2])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-redis.call('ZREM', KEYS[3], ARGV[1])
-if owner ~= '' then redis.call('ZREM', ARGV[2] .. owner, ARGV[1]) end
+evict(ARGV[2], ARGV[1])
 if holder and holder ~= ARGV[4] then redis.call('PUBLISH', ARGV[3] .. holder, ARGV[1]) end
 return 1`;
 
@@ -282,8 +400,11 @@ function parseMessage(text: string): TaskMessage | undefined {
 /** A TaskStore on Redis (see the module comment); createRedisEngine() makes it as `taskStore`. */
 export class RedisTaskStore implements TaskStore {
   readonly #redis: RedisCommands;
-  readonly #maxTasks: string;
+  /** The bounds as the scripts read them (ACCOUNTS), and by name for the refusals. */
+  readonly #bounds: { tasks: number; perOwner: number; bytes: number; bytesPerOwner: number };
+  readonly #boundsText: string;
   readonly #maxTtlMs: number;
+  readonly #retentionMs: number;
   readonly #leaseMs: number;
   /** This process among the runners of tasks: it hears about its tasks on `<prefix>task-owner:<id>`. */
   readonly #processId = toBase64Url(randomBytes(12));
@@ -301,8 +422,15 @@ export class RedisTaskStore implements TaskStore {
   /** Checks the options (a RangeError names a bad one). */
   constructor(redis: RedisCommands, options: RedisTaskOptions) {
     this.#redis = redis;
-    this.#maxTasks = String(positive('maxTasks', options.maxTasks, 10_000));
+    this.#bounds = {
+      tasks: positive('maxTasks', options.maxTasks, 10_000),
+      perOwner: positive('maxTasksPerOwner', options.maxTasksPerOwner, TASK_BOUNDS.maxTasksPerOwner),
+      bytes: positive('maxTaskBytes', options.maxTaskBytes, 256 * 1024 * 1024),
+      bytesPerOwner: positive('maxTaskBytesPerOwner', options.maxTaskBytesPerOwner, TASK_BOUNDS.maxBytesPerOwner),
+    };
+    this.#boundsText = JSON.stringify(this.#bounds);
     this.#maxTtlMs = positive('maxTaskTtlMs', options.maxTaskTtlMs, 3_600_000, MAX_TIMER_MS);
+    this.#retentionMs = positive('taskRetentionMs', options.taskRetentionMs, TASK_BOUNDS.retentionMs, MAX_TIMER_MS);
     this.#leaseMs = positive('taskLeaseMs', options.taskLeaseMs, 10_000, MAX_TIMER_MS);
   }
 
@@ -322,31 +450,31 @@ export class RedisTaskStore implements TaskStore {
     await this.#subscribe();
     const { prefix } = this.#redis;
     const ttlMs = Math.min(task.ttlMs ?? this.#maxTtlMs, this.#maxTtlMs);
-    const created = Number(
-      await this.#redis.script(
-        CREATE_TASK,
-        [
-          this.#key('task', task.taskId),
-          this.#key('task-lease', task.taskId),
-          `${prefix}tasks`,
-          `${prefix}tasks:seq`,
-          this.#ownerIndex(task.owner),
-        ],
-        [
-          task.taskId,
-          task.owner,
-          String(ttlMs),
-          String(task.pollIntervalMs),
-          this.#processId,
-          String(this.#leaseMs),
-          this.#maxTasks,
-          String(this.#maxTtlMs),
-          `${prefix}task:`,
-        ],
-      ),
+    const answer = await this.#redis.script(
+      CREATE_TASK,
+      [
+        this.#key('task', task.taskId),
+        this.#key('task-lease', task.taskId),
+        `${prefix}tasks`,
+        `${prefix}tasks:seq`,
+        this.#ownerIndex(task.owner),
+      ],
+      [
+        task.taskId,
+        task.owner,
+        String(ttlMs),
+        String(task.pollIntervalMs),
+        this.#processId,
+        String(this.#leaseMs),
+        this.#boundsText,
+        String(this.#maxTtlMs),
+        prefix,
+        task.ttlMs === undefined ? '0' : '1',
+      ],
     );
-    if (created === -1)
-      throw new ProtocolError(ErrorCode.InternalError, 'Task limit reached', { maxTasks: Number(this.#maxTasks) });
+    // A bound's name: the create would pass it even once terminal records were evicted.
+    if (typeof answer === 'string' && answer.startsWith('max')) throw taskLimit(answer, this.#limit(answer));
+    const created = Number(answer);
     if (created === -2) throw new Error(`task ${task.taskId} already exists`);
     if (!this.#closed) this.#lease(task.taskId); // closed meanwhile: the lease lapses, as close() says
     const at = new Date(created).toISOString();
@@ -361,6 +489,14 @@ export class RedisTaskStore implements TaskStore {
     };
   }
 
+  /** The value of a bound by its option's name (ACCOUNTS `over`). */
+  #limit(option: string): number {
+    const { tasks, perOwner, bytes, bytesPerOwner } = this.#bounds;
+    if (option === 'maxTasks') return tasks;
+    if (option === 'maxTasksPerOwner') return perOwner;
+    return option === 'maxTaskBytes' ? bytes : bytesPerOwner;
+  }
+
   /** See TaskStore.get; a live record whose process stopped (its lease lapsed) is stored `failed` and read so. */
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const fields = await this.#redis.script(
@@ -371,9 +507,15 @@ export class RedisTaskStore implements TaskStore {
     return Array.isArray(fields) ? toRecord(taskId, fields) : undefined;
   }
 
-  /** See TaskStore.update: one script, so the transition check and the write are atomic across processes. */
+  /**
+   * See TaskStore.update: one script, so the transition check, the bounds and the write are atomic across processes.
+   * A body past a byte bound, even once terminal records are evicted, is stored as the task's failure
+   * (recordTooLarge); a record that becomes terminal without an asked-for TTL lives `taskRetentionMs` more.
+   */
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
-    const { ttlMs, status, ...variable } = change;
+    const { ttlMs, status } = change;
+    const { bytes, bytesPerOwner } = this.#bounds;
+    const failure = (option: string, limit: number): string => variableText(recordTooLarge(change, option, limit));
     // A write that failed ends the task here (TaskRunner drops it): its lease is let go, so it reads failed.
     const fields = await this.#redis
       .script(
@@ -386,13 +528,17 @@ export class RedisTaskStore implements TaskStore {
         ],
         [
           status,
-          JSON.stringify(variable),
+          variableText(change),
           ttlMs === undefined ? '' : String(Math.min(ttlMs, this.#maxTtlMs)),
           this.#processId,
           `${this.#redis.prefix}task-owner:`,
           taskId,
           LOST_BODY,
-          `${this.#redis.prefix}tasks-of:`,
+          this.#redis.prefix,
+          this.#boundsText,
+          String(this.#retentionMs),
+          failure('maxTaskBytesPerOwner', bytesPerOwner),
+          failure('maxTaskBytes', bytes),
         ],
       )
       .catch((error: unknown) => {
@@ -425,13 +571,8 @@ export class RedisTaskStore implements TaskStore {
   async delete(taskId: string): Promise<boolean> {
     const deleted = await this.#redis.script(
       DELETE_TASK,
-      [
-        this.#key('task', taskId),
-        this.#key('task-lease', taskId),
-        `${this.#redis.prefix}tasks`,
-        this.#key('task-inbox', taskId),
-      ],
-      [taskId, `${this.#redis.prefix}tasks-of:`, `${this.#redis.prefix}task-owner:`, this.#processId],
+      [this.#key('task', taskId), this.#key('task-lease', taskId)],
+      [taskId, this.#redis.prefix, `${this.#redis.prefix}task-owner:`, this.#processId],
     );
     this.#unlease(taskId);
     return Number(deleted) === 1;

@@ -3,7 +3,7 @@
 // (a RedisLink: two functions), plus the task store of redis-tasks.ts. It owns the session, event and change keys and
 // gives each one a TTL; it never opens a socket, never speaks RESP itself, and the core never imports it.
 
-import type { ChangeBus, ChangeEvent, JsonRpcResponse } from './core.ts';
+import type { ChangeBus, ChangeEvent, JsonRpcMessage } from './core.ts';
 import { positive, RedisCommands, type RedisLink } from './redis-link.ts';
 import { type RedisTaskOptions, RedisTaskStore } from './redis-tasks.ts';
 import type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
@@ -22,8 +22,12 @@ export interface RedisEngineOptions extends RedisTaskOptions {
    * request of the session (a sliding TTL), and the TTL of its stored events, renewed by every event.
    */
   sessionTtlMs?: number;
-  /** Events kept per SSE stream (default 1000); one more drops the stream's oldest. */
-  maxEventsPerStream?: number;
+  /**
+   * Events kept per 2025 session, over all its SSE streams (default 1000), as the in-memory store keeps them: one
+   * more drops the oldest event of the session's stream holding the most, so a chatty GET stream evicts its own
+   * events, never a smaller POST stream's answer.
+   */
+  maxEventsPerSession?: number;
   /**
    * How long a command may take (default 2000 ms, at most 2^31 - 1: a timer's bound). One that takes longer rejects,
    * so a Redis outage answers 503 within this bound even when the client queues commands while it reconnects.
@@ -55,7 +59,7 @@ export function createRedisEngine(link: RedisLink, options: RedisEngineOptions =
     eventStore: new RedisEventStore(
       redis,
       sessionTtlMs,
-      positive('maxEventsPerStream', options.maxEventsPerStream, 1000),
+      positive('maxEventsPerSession', options.maxEventsPerSession, 1000),
     ),
     changeBus: new RedisChangeBus(redis),
     taskStore: new RedisTaskStore(redis, options),
@@ -64,18 +68,27 @@ export function createRedisEngine(link: RedisLink, options: RedisEngineOptions =
 
 // 2025 sessions. A record is one JSON string under `<prefix>session:<id>`, its TTL renewed by every load (GETEX,
 // Redis 6.2). Each save and removal is also published on `<prefix>sessions` (in the same script, so in store order),
-// so every process applies a new state to its copy of the session, or ends the copy, at once; a client's response
-// that one process cannot match goes there too, for the process whose request it answers.
+// so every process applies a new state to its copy of the session, or ends the copy, at once. The processes holding a
+// copy are the set `<prefix>session-copies:<id>` (each save and load adds its process, with the record's TTL); a
+// client's message that one process cannot act on goes to the one process it belongs to, on that process's own
+// channel `<prefix>session-inbox:<process>`.
 
-/** Stores the record and announces it: KEYS[1] the record; ARGV: its JSON, the TTL, the channel, the message. */
+/**
+ * Stores the record, records this process's copy and announces it: KEYS the record, the copies; ARGV: its JSON, the
+ * TTL, the channel, the message, 'existing' (a state change: only onto a record that exists) or not, the process.
+ */
 const SAVE_SESSION = `
 if ARGV[5] == 'existing' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[6] ~= '' then
+  redis.call('SADD', KEYS[2], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
-/** Deletes the record (and its GET stream) and announces the end: KEYS the record, its GET stream; ARGV: the channel, the message. */
-const REMOVE_SESSION = "redis.call('DEL', KEYS[1], KEYS[2]) redis.call('PUBLISH', ARGV[1], ARGV[2]) return 1";
+/** Deletes the record (its GET stream, its copies) and announces the end: KEYS those; ARGV: the channel, the message. */
+const REMOVE_SESSION = "redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) redis.call('PUBLISH', ARGV[1], ARGV[2]) return 1";
 
 /**
  * Records a session's GET stream and announces it, for a session that still has its record: KEYS the record, its
@@ -87,12 +100,17 @@ redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
-/** Reads a record and its GET stream, renewing both TTLs: KEYS the record, its GET stream; ARGV the TTL. */
+/**
+ * Reads a record, its GET stream and its copies, renewing their TTLs and recording this process's copy: KEYS the
+ * record, its GET stream, its copies; ARGV the TTL, the process ('' records none).
+ */
 const LOAD_SESSION = `
 local record = redis.call('GETEX', KEYS[1], 'PX', ARGV[1])
 if not record then return false end
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return { record, redis.call('GET', KEYS[2]) or '' }`;
+if ARGV[2] ~= '' then redis.call('SADD', KEYS[3], ARGV[2]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+return { record, redis.call('GET', KEYS[2]) or '', redis.call('SMEMBERS', KEYS[3]) }`;
 
 /** A record as stored: an object with a string protocolVersion; anything else is a corrupt entry (thrown). */
 function parseRecord(id: string, text: string): SessionRecord {
@@ -100,6 +118,17 @@ function parseRecord(id: string, text: string): SessionRecord {
   if (typeof record !== 'object' || record === null || typeof (record as SessionRecord).protocolVersion !== 'string')
     throw new TypeError(`redis: the record of session ${id} is not a session record`);
   return record as SessionRecord;
+}
+
+/** A message of the sessions channels: an object naming a session; undefined for anything else (not this add-on's). */
+function parseMessage<T>(text: string): (T & { id: string }) | undefined {
+  let message: (T & { id?: unknown }) | null;
+  try {
+    message = JSON.parse(text) as typeof message;
+  } catch {
+    return undefined; // only the scripts and relay() above publish here
+  }
+  return typeof message?.id === 'string' ? (message as T & { id: string }) : undefined;
 }
 
 class RedisSessionStore implements SharedSessionStore {
@@ -122,36 +151,47 @@ class RedisSessionStore implements SharedSessionStore {
     return `${this.#redis.prefix}session-get:${id}`;
   }
 
+  /** The key of the set of processes holding a copy of a session. */
+  #copiesKey(id: string): string {
+    return `${this.#redis.prefix}session-copies:${id}`;
+  }
+
   /**
    * A new session's record, or (a record with a state) a later one of an existing session, which
    * never brings back a session DELETE removed meanwhile: that rejects.
    */
-  async save(id: string, record: SessionRecord): Promise<void> {
+  async save(id: string, record: SessionRecord, process = ''): Promise<void> {
     const text = JSON.stringify(record);
     const message = JSON.stringify({ id, record });
     const later = record.logLevel !== undefined || record.subscriptions !== undefined;
     const when = later ? 'existing' : 'always';
     const saved = await this.#redis.script(
       SAVE_SESSION,
-      [this.#key(id)],
-      [text, this.#ttlMs, this.#channel, message, when],
+      [this.#key(id), this.#copiesKey(id)],
+      [text, this.#ttlMs, this.#channel, message, when, process],
     );
     if (Number(saved) !== 1) throw new Error(`redis: session ${id} ended before its state was saved`);
   }
 
-  async load(id: string): Promise<SessionRecord | undefined> {
-    const loaded = await this.#redis.script(LOAD_SESSION, [this.#key(id), this.#getKey(id)], [this.#ttlMs]);
+  async load(id: string, process = ''): Promise<SessionRecord | undefined> {
+    const loaded = await this.#redis.script(
+      LOAD_SESSION,
+      [this.#key(id), this.#getKey(id), this.#copiesKey(id)],
+      [this.#ttlMs, process],
+    );
     if (!Array.isArray(loaded)) return undefined;
     const record = parseRecord(id, String(loaded[0]));
     const held = String(loaded[1]);
     if (held !== '') record.getStream = JSON.parse(held) as GetStreamHolder; // checked where it is used
+    const copies = (loaded[2] as unknown[]).map(String);
+    if (copies.length > 0) record.copies = copies;
     return record;
   }
 
   async remove(id: string): Promise<void> {
     await this.#redis.script(
       REMOVE_SESSION,
-      [this.#key(id), this.#getKey(id)],
+      [this.#key(id), this.#getKey(id), this.#copiesKey(id)],
       [this.#channel, JSON.stringify({ id })],
     );
   }
@@ -166,58 +206,111 @@ class RedisSessionStore implements SharedSessionStore {
     );
   }
 
-  async relay(id: string, response: JsonRpcResponse): Promise<void> {
-    await this.#redis.send(['PUBLISH', this.#channel, JSON.stringify({ id, response })]);
+  /** The client message for `process`'s copy of the session, on that process's own channel only. */
+  async relay(id: string, message: JsonRpcMessage, process: string): Promise<void> {
+    await this.#redis.send([
+      'PUBLISH',
+      `${this.#redis.prefix}session-inbox:${process}`,
+      JSON.stringify({ id, message }),
+    ]);
   }
 
-  watch(
+  /** The sessions channel, and (given `process`) this process's own channel, where its relayed messages come. */
+  async watch(
     changed: (id: string, record: SessionRecord | undefined) => void,
-    relayed: (id: string, response: JsonRpcResponse) => void,
+    relayed: (id: string, message: JsonRpcMessage) => void,
     held: (id: string, holder: GetStreamHolder) => void,
+    process?: string,
   ): Promise<void> {
     // What was announced while this process was disconnected, its copies learn with their next request's load.
-    return this.#redis.link.subscribe(
+    const announcements = this.#redis.link.subscribe(
       this.#channel,
-      (message) => {
-        let announced: {
-          id?: unknown;
-          record?: SessionRecord;
-          response?: JsonRpcResponse;
-          getStream?: GetStreamHolder;
-        };
-        try {
-          announced = JSON.parse(message) as typeof announced;
-        } catch {
-          return; // not this add-on's announcement: only the scripts above publish here
-        }
-        if (typeof announced?.id !== 'string') return;
-        if (announced.response !== undefined) relayed(announced.id, announced.response);
-        else if (announced.getStream !== undefined) held(announced.id, announced.getStream);
+      (text) => {
+        const announced = parseMessage<{ record?: SessionRecord; getStream?: GetStreamHolder }>(text);
+        if (announced === undefined) return;
+        if (announced.getStream !== undefined) held(announced.id, announced.getStream);
         else changed(announced.id, announced.record);
       },
       () => {},
     );
+    // A message relayed while this process was disconnected is lost: a response times out, a cancel is ignored.
+    const inbox =
+      process === undefined
+        ? undefined
+        : this.#redis.link.subscribe(
+            `${this.#redis.prefix}session-inbox:${process}`,
+            (text) => {
+              const delivered = parseMessage<{ message?: JsonRpcMessage }>(text);
+              if (delivered?.message !== undefined) relayed(delivered.id, delivered.message);
+            },
+            () => {},
+          );
+    await Promise.all([announcements, inbox]);
   }
 }
 
-// The event store. A stream's events are a Redis Stream under `<prefix>events:<session>:<stream>` (trimmed to
-// maxEventsPerStream), whose entry ids are minted by Redis; an event id is `<stream>_<entry id>`, so it names its
-// stream and, looked up under the session's own key, never reaches another session's events. The streams a session
-// wrote are listed in `<prefix>streams:<session>` for dropSession. Every key's TTL is renewed by each append.
+// The event store. A stream's events are a Redis Stream under `<prefix>events:<session>:<stream>`, whose entry ids
+// are minted by Redis; an event id is `<stream>_<entry id>`, so it names its stream and, looked up under the session's
+// own key, never reaches another session's events. A session's events are bounded over all its streams, as
+// MemoryEventStore bounds them: `<prefix>events-of:<session>` counts each stream's events (a sorted set, so the
+// largest is found at once; a score is the count plus a fraction that is larger for an older stream, so of streams
+// holding as many events the oldest comes first), `<prefix>events-count:<session>` holds their total and how many
+// streams the session made, and past the bound the largest stream loses its oldest event. `<prefix>events-until:<session>` holds when each stream's key expires: a stream's TTL is
+// renewed by its own appends (the session's TTL), and a POST stream's answer shortens it to ANSWERED_STREAM_TTL_MS, so
+// the streams of answered POSTs go soon, and each append first takes the streams whose time passed out of the count.
 
 /**
- * Appends one event and hands it to the processes following the stream: KEYS[1] the stream, KEYS[2] the session's
- * stream list, KEYS[3] the stream's followers (process ids); ARGV: the bound, the data, the TTL, the stream id, the
- * channel prefix of the followers' inboxes, the session id. Returns the entry id.
+ * How long a POST stream is kept once its answer is stored (at most the session's TTL): time for a client that lost
+ * its connection to resume it (after the `retry:` it was advised) and get the answer.
+ */
+export const ANSWERED_STREAM_TTL_MS = 60_000;
+
+/**
+ * Appends one event, keeps the session within its bound and hands the event to the processes following the stream:
+ * KEYS the stream, the session's count per stream, its expiry per stream, its total, the stream's followers (process
+ * ids); ARGV: the bound, the data, the session's TTL, the stream id, the channel prefix of the followers' inboxes, the
+ * session id, the key prefix of the session's streams, and the stream's TTL from this event on. Returns the entry id.
  */
 const APPEND_EVENT = `
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'd', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SADD', KEYS[2], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-local followers = redis.call('SMEMBERS', KEYS[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function forget(stream, count)
+  redis.call('DEL', ARGV[7] .. stream)
+  redis.call('ZREM', KEYS[2], stream)
+  redis.call('ZREM', KEYS[3], stream)
+  redis.call('HINCRBY', KEYS[4], 'total', -count)
+end
+for _, stream in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+  forget(stream, math.floor(tonumber(redis.call('ZSCORE', KEYS[2], stream) or '0')))
+end
+local id = redis.call('XADD', KEYS[1], '*', 'd', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+if redis.call('ZSCORE', KEYS[2], ARGV[4]) then
+  redis.call('ZINCRBY', KEYS[2], 1, ARGV[4])
+else
+  local made = redis.call('HINCRBY', KEYS[4], 'streams', 1) % 2147483648
+  redis.call('ZADD', KEYS[2], string.format('%.17g', 1.5 - made / 4294967296), ARGV[4])
+end
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[8]), ARGV[4])
+local total = redis.call('HINCRBY', KEYS[4], 'total', 1)
+while total > tonumber(ARGV[1]) do
+  local largest = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  if #largest == 0 then redis.call('HSET', KEYS[4], 'total', 0) break end -- a count without streams: never loop on it
+  local stream, count = largest[1], math.floor(tonumber(largest[2]))
+  local held = redis.call('XLEN', ARGV[7] .. stream)
+  if held <= 1 then
+    forget(stream, count)
+  else
+    redis.call('XTRIM', ARGV[7] .. stream, 'MAXLEN', held - 1)
+    redis.call('ZINCRBY', KEYS[2], held - 1 - count, stream)
+    redis.call('HINCRBY', KEYS[4], 'total', held - 1 - count)
+  end
+  total = tonumber(redis.call('HGET', KEYS[4], 'total'))
+end
+for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+local followers = redis.call('SMEMBERS', KEYS[5])
 if #followers > 0 then
-  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+  redis.call('PEXPIRE', KEYS[5], ARGV[8])
   local message = cjson.encode({ s = ARGV[6], t = ARGV[4], i = id, d = ARGV[2] })
   for _, follower in ipairs(followers) do redis.call('PUBLISH', ARGV[5] .. follower, message) end
 end
@@ -242,10 +335,10 @@ interface Follower {
   early: { entryId: string; data: string }[] | undefined;
 }
 
-/** Deletes a session's streams: KEYS[1] its stream list, ARGV[1] the key prefix of its streams. */
+/** Deletes a session's streams: KEYS its count per stream, expiry per stream and total; ARGV[1] its streams' key prefix. */
 const DROP_SESSION_EVENTS = `
-for _, stream in ipairs(redis.call('SMEMBERS', KEYS[1])) do redis.call('DEL', ARGV[1] .. stream) end
-redis.call('DEL', KEYS[1])
+for _, stream in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do redis.call('DEL', ARGV[1] .. stream) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1`;
 
 const STREAM_ID = /^[A-Za-z0-9-]+$/;
@@ -256,6 +349,8 @@ type Replay = Exclude<Awaited<ReturnType<EventStore['replayAfter']>>, undefined>
 class RedisEventStore implements EventStore {
   readonly #redis: RedisCommands;
   readonly #ttlMs: string;
+  /** A stream's TTL once its answer is stored. */
+  readonly #answeredTtlMs: string;
   readonly #maxEvents: string;
   readonly #maxEventsCount: number;
   /** This process among the followers of streams: its inbox is `<prefix>inbox:<id>`. */
@@ -268,6 +363,7 @@ class RedisEventStore implements EventStore {
   constructor(redis: RedisCommands, ttlMs: string, maxEvents: number) {
     this.#redis = redis;
     this.#ttlMs = ttlMs;
+    this.#answeredTtlMs = String(Math.min(ANSWERED_STREAM_TTL_MS, Number(ttlMs)));
     this.#maxEventsCount = maxEvents;
     this.#maxEvents = String(maxEvents);
   }
@@ -280,13 +376,33 @@ class RedisEventStore implements EventStore {
     return `${this.#redis.prefix}followers:${sessionId}:${streamId}`;
   }
 
-  async append(sessionId: string, streamId: string, data: string): Promise<string> {
+  /** The keys of a session's bound: its count per stream, expiry per stream, and total. */
+  #sessionKeys(sessionId: string): string[] {
+    const { prefix } = this.#redis;
+    return [
+      `${prefix}events-of:${sessionId}`,
+      `${prefix}events-until:${sessionId}`,
+      `${prefix}events-count:${sessionId}`,
+    ];
+  }
+
+  /** EventStore.append; `last` (a POST stream's answer) shortens the stream's TTL to ANSWERED_STREAM_TTL_MS. */
+  async append(sessionId: string, streamId: string, data: string, last = false): Promise<string> {
     if (!STREAM_ID.test(streamId)) throw new TypeError(`invalid stream id ${JSON.stringify(streamId)}`);
     const { prefix } = this.#redis;
     const entry = await this.#redis.script(
       APPEND_EVENT,
-      [this.#streamKey(sessionId, streamId), `${prefix}streams:${sessionId}`, this.#followersKey(sessionId, streamId)],
-      [this.#maxEvents, data, this.#ttlMs, streamId, `${prefix}inbox:`, sessionId],
+      [this.#streamKey(sessionId, streamId), ...this.#sessionKeys(sessionId), this.#followersKey(sessionId, streamId)],
+      [
+        this.#maxEvents,
+        data,
+        this.#ttlMs,
+        streamId,
+        `${prefix}inbox:`,
+        sessionId,
+        this.#streamKey(sessionId, ''),
+        last ? this.#answeredTtlMs : this.#ttlMs,
+      ],
     );
     return `${streamId}_${String(entry)}`;
   }
@@ -421,8 +537,7 @@ class RedisEventStore implements EventStore {
   }
 
   async dropSession(sessionId: string): Promise<void> {
-    const { prefix } = this.#redis;
-    await this.#redis.script(DROP_SESSION_EVENTS, [`${prefix}streams:${sessionId}`], [`${prefix}events:${sessionId}:`]);
+    await this.#redis.script(DROP_SESSION_EVENTS, this.#sessionKeys(sessionId), [this.#streamKey(sessionId, '')]);
   }
 }
 

@@ -1,9 +1,11 @@
 // JSON Schema validation (2020-12 semantics, tolerant of draft-07/04): a schema compiled once into closures, with $ref
 // resolution (JSON pointers, anchors) inside the root schema and JSON equality for enum/const/uniqueItems, and the
 // issue list (capped) with paths. Never mutates a schema or value, recurses at most MAX_DEPTH levels into a value,
-// and takes time linear in the value for a given schema (a shared node judges each object once per pass).
+// and takes time linear in the value for a given schema (a shared node judges each object once per pass; patterns
+// never backtrack: regex.ts).
 
 import { isPlainObject } from './jsonrpc.ts';
+import { compilePattern, type PatternTest, WORK_BUDGET, type Work } from './regex.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export interface SchemaIssue {
@@ -17,10 +19,14 @@ interface State {
   path: (string | number)[];
   issues: SchemaIssue[];
 }
-/** What one validation (both passes) has learnt: shared nodes' verdicts per object or array, and value ids. */
+/**
+ * What one validation (both passes) has learnt: shared nodes' verdicts per object or array, and value ids; and
+ * what its patterns may still spend in the current pass (regex.ts, WORK_BUDGET).
+ */
 interface Run {
   verdicts: Map<Check, Map<object, Verdict>> | undefined;
   ids: JsonIds | undefined;
+  work: Work;
 }
 /** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
 type Check = (v: unknown, st: State | null, depth: number, run: Run) => boolean;
@@ -34,6 +40,8 @@ interface Ctx {
   refs: Refs;
   memo: Map<Obj, Slot>;
   shared: Set<Obj> | undefined;
+  /** Whether patterns must compile to the linear-time matcher (false: checkSchema, syntax only). */
+  linear: boolean;
 }
 /** A shared node's verdict on one value: valid; invalid (found by the first pass); its issues already collected. */
 type Verdict = typeof VALID | typeof INVALID | typeof REPORTED;
@@ -45,6 +53,7 @@ const MAX_ISSUES = 20;
 /** How many levels below the root a schema follows a value (docs/api.md, Registration, "Deep values"). */
 const MAX_DEPTH = 512;
 const TOO_DEEP = `is nested more than ${MAX_DEPTH} levels deep`;
+const TOO_COSTLY = "is too costly to validate within the validator's work bound";
 const NO_ISSUES = Object.freeze([]) as unknown as SchemaIssue[];
 const IDENT = /^[A-Za-z_$][\w$]*$/;
 const TYPE_TESTS: { [type: string]: (v: unknown) => boolean } = {
@@ -83,27 +92,48 @@ const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\/
 const plural = (n: number, unit: string, units = `${unit}s`): string => `${n} ${n === 1 ? unit : units}`;
 /** Asked after a failure: test mode needs no more work, and collect mode stops once the cap is reached. */
 const stop = (st: State | null): boolean => st === null || st.issues.length >= MAX_ISSUES;
-const PASS: Check = () => true;
+/** Accepts anything: the check of `true` and `{}`, and the pattern test of a schema that is only checked. */
+const ALWAYS = (): boolean => true;
+const PASS: Check = ALWAYS;
 const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
 export function compileSchema(schema: JsonSchema): Validator {
-  if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
   // The first compilation finds the schema objects reached more than once; the second compiles those, and only
   // those, to remember their verdicts (remembered()), so the others cost nothing extra, in time or stack.
-  const refs = createRefs(schema);
-  const first: Ctx = { refs, memo: new Map(), shared: undefined };
-  compileNode(first, schema, '#');
-  refs.assertDescends(first.memo.keys());
-  const shared = new Set([...first.memo].filter(([, slot]) => slot.reachedAgain).map(([s]) => s));
-  const root = compileNode({ refs, memo: new Map(), shared }, schema, '#');
+  const { refs, memo } = firstPass(schema, true);
+  const shared = new Set([...memo].filter(([, slot]) => slot.reachedAgain).map(([s]) => s));
+  const root = compileNode({ refs, memo: new Map(), shared, linear: true }, schema, '#');
   return (value) => {
     // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
-    const run: Run = { verdicts: undefined, ids: undefined };
-    if (root(value, null, 0, run)) return NO_ISSUES;
+    const run: Run = { verdicts: undefined, ids: undefined, work: { left: WORK_BUDGET } };
+    // A spent budget refuses the value even where a test it cut counted as a pass (under `not`): no verdict is
+    // trusted that a cut test could have changed.
+    if (root(value, null, 0, run) && run.work.left >= 0) return NO_ISSUES;
     const st: State = { path: [], issues: [] };
+    // The second pass has its own budget: the first one's cut left no path, and this one finds it again.
+    run.work.left = WORK_BUDGET;
     root(value, st, 0, run);
+    if (st.issues.length === 0) report(st, TOO_COSTLY); // every cut test was where no path is tracked
     return st.issues;
   };
+}
+
+/**
+ * Throws as compileSchema does on a schema it cannot use, except that a pattern need only be valid syntax: for a
+ * schema that is listed but validated by another library (a Standard Schema's export, whose patterns may use the
+ * lookarounds regex.ts refuses, as zod's hostname and emoji do).
+ */
+export function checkSchema(schema: JsonSchema): void {
+  firstPass(schema, false);
+}
+
+function firstPass(schema: JsonSchema, linear: boolean): Ctx {
+  if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
+  const refs = createRefs(schema);
+  const first: Ctx = { refs, memo: new Map(), shared: undefined, linear };
+  compileNode(first, schema, '#');
+  refs.assertDescends(first.memo.keys());
+  return first;
 }
 
 /** formatPath('arguments', ['a', 0, 'b c']) -> 'arguments.a[0]["b c"]' */
@@ -164,7 +194,7 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   const slot: Slot = { check: node && remembered(node), reachedAgain: false };
   ctx.memo.set(s, slot);
   const checks: Check[] = [];
-  compileValues(s, loc, checks);
+  compileValues(ctx, s, loc, checks);
   compileArray(ctx, s, loc, checks);
   compileObject(ctx, s, loc, checks);
   compileApplicators(ctx, s, loc, checks);
@@ -221,7 +251,7 @@ function hasDuplicate(items: unknown[], run: Run): boolean {
   return false;
 }
 
-function compileValues(s: Obj, loc: string, checks: Check[]): void {
+function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   if (s.type !== undefined) {
     const types: unknown[] = Array.isArray(s.type) ? s.type : [s.type];
     if (types.length === 0 || !types.every((t) => typeof t === 'string' && Object.hasOwn(TYPE_TESTS, t))) {
@@ -267,9 +297,17 @@ function compileValues(s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string') bad(loc, 'pattern must be a string');
-    const re = regex(s.pattern, 'pattern', loc);
+    const re = regex(ctx, s.pattern, 'pattern', loc);
     const message = `must match pattern ${s.pattern}`;
-    checks.push((v, st) => typeof v !== 'string' || re.test(v) || report(st, message));
+    const costly = `is too costly to match pattern ${s.pattern} within the validator's work bound`;
+    checks.push((v, st, _d, run) => {
+      if (typeof v !== 'string') return true;
+      const left = run.work.left;
+      const matched = re(v, run.work);
+      if (matched !== undefined) return matched || report(st, message);
+      // Only the test that spent the budget is named; those after it, refused unstarted, add nothing.
+      return left < 0 ? false : report(st, costly);
+    });
   }
 }
 
@@ -344,7 +382,8 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
     });
   }
   const patterns = compileMap(ctx, s, 'patternProperties', loc);
-  const regexes = patterns?.keys.map((p) => regex(p, 'patternProperties', loc)) ?? [];
+  const regexes = patterns?.keys.map((p) => regex(ctx, p, 'patternProperties', loc)) ?? [];
+  const patternKeys = patterns?.keys ?? [];
   const patternChecks = patterns?.checks ?? [];
   const declared = new Set(props?.keys);
   const extra =
@@ -361,9 +400,20 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
         if (names !== undefined && !names(k, null, d, run)) ok = report(st, 'is not a valid property name', k);
         let matched = declared.has(k);
         for (let i = 0; i < regexes.length; i++) {
-          if (!regexes[i].test(k)) continue;
-          matched = true;
-          ok = descend(patternChecks[i], v[k], st, d, k, run) && ok;
+          const left = run.work.left;
+          const hit = regexes[i](k, run.work);
+          if (hit === false) continue;
+          matched = true; // a key too costly to test is not also an additional property
+          if (hit === undefined) {
+            ok =
+              left < 0
+                ? false
+                : report(
+                    st,
+                    `is too costly to match patternProperties ${patternKeys[i]} within the validator's work bound`,
+                    k,
+                  );
+          } else ok = descend(patternChecks[i], v[k], st, d, k, run) && ok;
         }
         if (!matched && extra === REJECT) ok = report(st, 'must not have additional property', k);
         else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k, run) && ok;
@@ -472,11 +522,14 @@ function strings(x: unknown, kw: string, loc: string): string[] {
   return x.slice();
 }
 
-function regex(pattern: string, kw: string, loc: string): RegExp {
+/** A pattern compiled by regex.ts, linear in the string it tests; a pattern it refuses is named with its place. */
+function regex(ctx: Ctx, pattern: string, kw: string, loc: string): PatternTest {
   try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    bad(loc, `${kw} ${JSON.stringify(pattern)} is not a valid regular expression`);
+    return compilePattern(pattern);
+  } catch (error) {
+    // checkSchema's schemas are never run here: a refused pattern is still valid JSON Schema, a syntax error is not.
+    if (!ctx.linear && !(error instanceof SyntaxError)) return ALWAYS;
+    bad(loc, `${kw} ${JSON.stringify(pattern)} ${(error as Error).message}`);
   }
 }
 

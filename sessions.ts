@@ -12,7 +12,9 @@ import {
   ErrorCode,
   errorResponse,
   idInFlight,
+  isRequestId,
   type JsonRpcMessage,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RequestId,
@@ -125,6 +127,11 @@ export class Session {
   readonly #postStreams: PostStreams | undefined;
   /** A shared session's GET stream (session-get-stream.ts), made once the session is known to share them. */
   #sharedGet: SharedGetStream | undefined;
+  /**
+   * A shared session's copies, as its record last loaded here named them (SessionRecord.copies): where a client's
+   * message this copy cannot act on may be relayed.
+   */
+  copies: readonly string[] | undefined;
   /** Set by shutdown(): requests the drain window cuts are answered 503, not taken for cancelled. */
   #shuttingDown = false;
   /** Batch POSTs waiting for an array that may name none of their ids, oldest first. */
@@ -197,9 +204,9 @@ export class Session {
     this.#registry?.relay(this, response);
   }
 
-  /** Connection peer: a shared session's copy starts its outbound ids at a random point (DispatcherPeer). */
+  /** Connection peer: a shared session's copy starts its outbound ids in its process's own block (DispatcherPeer). */
   get firstOutboundId(): number | undefined {
-    return this.#registry?.isShared() === true ? randomOutboundStart() : undefined;
+    return this.#registry?.firstOutboundId();
   }
 
   /** Connection peer: a session's requests speak for the session; a stateless one's for anyone (''). */
@@ -264,6 +271,7 @@ export class Session {
    */
   applyRecord(record: SessionRecord, loaded: boolean): void {
     this.connection.applySessionState(record);
+    if (record.copies !== undefined) this.copies = record.copies;
     if (record.getStream !== undefined) this.heardGetStream(record.getStream, loaded);
   }
 
@@ -464,12 +472,16 @@ export class Session {
   post(value: unknown, ids: RequestId[], reply: Reply, canStream: boolean, answered?: () => void): void {
     this.lastActivity = Date.now();
     if (Array.isArray(value)) {
+      const elsewhere = value.map((item) => this.#cancelOfAnother(item)); // each cancel as if sent alone
       this.#postBatch(value, reply, canStream, answered);
+      for (const cancel of elsewhere) if (cancel !== undefined) this.#registry?.relay(this, cancel);
       return;
     }
     if (ids.length === 0) {
       answer(reply, answered, 202, undefined, this.#headers());
+      const elsewhere = this.#cancelOfAnother(value);
       this.connection.receive(value, extrasOf(reply));
+      if (elsewhere !== undefined) this.#registry?.relay(this, elsewhere);
       return;
     }
     const busy = ids.find((id) => this.#exchanges.has(id));
@@ -483,6 +495,20 @@ export class Session {
       this.#streamOf(exchange)!.release(); // polling: the rest is stored for the client's GET with Last-Event-ID
     }
     this.connection.receive(value, extrasOf(reply)); // each request's handler sees the POST that carried it
+  }
+
+  /**
+   * A `notifications/cancelled` for a request no POST of this copy carries: another process's copy of a shared
+   * session may be running it (MCP 2025-11-25, Basic > Utilities > Cancellation), so the cancel, reduced to its
+   * request id (its `reason` stays here), is relayed to the session's other copies. Undefined for anything else (a
+   * batch's element may be any value).
+   */
+  #cancelOfAnother(value: unknown): JsonRpcNotification | undefined {
+    const message = value as Partial<JsonRpcNotification> | null;
+    const requestId = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+    if (!isRequestId(requestId) || this.#exchanges.has(requestId) || this.#registry?.isShared() !== true)
+      return undefined;
+    return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } };
   }
 
   /**
@@ -566,12 +592,13 @@ export class Session {
 
   /**
    * Ends the session and everything it owns here: its connection, its POST streams, its GET streams, and (unless
-   * `dropEvents` is false: a shared session other processes go on serving) its stored events.
+   * `dropEvents` is false: a shared session other processes go on serving) its stored events. `over`: the session
+   * itself is over (not only this process's copy), so what is bound to it ends too (Extension.callerEnded).
    */
-  end(dropEvents = true): void {
+  end(dropEvents = true, over = dropEvents): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.connection.close();
+    this.connection.close(over);
     for (const exchange of new Set([...this.#exchanges.values(), ...(this.#unnamedBatches ?? [])])) {
       if (exchange.stream !== undefined) exchange.stream.close();
       else if (!exchange.reply.answered) answer(exchange.reply, exchange.answered, 404, SESSION_NOT_FOUND);
@@ -608,21 +635,19 @@ export interface SessionRegistry {
    * error to answer when the store failed. Undefined without one.
    */
   saveState(session: Session, state: SessionState): Promise<void> | undefined;
-  /** With a shared store that relays: hands a response `session` cannot match to the process that asked. */
-  relay(session: Session, response: JsonRpcResponse): void;
-  /** Whether sessions are shared by processes (copies of one session then mint far-apart outbound ids). */
+  /**
+   * With a shared store that relays: hands a client's message `session` cannot act on (a response it cannot match, a
+   * cancel of a request it does not run) to the process its copy there can.
+   */
+  relay(session: Session, message: JsonRpcResponse | JsonRpcNotification): void;
+  /** Whether sessions are shared by processes. */
   isShared(): boolean;
+  /** Where a new copy's outbound ids start: with a shared store, in this process's own block (undefined: 0). */
+  firstOutboundId(): number | undefined;
   /** With a shared store that holds GET streams: how this process records and names them (session-get-stream.ts). */
   readonly getStreamHolds: GetStreamHolds | undefined;
   /** Takes a session `add` recorded out of the handler's table again (its handshake failed, or was not saved). */
   remove(session: Session): void;
-}
-
-/** A random first outbound id in [0, 2^40): far from any other copy's, and counting up stays a safe integer. */
-function randomOutboundStart(): number {
-  let value = 0;
-  for (const byte of randomBytes(5)) value = value * 256 + byte;
-  return value;
 }
 
 /** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */

@@ -61,8 +61,11 @@ type Replay = { streamId: string; events: { id: string; data: string }[] };
 
 /** Stored events for resumption. Implementations may be shared by processes; every method may be async. */
 export interface EventStore {
-  /** Stores one event of a stream and returns its id. Ids are server-minted, unique across the session's streams, and name their stream. */
-  append(sessionId: string, streamId: string, data: string): Promise<string> | string;
+  /**
+   * Stores one event of a stream and returns its id. Ids are server-minted, unique across the session's streams, and
+   * name their stream. `last`: the stream's final event (a POST stream's answer), after which nothing is appended to it.
+   */
+  append(sessionId: string, streamId: string, data: string, last?: boolean): Promise<string> | string;
   /** The events of the stream that `lastEventId` belongs to, after it, in order; undefined when the id is unknown, foreign to the session, or already evicted. */
   replayAfter(sessionId: string, lastEventId: string): Promise<Replay | undefined> | Replay | undefined;
   /** Forgets everything of a session. */

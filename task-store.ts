@@ -138,10 +138,67 @@ const CURSOR_TAG = 'k';
 
 /** MemoryTaskStore's bounds. */
 export interface MemoryTaskStoreOptions {
-  /** Records held at once, expired ones excluded (default 1000); a create past it rejects. */
+  /** Records held at once, expired ones excluded (default 1000); past it a create first evicts a terminal record. */
   maxTasks?: number;
+  /** Records one owner holds at once (default 100; the anonymous owner `''` is one owner). */
+  maxTasksPerOwner?: number;
+  /** Bytes of records held at once (RECORD_BYTES; default 32 MiB). */
+  maxBytes?: number;
+  /** Bytes of one owner's records (default 8 MiB); a record past what it leaves fails its task (recordTooLarge). */
+  maxBytesPerOwner?: number;
   /** The longest TTL in ms (default 3 600 000, one hour); longer requests are clamped to it, absent ones get it. */
   maxTtlMs?: number;
+  /**
+   * How long a terminal record stays when no TTL was asked for (default 60 000 ms); one whose creator or handler
+   * asked for a TTL keeps it.
+   */
+  retentionMs?: number;
+}
+
+/** MemoryTaskStoreOptions' defaults; the Redis engine's task options share the per-owner ones and the retention. */
+export const TASK_BOUNDS = {
+  maxTasksPerOwner: 100,
+  maxBytes: 32 * 1024 * 1024,
+  maxBytesPerOwner: 8 * 1024 * 1024,
+  retentionMs: 60_000,
+} as const;
+
+/**
+ * What a record weighs: its variable part's JSON text (TaskChange without `ttlMs`, measured once per write, as the
+ * text a shared store keeps), plus its owner and this allowance for the fixed fields (id, times, numbers, names).
+ */
+export const RECORD_BYTES = 256;
+
+/** The JSON text of a change's variable part (what a record holds beside its fixed fields). */
+export function variableText(change: TaskChange): string {
+  const { ttlMs: _ttl, status: _status, ...variable } = change;
+  return JSON.stringify(variable);
+}
+
+/**
+ * The `failed` change that replaces one whose record would pass `option` (`limit` bytes): -32603 saying what was too
+ * large, with the bound in its data.
+ */
+export function recordTooLarge(change: TaskChange, option: string, limit: number): TaskChange {
+  const what =
+    change.result !== undefined
+      ? 'result'
+      : change.error !== undefined
+        ? 'error'
+        : change.inputRequests !== undefined
+          ? 'input requests'
+          : 'status message';
+  const error = new ProtocolError(
+    ErrorCode.InternalError,
+    `Internal error: the task's ${what} exceeded ${limit} bytes of task records (${option})`,
+    { [option]: limit },
+  );
+  return { status: 'failed', statusMessage: error.message, error: error.toJSON() };
+}
+
+/** The -32603 refusal of a create past `option`. */
+export function taskLimit(option: string, limit: number): ProtocolError {
+  return new ProtocolError(ErrorCode.InternalError, 'Task limit reached', { [option]: limit });
 }
 
 /** A positive integer option, at most `max`, or a RangeError naming it. */
@@ -151,20 +208,49 @@ function bound(name: string, value: number, max: number): number {
   return value;
 }
 
+/** One record of a MemoryTaskStore, with its expiry timer, its weight and whether a TTL was asked for. */
+interface Entry {
+  record: TaskRecord;
+  timer: ReturnType<typeof setTimeout>;
+  bytes: number;
+  /** A TTL was asked for (at creation, or by the handler): a terminal record keeps it rather than the retention. */
+  requested: boolean;
+}
+
+/** What one owner holds in a MemoryTaskStore. */
+interface Usage {
+  count: number;
+  bytes: number;
+}
+
 /**
- * The default TaskStore, in this process's memory and bounded: at most `maxTasks` records, none living past
- * `maxTtlMs`. Each record has its own expiry timer, unref'd (it never keeps a process alive) and cleared when the
- * record goes; `close()` clears them all. Records are copied in and out, so no caller shares a stored object.
+ * The default TaskStore, in this process's memory and bounded: in records and in bytes (RECORD_BYTES), store-wide
+ * and per owner, none living past `maxTtlMs`, a terminal one only `retentionMs` unless a TTL was asked for. A create
+ * or a write past a bound first evicts terminal records, oldest first (the owner's own first when its share is what
+ * is full); then a create is refused `-32603` "Task limit reached", and a write fails its task (recordTooLarge).
+ * Each record has its own expiry timer, unref'd (it never keeps a process alive) and cleared when the record goes;
+ * `close()` clears them all. Records are copied in and out, so no caller shares a stored object.
  */
 export class MemoryTaskStore implements TaskStore {
   readonly #maxTasks: number;
+  readonly #maxTasksPerOwner: number;
+  readonly #maxBytes: number;
+  readonly #maxBytesPerOwner: number;
   readonly #maxTtlMs: number;
-  readonly #entries = new Map<string, { record: TaskRecord; timer: ReturnType<typeof setTimeout> }>();
+  readonly #retentionMs: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #owners = new Map<string, Usage>();
+  #bytes = 0;
   #closed = false;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
-    this.#maxTasks = bound('maxTasks', options.maxTasks ?? 1000, Number.MAX_SAFE_INTEGER);
+    const max = Number.MAX_SAFE_INTEGER;
+    this.#maxTasks = bound('maxTasks', options.maxTasks ?? 1000, max);
+    this.#maxTasksPerOwner = bound('maxTasksPerOwner', options.maxTasksPerOwner ?? TASK_BOUNDS.maxTasksPerOwner, max);
+    this.#maxBytes = bound('maxBytes', options.maxBytes ?? TASK_BOUNDS.maxBytes, max);
+    this.#maxBytesPerOwner = bound('maxBytesPerOwner', options.maxBytesPerOwner ?? TASK_BOUNDS.maxBytesPerOwner, max);
     this.#maxTtlMs = bound('maxTtlMs', options.maxTtlMs ?? 3_600_000, MAX_TIMER_MS);
+    this.#retentionMs = bound('retentionMs', options.retentionMs ?? TASK_BOUNDS.retentionMs, MAX_TIMER_MS);
   }
 
   /** How many records the store holds. */
@@ -172,12 +258,18 @@ export class MemoryTaskStore implements TaskStore {
     return this.#entries.size;
   }
 
+  /** How many bytes of records the store holds (RECORD_BYTES). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** See TaskStore.create; after `close()` it rejects. */
   async create(task: NewTask): Promise<TaskRecord> {
     if (this.#closed) throw new Error('the task store is closed');
-    if (this.#entries.size >= this.#maxTasks)
-      throw new ProtocolError(ErrorCode.InternalError, 'Task limit reached', { maxTasks: this.#maxTasks });
     if (this.#entries.has(task.taskId)) throw new Error(`task ${task.taskId} already exists`);
+    const bytes = RECORD_BYTES + task.owner.length + 2; // the variable part is `{}`
+    const full = this.#makeRoom(task.owner, 1, bytes, bytes);
+    if (full !== undefined) throw taskLimit(full, this.#limit(full));
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId: task.taskId,
@@ -188,13 +280,15 @@ export class MemoryTaskStore implements TaskStore {
       pollIntervalMs: task.pollIntervalMs,
       owner: task.owner,
     };
-    this.#entries.set(task.taskId, { record, timer: this.#expiry(task.taskId, record.ttlMs) });
+    const timer = this.#expiry(task.taskId, record.ttlMs);
+    this.#entries.set(task.taskId, { record, timer, bytes, requested: task.ttlMs !== undefined });
+    this.#account(task.owner, 1, bytes);
     return structuredClone(record);
   }
 
   /** The unref'd timer that removes the record `ms` from now. */
   #expiry(taskId: string, ms: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => this.#entries.delete(taskId), ms);
+    const timer = setTimeout(() => this.#remove(taskId, this.#entries.get(taskId)!), ms);
     (timer as { unref?: () => void }).unref?.(); // node and Bun: a number elsewhere, which holds nothing
     return timer;
   }
@@ -205,22 +299,42 @@ export class MemoryTaskStore implements TaskStore {
     return entry === undefined ? undefined : structuredClone(entry.record);
   }
 
-  /** See TaskStore.update; `lastUpdatedAt` is now, or 1 ms past the previous value when the clock has not moved. */
+  /**
+   * See TaskStore.update; `lastUpdatedAt` is now, or 1 ms past the previous value when the clock has not moved. A
+   * change whose record would pass a byte bound, even once terminal records are evicted, is stored as the task's
+   * failure instead (recordTooLarge). A record that becomes terminal without a requested TTL lives `retentionMs` more.
+   */
   async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const entry = this.#entries.get(taskId);
     if (entry === undefined || !canTransition(entry.record.status, change.status)) return undefined;
     const { taskId: id, createdAt, pollIntervalMs, owner } = entry.record;
-    const { ttlMs: requestedTtl, ...variable } = change;
+    let text = variableText(change);
+    let bytes = RECORD_BYTES + owner.length + text.length;
+    const full = this.#makeRoom(owner, 0, bytes - entry.bytes, bytes); // the record itself is live: never evicted
+    if (full !== undefined) {
+      change = { ...recordTooLarge(change, full, this.#limit(full)), ttlMs: change.ttlMs };
+      text = variableText(change);
+      bytes = RECORD_BYTES + owner.length + text.length;
+    }
+    const { ttlMs: requestedTtl, status } = change;
     const at = Math.max(Date.now(), Date.parse(entry.record.lastUpdatedAt) + 1);
+    const created = Date.parse(createdAt);
     let ttlMs = entry.record.ttlMs;
     if (requestedTtl !== undefined) {
       ttlMs = Math.min(requestedTtl, this.#maxTtlMs);
-      clearTimeout(entry.timer);
-      entry.timer = this.#expiry(taskId, Math.max(Date.parse(createdAt) + ttlMs - Date.now(), 0));
+      entry.requested = true;
     }
+    if (isTerminal(status) && !entry.requested) ttlMs = Math.min(ttlMs, at - created + this.#retentionMs);
+    if (ttlMs !== entry.record.ttlMs) {
+      clearTimeout(entry.timer);
+      entry.timer = this.#expiry(taskId, Math.max(created + ttlMs - Date.now(), 0));
+    }
+    this.#account(owner, 0, bytes - entry.bytes);
+    entry.bytes = bytes;
     entry.record = {
       taskId: id,
-      ...structuredClone(variable),
+      status,
+      ...(JSON.parse(text) as Partial<TaskRecord>), // the copy kept: the text just measured
       createdAt,
       lastUpdatedAt: new Date(at).toISOString(),
       ttlMs,
@@ -228,6 +342,59 @@ export class MemoryTaskStore implements TaskStore {
       owner,
     };
     return structuredClone(entry.record);
+  }
+
+  /** The value of a bound by its option's name. */
+  #limit(option: string): number {
+    if (option === 'maxTasks') return this.#maxTasks;
+    if (option === 'maxTasksPerOwner') return this.#maxTasksPerOwner;
+    return option === 'maxBytes' ? this.#maxBytes : this.#maxBytesPerOwner;
+  }
+
+  /** The first bound `count` more records and `bytes` more bytes of `owner` would pass, or undefined. */
+  #over(owner: string, count: number, bytes: number): string | undefined {
+    const usage = this.#owners.get(owner) ?? { count: 0, bytes: 0 };
+    if (usage.count + count > this.#maxTasksPerOwner) return 'maxTasksPerOwner';
+    if (usage.bytes + bytes > this.#maxBytesPerOwner) return 'maxBytesPerOwner';
+    if (this.#entries.size + count > this.#maxTasks) return 'maxTasks';
+    return this.#bytes + bytes > this.#maxBytes ? 'maxBytes' : undefined;
+  }
+
+  /**
+   * Evicts terminal records until `count` more records and `bytes` more bytes of `owner` pass no bound: oldest first,
+   * the owner's own while its share is what is full. Returns the bound still passed, or undefined. A record whose
+   * whole weight (`size`) is larger than a bound by itself evicts nothing: no eviction could make it fit.
+   */
+  #makeRoom(owner: string, count: number, bytes: number, size: number): string | undefined {
+    let full = this.#over(owner, count, bytes);
+    if (full === undefined || size > this.#maxBytesPerOwner || size > this.#maxBytes) return full;
+    // Two passes: the first may skip others' records while the owner's share is full, which the second reaches.
+    for (let pass = 0; pass < 2 && full !== undefined; pass++)
+      for (const [taskId, entry] of this.#entries) {
+        const own = entry.record.owner === owner;
+        if (!isTerminal(entry.record.status) || (full.endsWith('PerOwner') && !own)) continue;
+        this.#remove(taskId, entry);
+        full = this.#over(owner, count, bytes);
+        if (full === undefined) break;
+      }
+    return full;
+  }
+
+  /** Adds to an owner's usage and the store's bytes; an owner holding nothing is forgotten. */
+  #account(owner: string, count: number, bytes: number): void {
+    let usage = this.#owners.get(owner);
+    if (usage === undefined) this.#owners.set(owner, (usage = { count: 0, bytes: 0 }));
+    usage.count += count;
+    usage.bytes += bytes;
+    this.#bytes += bytes;
+    if (usage.count === 0) this.#owners.delete(owner);
+  }
+
+  /** Removes a record (expiry, delete, eviction): its timer cleared, its weight given back. */
+  #remove(taskId: string, entry: Entry): void {
+    clearTimeout(entry.timer);
+    this.#entries.delete(taskId);
+    this.#account(entry.record.owner, -1, -entry.bytes);
   }
 
   /**
@@ -249,8 +416,8 @@ export class MemoryTaskStore implements TaskStore {
   async delete(taskId: string): Promise<boolean> {
     const entry = this.#entries.get(taskId);
     if (entry === undefined) return false;
-    clearTimeout(entry.timer);
-    return this.#entries.delete(taskId);
+    this.#remove(taskId, entry);
+    return true;
   }
 
   /** Clears every timer and record; later creates reject. */
@@ -258,5 +425,7 @@ export class MemoryTaskStore implements TaskStore {
     this.#closed = true;
     for (const entry of this.#entries.values()) clearTimeout(entry.timer);
     this.#entries.clear();
+    this.#owners.clear();
+    this.#bytes = 0;
   }
 }

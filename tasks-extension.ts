@@ -276,20 +276,44 @@ export class TasksExtension implements Extension {
     return this.#legacyCall(call, ttl as number | undefined);
   }
 
-  /** Extension.callerEnded: the tasks of a closed stdio connection are cancelled (nobody could reach them again). */
+  /**
+   * Extension.callerEnded: the tasks of a closed stdio connection, or of a 2025 HTTP session that ended for good, are
+   * cancelled (nobody could reach them again); tasks of an auth principal are the principal's, not the session's.
+   */
   callerEnded(caller: string): void {
-    this.#runner?.cancelOwned(caller).catch((error: unknown) => {
+    this.#cancelOwned(caller).catch((error: unknown) => {
       this.#host?.logger.error('cancelling the tasks of a closed connection failed', error);
     });
   }
 
   /**
+   * Cancels the live tasks of `caller`: those this process runs and, with a store that reaches the processes running
+   * tasks (TaskStore.send), every live one of its records, which the store ends where it runs (a shared session's
+   * tasks may run in a process that no longer holds a copy of it).
+   */
+  async #cancelOwned(caller: string): Promise<void> {
+    await this.runner.cancelOwned(caller);
+    if (this.store.send === undefined) return; // a store kept here: every task of the caller ran here
+    let cursor: string | undefined;
+    do {
+      const page = await this.store.list(caller, cursor, this.#host!.pageSize);
+      const live = page.tasks.filter((record) => !isTerminal(record.status));
+      await Promise.all(live.map((record) => this.runner.cancel(record.taskId)));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
+
+  /**
    * Extension.metrics: `liveTasks`, the task handlers this process runs now (prepared ones included), and with the
-   * in-memory store `storedTasks`, the records it holds (terminal ones until they expire; at most its `maxTasks`).
+   * in-memory store `storedTasks`, the records it holds (terminal ones until they expire; at most its `maxTasks`),
+   * and `storedTaskBytes`, what they weigh (RECORD_BYTES; at most its `maxBytes`).
    */
   metrics(): Record<string, number> {
     const liveTasks = this.#runner?.active ?? 0;
-    return this.store instanceof MemoryTaskStore ? { liveTasks, storedTasks: this.store.size } : { liveTasks };
+    const store = this.store;
+    return store instanceof MemoryTaskStore
+      ? { liveTasks, storedTasks: store.size, storedTaskBytes: store.bytes }
+      : { liveTasks };
   }
 
   /** Extension.close: cancels the running tasks, then closes the store when it is the extension's own. */

@@ -84,6 +84,8 @@ interface Running {
 
 /** The change `close()` writes for a task it cut short. */
 const SHUT_DOWN: TaskChange = { status: 'cancelled', statusMessage: 'The server shut down' };
+/** What a task whose handler failed unexpectedly, or whose outcome the store could not hold, is recorded as. */
+const INTERNAL_FAILURE: TaskChange = { status: 'failed', statusMessage: INTERNAL_ERROR.message, error: INTERNAL_ERROR };
 /** What a task refused because its runner closed answers (a wire error, not a handler failure to log). */
 const SHUTTING_DOWN = new ProtocolError(ErrorCode.InternalError, 'Internal error: the server is shutting down');
 /** What the commit of a task cancelled before its record existed answers. */
@@ -393,7 +395,7 @@ export class TaskRunner {
     if (error instanceof ProtocolError)
       return { status: 'failed', statusMessage: error.message, error: error.toJSON() };
     if (this.#running.get(taskId) === entry) this.#logger.error(`task ${taskId} failed`, error);
-    return { status: 'failed', statusMessage: INTERNAL_ERROR.message, error: INTERNAL_ERROR };
+    return INTERNAL_FAILURE;
   }
 
   /** Moves a running task to `status`, carrying its status message and outstanding input requests (and a new TTL). */
@@ -414,7 +416,9 @@ export class TaskRunner {
 
   /**
    * Queues `change` on the task's write chain. A stored transition goes to the listeners; a refused one (the record
-   * is gone or terminal, e.g. cancelled from elsewhere) or a failed write ends the task here.
+   * is gone or terminal, e.g. cancelled from elsewhere), a failed write, or a terminal record (the store may store a
+   * change as the task's failure) ends the task here. A write the store could not take (a result JSON cannot carry, a
+   * store outage) is followed by one of the task's failure, so that the record never stays live with no runner.
    */
   #write(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const previous = this.#writes.get(taskId) ?? Promise.resolve(undefined);
@@ -424,9 +428,12 @@ export class TaskRunner {
         record = await this.#store.update(taskId, change);
       } catch (error) {
         this.#logger.error(`task ${taskId}: the store refused a write`, error);
+        if (change.status !== 'cancelled' && change !== INTERNAL_FAILURE)
+          record = await this.#store.update(taskId, INTERNAL_FAILURE).catch(() => undefined);
       }
-      if (record === undefined) this.#release(taskId);
-      else this.#emit(record);
+      // A live change the store stored as a failure (its record would pass a bound) ends the task here too.
+      if (record === undefined || isTerminal(record.status)) this.#release(taskId);
+      if (record !== undefined) this.#emit(record);
       if (this.#writes.get(taskId) === next) this.#drained(taskId);
       return record;
     });

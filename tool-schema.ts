@@ -4,7 +4,7 @@
 // and the argument types inferred from it. Never validates JSON Schema itself (schema.ts does) or mutates a schema.
 
 import { isPlainObject } from './jsonrpc.ts';
-import { compileSchema, formatPath, type JsonSchema } from './schema.ts';
+import { checkSchema, compileSchema, formatPath, type JsonSchema } from './schema.ts';
 
 // Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
 // validate() checks the value and its output (transforms, defaults) is what a handler receives.
@@ -148,14 +148,19 @@ export function compileToolSchema(schema: unknown, where: string, io: 'input' | 
   return { json: checkJson(schema, where), parse: jsonParser(schema) };
 }
 
-function checkJson(json: Record<string, unknown>, where: string): Record<string, unknown> {
+/** check: compileSchema for a schema the core validates with; checkSchema for one a Standard Schema library does. */
+function checkJson(
+  json: Record<string, unknown>,
+  where: string,
+  check: (schema: JsonSchema) => unknown = compileSchema,
+): Record<string, unknown> {
   if (json.type !== 'object') {
     throw new TypeError(
       `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
     );
   }
   try {
-    compileSchema(json);
+    check(json);
   } catch (error) {
     throw new TypeError(`${where}: ${(error as Error).message}`, { cause: error });
   }
@@ -195,7 +200,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
     });
   }
   if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
-  checkJson(json, `${where} (${vendor})`);
+  checkJson(json, `${where} (${vendor})`, checkSchema);
   const props = std as unknown as StandardSchemaV1Props;
   return {
     json,

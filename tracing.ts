@@ -1,7 +1,8 @@
 // Request tracing and error counts of the core (docs/http-deployment.md, Metrics and tracing): the `mcp-core:request`
 // TracingChannel, found through process.getBuiltinModule so that no node: module is imported (tracing is off where
 // there is none), the events of one request's start and outcome, and the bounded counters of answers by code. Owns
-// one cached channel handle; never publishes while the channel has no subscriber.
+// one cached channel handle; never publishes while the channel has no subscriber, nor a method the server does not
+// serve under its own name (a client's string would make a subscriber's labels unbounded).
 
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import type { RequestTrace } from './types.ts';
@@ -11,6 +12,17 @@ import type { RequestTrace } from './types.ts';
  * Metrics and tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`.
  */
 export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
+
+/**
+ * The `method` a request is traced under when the server serves no such method (not the core's, not an installed
+ * extension's): whatever the client sends, a subscriber that labels by method sees a bounded set of labels.
+ */
+const UNSERVED_METHOD = 'other';
+
+/** The method a request of `method` is traced under (RequestTrace.method): its name when `served`, else UNSERVED_METHOD. */
+export function tracedMethod(method: string, served: (method: string) => boolean): string {
+  return served(method) ? method : UNSERVED_METHOD;
+}
 
 /** What tracing uses of one channel of a node:diagnostics_channel TracingChannel. */
 interface TraceEventChannel {

@@ -273,6 +273,10 @@ export interface TraceContext {
  * then `asyncStart` and `asyncEnd` also see `outcome` and its details.
  */
 export interface RequestTrace {
+  /**
+   * The request's method when the server serves it (a core method, or an installed extension's, in either era);
+   * `'other'` for any other, so labels by method stay bounded whatever clients send.
+   */
   readonly method: string;
   readonly requestId: RequestId;
   /** Named by the transport (ConnectionOptions.transport): 'stdio', 'http', 'memory' (mcp-core/testing), or yours. */
@@ -480,8 +484,9 @@ export interface Extension {
   /** Called once by `server.use()`. */
   attach?(host: ExtensionHost): void;
   /**
-   * A caller is gone for good: a connection that was its own caller (stdio, in-memory) closed, so what is bound to
-   * it (ExtensionContext.caller) can never be reached again.
+   * A caller is gone for good: a connection that was its own caller (stdio, in-memory) closed, or a 2025 HTTP
+   * session ended for good (DELETE, idle expiry, eviction or the HTTP handler's close(); a shared one only by DELETE
+   * or its record's removal), so what is bound to it (ExtensionContext.caller) can never be reached again.
    */
   callerEnded?(caller: string): void;
   /** Called by `server.close()`: releases everything the extension holds. */

@@ -1,8 +1,8 @@
 // The scale-out worker: one process of a deployment that runs several of them behind a load balancer balancing per
 // request, with no stickiness (test/scale-out-lb.test.ts and test/scale-out-redis.test.ts run three behind haproxy).
 // It serves the demo server (examples/everything.ts) plus a `whoami` tool that answers its pid, so a client sees
-// which worker served a call, `hold`, a task that runs until cancelled and says on stderr when it stops, and the
-// `echo` tool the bench calls.
+// which worker served a call, `slow`, a call that runs until cancelled and says on stderr when a cancel stops it,
+// `hold`, a task that runs until cancelled and says on stderr when it stops, and the `echo` tool the bench calls.
 // With `--redis URL` every worker shares one Redis (mcp-core/redis: 2025 sessions, their events, change events, task
 // records) and seals requestState with MCP_STATE_SECRET, so any worker serves any request; without it a worker shares
 // nothing. MCP_TASK_LEASE_MS sets how soon a stopped worker's running tasks read `failed` (default 10 s).
@@ -61,6 +61,26 @@ server.tool(
   'whoami',
   { description: 'The pid of the worker serving this call', inputSchema: { type: 'object', properties: {} } },
   () => ({ content: [{ type: 'text', text: String(process.pid) }] }),
+);
+
+server.tool(
+  'slow',
+  {
+    description:
+      'Sends one progress notification, then waits `seconds` unless cancelled; prints `call <id> cancelled on <pid>` when cancelled',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 600 } } },
+  },
+  async ({ seconds = 600 }: { seconds?: number }, ctx) => {
+    ctx.progress(0, seconds); // the client knows the call runs (and, through a balancer, on which worker)
+    try {
+      await delay(seconds * 1000, undefined, { signal: ctx.signal });
+    } catch (error) {
+      // Which worker ran it, and that the client's cancel reached it, wherever the client sent that cancel.
+      process.stderr.write(`call ${JSON.stringify(ctx.requestId)} cancelled on ${process.pid}\n`);
+      throw error;
+    }
+    return { content: [{ type: 'text', text: `slept ${seconds} s on ${process.pid}` }] };
+  },
 );
 
 server.tool(

@@ -1647,7 +1647,13 @@ describe('the Dispatcher on its own', () => {
     const logger = new MemoryLogger();
     const dispatcher = new Dispatcher(
       { send: (message) => sent.push(message) },
-      { maxInFlight: 8, maxBatchLength: 100, maxBatchAnswerBytes: 1024 * 1024, requestTimeoutMs: 60_000 },
+      {
+        maxInFlight: 8,
+        maxBatchLength: 100,
+        maxBatchAnswerBytes: 1024 * 1024,
+        requestTimeoutMs: 60_000,
+        servesMethod: () => true,
+      },
       logger,
     );
     dispatcher.attach({

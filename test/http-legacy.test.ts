@@ -1,6 +1,7 @@
 // 2025-era Streamable HTTP at the wire, over real loopback sockets (MCP 2025-11-25, Basic > Transports > Streamable
 // HTTP): sessions minted only on a successful initialize, the idempotent repeat, the header rules, DELETE and idle
-// reaping, the session cap (> Session Management); JSON or SSE answers, server→client requests on the POST stream,
+// reaping, the session cap and how a full table makes room (> Session Management; docs/http-deployment.md, Limits
+// and timeouts); JSON or SSE answers, server→client requests on the POST stream,
 // JSON mode without a back-channel (docs/eras.md, Error codes); GET streams (several per session, each message on
 // one, the per-session bound, a first chunk at once: test/get-streams.ts), SSE polling (endStreamAfterPriming) and
 // Last-Event-ID replay of one stream only (> Resumability and Redelivery); cancellation (docs/http-deployment.md,
@@ -15,7 +16,15 @@ import { type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Context, createServer, OutboundRequestError, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
-import { type EventStore, type HttpServer, MemoryEventStore, type ServeHttpOptions, serveHttp } from '../http.ts';
+import {
+  type EventStore,
+  type HttpServer,
+  MemoryEventStore,
+  type ServeHttpOptions,
+  type SessionRecord,
+  type SharedSessionStore,
+  serveHttp,
+} from '../http.ts';
 import { sessionsOf } from '../http-core.ts';
 import {
   firstChunkAtOnce,
@@ -511,24 +520,127 @@ test('idle sessions are reaped (then 404); a session with an open GET stream is 
   await expectRefusal(await streaming.post(request(3, 'ping')), 404, SESSION_NOT_FOUND);
 });
 
+const TOO_MANY_SESSIONS = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: 'Service Unavailable: too many sessions' },
+};
+
+/** A session whose client sent its initialize and nothing more (no notifications/initialized): its client. */
+async function handshakeOnly(endpoint: Endpoint): Promise<Legacy> {
+  const client = new Legacy(endpoint);
+  const response = await client.post(initializeRequest(0));
+  assert.equal(response.status, 200);
+  client.sessionId = response.headers.get('mcp-session-id')!;
+  client.version = ((await response.json()) as Frame).result.protocolVersion;
+  return client;
+}
+
+/** A ping answered on the client's session (200), or the 404 of a session that is gone. */
+async function pingStatus(client: Legacy): Promise<number> {
+  const response = await client.post(request(99, 'ping'));
+  if (response.status === 404) assert.deepEqual(await response.json(), SESSION_NOT_FOUND);
+  else assert.deepEqual(await json(response), { jsonrpc: '2.0', id: 99, result: {} });
+  return response.status;
+}
+
 test(
-  'maxSessions caps live sessions: the next initialize → 503 without a session id; a DELETE makes room',
+  'a full session table makes room for a new initialize: handshake-only sessions go first, oldest first, then the least recently named; the ended client gets 404',
   T,
   async (t) => {
-    const endpoint = await serve(t, createEverythingServer(), { maxSessions: 2 });
-    const a = new Legacy(endpoint);
-    await a.initialize();
-    const b = new Legacy(endpoint);
-    await b.initialize();
-    const c = new Legacy(endpoint);
-    const refused = await c.post(initializeRequest(1));
-    assert.equal(refused.status, 503);
-    assert.equal(refused.headers.get('mcp-session-id'), null);
-    assert.equal(((await refused.json()) as Frame).error.code, -32600);
+    const endpoint = await serve(t, plainServer(), { maxSessions: 5 });
+    const legitimate = new Legacy(endpoint);
+    await legitimate.initialize();
+    const flood = [];
+    for (let i = 0; i < 4; i++) flood.push(await handshakeOnly(endpoint));
+    assert.equal(endpoint.sessionCount, 5);
+
+    // The oldest handshake-only session ends, not the established one named longest ago.
+    const newcomer = new Legacy(endpoint);
+    await newcomer.initialize();
+    assert.equal(endpoint.sessionCount, 5);
+    assert.equal(await pingStatus(flood[0]!), 404);
+    assert.equal(await pingStatus(legitimate), 200);
+    assert.equal(await pingStatus(flood[1]!), 200); // named now: past its handshake
+    assert.equal(endpoint.http.handler.metrics().evictedSessions, 1);
+
+    const second = new Legacy(endpoint);
+    await second.initialize();
+    assert.equal(await pingStatus(flood[2]!), 404);
+    assert.equal(endpoint.http.handler.metrics().evictedSessions, 2);
+
+    // No handshake-only session left: the one named longest ago ends.
+    for (const client of [flood[3]!, legitimate, flood[1]!, newcomer, second])
+      assert.equal(await pingStatus(client), 200);
+    const third = new Legacy(endpoint);
+    await third.initialize();
+    assert.equal(await pingStatus(flood[3]!), 404);
+    for (const client of [legitimate, flood[1]!, newcomer, second, third]) assert.equal(await pingStatus(client), 200);
+    assert.equal(endpoint.sessionCount, 5);
+    assert.equal(endpoint.http.handler.metrics().evictedSessions, 3);
+  },
+);
+
+test(
+  'a full session table never ends a busy session: all busy → the initialize is refused 503 without a session id; one turned idle makes room',
+  T,
+  async (t) => {
+    const release = deferred();
+    const { server, started } = waitingServer(release.promise);
+    const endpoint = await serve(t, server, { maxSessions: 2 });
+    const streaming = new Legacy(endpoint);
+    await streaming.initialize();
+    const held = await streaming.open('held'); // a GET stream: busy, and the session named longest ago
+    const calling = await handshakeOnly(endpoint);
+    const call = await calling.stream(callTool(1, 'wait', {}, 'w1')); // a request in flight: busy
+    await started;
+
+    const refused = new Legacy(endpoint);
+    await expectRefusal(await refused.post(initializeRequest(0)), 503, TOO_MANY_SESSIONS);
+    await expectRefusal(await refused.post(initializeRequest(0)), 503, TOO_MANY_SESSIONS); // each look goes round
     assert.equal(endpoint.sessionCount, 2);
-    assert.equal((await a.delete()).status, 200);
-    await c.initialize();
-    assert.equal(endpoint.sessionCount, 2);
+    assert.equal(endpoint.http.handler.metrics().evictedSessions, 0);
+
+    release.resolve();
+    assert.deepEqual((await call.rest()).at(-1)?.message, textResult(1, 'released'));
+    await refused.initialize(); // the caller is idle now
+    assert.equal(await pingStatus(calling), 404);
+    assert.equal(await pingStatus(streaming), 200);
+    assert.equal(endpoint.http.handler.metrics().evictedSessions, 1);
+    await held.leave();
+  },
+);
+
+test(
+  "a full table with a shared store ends only its local copy: the record stays, and that session's next request restores it",
+  T,
+  async (t) => {
+    const records = new Map<string, SessionRecord>();
+    const sharedSessions: SharedSessionStore = {
+      save: (id, record) => void records.set(id, record),
+      load: (id) => records.get(id),
+      remove: (id) => void records.delete(id),
+    };
+    const minting = await serve(t, plainServer(), { sharedSessions });
+    const serving = await serve(t, plainServer(), { sharedSessions, maxSessions: 1 });
+    const first = new Legacy(minting);
+    await first.initialize();
+    const second = new Legacy(minting);
+    await second.initialize();
+    const onServing = (client: Legacy): Legacy =>
+      Object.assign(new Legacy(serving), { sessionId: client.sessionId, version: client.version });
+    assert.equal(await pingStatus(onServing(first)), 200); // restored on `serving`
+    assert.equal(await pingStatus(onServing(second)), 200); // restored there too: first's copy ends
+    assert.equal(serving.sessionCount, 1);
+    assert.equal(serving.http.handler.metrics().evictedSessions, 1);
+    assert.equal(records.size, 2);
+    assert.equal(await pingStatus(onServing(first)), 200); // restored again, second's copy ending
+    assert.equal(serving.http.handler.metrics().evictedSessions, 2);
+
+    // A copy that is busy stays, and so the restore is refused 503.
+    const held = await onServing(first).open('held-shared');
+    await expectRefusal(await onServing(second).post(request(1, 'ping')), 503, TOO_MANY_SESSIONS);
+    await held.leave();
   },
 );
 

@@ -1,6 +1,7 @@
 // What operators read from a running server (docs/http-deployment.md, Metrics and tracing): the `mcp-core:request`
 // TracingChannel of node:diagnostics_channel, whose exact events a subscriber checks for a tools/call on stdio, on
-// node:http in both eras and on the fetch handler, with the outcomes result, error, cancelled and abandoned; and the
+// node:http in both eras and on the fetch handler, with the outcomes result, error, cancelled and abandoned, and a
+// method the server does not serve under one label; and the
 // metrics snapshots of the server and of the HTTP handlers, which move as connections, requests, listens, sessions,
 // SSE streams and tasks open and close, return to zero, and count error answers by code. Every wait is on an
 // explicit signal: a frame, an SSE event, a trace event, a handler's deferred, or the server-side close of an
@@ -188,6 +189,51 @@ test(
         ['asyncStart', 'legacy'],
         ['asyncEnd', 'legacy'],
       ],
+    );
+  },
+);
+
+test(
+  "stdio: a method the server does not serve is traced as 'other', so labels by method stay bounded; core and extension methods by name",
+  T,
+  async (t) => {
+    const { server } = fixture();
+    server.use({
+      id: 'com.example/traced',
+      settings: {},
+      legacyMethods: { 'traced/echo': { serve: () => ({ echoed: true }) } },
+      legacyCapabilities: () => ({}),
+    });
+    const traces = subscribe(t);
+    const client = new WireClient(server);
+    await client.initialize();
+    const unserved = await client.request('made/up-7f3a9c', {}, 2);
+    assert.equal(unserved.error.code, -32601);
+    assert.deepEqual(await client.request('traced/echo', {}, 3), ok(3, { echoed: true }));
+    assert.deepEqual(await client.request('ping', {}, 4), ok(4, {}));
+    await client.end();
+    assert.deepEqual(
+      traces.recorded.filter((event) => event.event === 'asyncEnd').map(({ method, requestId }) => [method, requestId]),
+      [
+        ['initialize', 1000],
+        ['other', 2],
+        ['traced/echo', 3],
+        ['ping', 4],
+      ],
+    );
+    assert.deepEqual(
+      traces.of('other', 2).map(({ event, outcome, errorCode }) => [event, outcome, errorCode]),
+      [
+        ['start', undefined, undefined],
+        ['end', undefined, undefined],
+        ['error', 'error', -32601],
+        ['asyncStart', 'error', -32601],
+        ['asyncEnd', 'error', -32601],
+      ],
+    );
+    assert.equal(
+      traces.recorded.some((event) => event.method === 'made/up-7f3a9c'),
+      false,
     );
   },
 );
@@ -381,7 +427,16 @@ test(
     assert.equal((await reader.message()).method, 'notifications/progress');
     assert.deepEqual(
       { ...handle.metrics(), errors: undefined },
-      { connections: 1, inFlight: 1, listenStreams: 0, sessions: 0, sseStreams: 1, httpErrors: {}, errors: undefined },
+      {
+        connections: 1,
+        inFlight: 1,
+        listenStreams: 0,
+        sessions: 0,
+        evictedSessions: 0,
+        sseStreams: 1,
+        httpErrors: {},
+        errors: undefined,
+      },
     );
     await reader.cancel();
     await traces.until((event) => event.requestId === 'm2' && event.event === 'asyncEnd');
@@ -398,6 +453,7 @@ test(
         inFlight: 0,
         listenStreams: 0,
         sessions: 0,
+        evictedSessions: 0,
         sseStreams: 0,
         httpErrors: { '404': 1 },
         errors: undefined,
@@ -515,7 +571,7 @@ test(
     const fx = fixture();
     const http = await serveHttp(fx.server, { port: 0 });
     t.after(() => http.close());
-    const zero = { ...ZERO, sessions: 0, sseStreams: 0, errors: {}, httpErrors: {} };
+    const zero = { ...ZERO, sessions: 0, evictedSessions: 0, sseStreams: 0, errors: {}, httpErrors: {} };
     assert.deepEqual(http.handler.metrics(), zero);
     const session = await httpSession(http.url);
     assert.deepEqual(http.handler.metrics(), { ...zero, connections: 1, sessions: 1 });
@@ -627,24 +683,31 @@ test(
 );
 
 test(
-  'metrics: the tasks extension reports liveTasks and storedTasks as a 2025-11-25 task runs, ends, and the server closes',
+  'metrics: the tasks extension reports liveTasks, storedTasks and storedTaskBytes as a 2025-11-25 task runs, ends, and the server closes',
   T,
   async () => {
     const fx = fixture();
+    /** The metrics with storedTaskBytes checked against what the store holds and left out. */
+    const metrics = (held: number) => {
+      const { storedTaskBytes, ...rest } = fx.server.metrics();
+      if (held === 0) assert.equal(storedTaskBytes, 0);
+      else assert.ok(Number(storedTaskBytes) > 256 * held, `${storedTaskBytes} bytes for ${held} records`);
+      return rest;
+    };
     fx.server.use(createTasksExtension());
-    assert.deepEqual(fx.server.metrics(), { ...ZERO, errors: {}, liveTasks: 0, storedTasks: 0 });
+    assert.deepEqual(metrics(0), { ...ZERO, errors: {}, liveTasks: 0, storedTasks: 0 });
     const client = new WireClient(fx.server);
     await client.initialize(LATEST);
     const created = await client.request('tools/call', { name: 'hold', arguments: {}, task: { ttl: 60_000 } }, 2);
     const { taskId } = created.result.task;
     await fx.hold(0).started.promise;
-    assert.deepEqual(fx.server.metrics(), { ...ZERO, connections: 1, errors: {}, liveTasks: 1, storedTasks: 1 });
+    assert.deepEqual(metrics(1), { ...ZERO, connections: 1, errors: {}, liveTasks: 1, storedTasks: 1 });
     fx.hold(0).release.resolve();
     const result = await client.request('tasks/result', { taskId }, 3);
     assert.deepEqual(result.result.content, text('released').content);
-    assert.deepEqual(fx.server.metrics(), { ...ZERO, connections: 1, errors: {}, liveTasks: 0, storedTasks: 1 });
+    assert.deepEqual(metrics(1), { ...ZERO, connections: 1, errors: {}, liveTasks: 0, storedTasks: 1 });
     await client.end();
     await fx.server.close();
-    assert.deepEqual(fx.server.metrics(), { ...ZERO, errors: {}, liveTasks: 0, storedTasks: 0 });
+    assert.deepEqual(metrics(0), { ...ZERO, errors: {}, liveTasks: 0, storedTasks: 0 });
   },
 );

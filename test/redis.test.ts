@@ -9,12 +9,23 @@ import { once } from 'node:events';
 import { after, before, type TestContext, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
+import { utf8 } from '../bytes.ts';
 import { type ChangeBus, type ChangeEvent, createServer, type Logger } from '../core.ts';
 import type { SessionRecord } from '../http.ts';
+import { serveHttp } from '../http.ts';
+import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc.ts';
 import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis.ts';
+import {
+  MAX_RELAYED_BYTES,
+  MAX_RELAYED_CANCEL_BYTES,
+  type SharedSessionStore,
+  SharedSessions,
+} from '../shared-sessions.ts';
 import { newStreamId } from '../sse.ts';
+import { createTasksExtension } from '../tasks-extension.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';
 import { type Cleanup, findBinary, needBinary, type RedisService, startRedis } from './services.ts';
+import { SseReader } from './sse-reader.ts';
 
 const T = { timeout: 20_000 }; // a hang guard only; no assertion depends on time
 
@@ -322,21 +333,45 @@ for (const glue of GLUES) {
   });
 
   test(
-    `${glue.name}: a relayed response reaches every other process's watcher as relayed, not as a change`,
+    `${glue.name}: a relayed message reaches only the process it names, on its own channel; loads and saves list the copies`,
     T,
     async (t) => {
       const fleet = await two(t, glue);
       if (fleet === undefined) return;
-      const { a, b } = fleet;
-      const relayed = collector<[string, unknown]>();
-      await b.engine.sessions.watch!(
-        () => assert.fail('a relay is no record change'),
-        (id, response) => relayed.push([id, response]),
-        () => assert.fail('a relay holds no GET stream'),
-      );
+      const { prefix, a, b } = fleet;
+      const c = await engineProcess(t, glue, prefix);
+      const toB = collector<[string, unknown]>();
+      const toC = collector<[string, unknown]>();
+      for (const [p, seen, process] of [
+        [b, toB, '2'],
+        [c, toC, '3'],
+      ] as const)
+        await p.engine.sessions.watch!(
+          () => {}, // the save and the removal below
+          (id, message) => seen.push([id, message]),
+          () => assert.fail('a relay holds no GET stream'),
+          process,
+        );
+      await a.engine.sessions.save('s1', record(), '1');
+      assert.deepEqual(await b.engine.sessions.load('s1', '2'), { ...record(), copies: ['1', '2'] });
       const response = { jsonrpc: '2.0' as const, id: 7, result: { action: 'accept' } };
-      await a.engine.sessions.relay!('s1', response);
-      assert.deepEqual(await relayed.first(1), [['s1', response]]);
+      const cancel = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: 'r' } };
+      await a.engine.sessions.relay!('s1', response, '2');
+      await a.engine.sessions.relay!('s1', cancel, '3');
+      assert.deepEqual(await toB.first(1), [['s1', response]]);
+      assert.deepEqual(await toC.first(1), [['s1', cancel]], 'c got only what was relayed to it');
+      // Another process's inbox channel is not this one's: a malformed message there is ignored too.
+      await a.command(['PUBLISH', `${prefix}session-inbox:2`, 'not json']);
+      await a.command(['PUBLISH', `${prefix}session-inbox:2`, '{"id":"s1"}']);
+      await a.engine.sessions.relay!('s1', cancel, '2');
+      assert.deepEqual(await toB.first(2), [
+        ['s1', response],
+        ['s1', cancel],
+      ]);
+      assert.equal(toC.items.length, 1);
+      assert.ok(Number(await a.command(['PTTL', `${prefix}session-copies:s1`])) > 0);
+      await a.engine.sessions.remove('s1');
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}session-copies:s1`])), 0);
     },
   );
 
@@ -401,7 +436,7 @@ for (const glue of GLUES) {
   });
 
   test(`${glue.name}: a replay with another session's, an unknown or a trimmed id is undefined`, T, async (t) => {
-    const fleet = await two(t, glue, { maxEventsPerStream: 2 });
+    const fleet = await two(t, glue, { maxEventsPerSession: 2 });
     if (fleet === undefined) return;
     const { a, b } = fleet;
     const stream = newStreamId();
@@ -453,20 +488,92 @@ for (const glue of GLUES) {
       assert.deepEqual(
         keys.map(([key]) => key),
         [
+          `${prefix}events-count:s1`,
+          `${prefix}events-count:s2`,
+          `${prefix}events-of:s1`,
+          `${prefix}events-of:s2`,
+          `${prefix}events-until:s1`,
+          `${prefix}events-until:s2`,
           `${prefix}events:s1:get-x2`,
           `${prefix}events:s1:x1`,
           `${prefix}events:s2:y1`,
           `${prefix}session:s1`,
-          `${prefix}streams:s1`,
-          `${prefix}streams:s2`,
         ],
       );
       for (const [key, ttl] of keys) assert.ok(ttl > 0, `${key} PTTL ${ttl}`);
       await b.engine.eventStore.dropSession('s1');
       assert.deepEqual(
         (await keysOf(a, prefix)).map(([key]) => key),
-        [`${prefix}events:s2:y1`, `${prefix}session:s1`, `${prefix}streams:s2`],
+        [
+          `${prefix}events-count:s2`,
+          `${prefix}events-of:s2`,
+          `${prefix}events-until:s2`,
+          `${prefix}events:s2:y1`,
+          `${prefix}session:s1`,
+        ],
       );
+    },
+  );
+
+  test(
+    `${glue.name}: a session's events are bounded over all its streams: the largest loses its oldest, never a POST stream's answer`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxEventsPerSession: 4 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      const post = newStreamId();
+      const priming = await a.engine.eventStore.append('s1', post, '');
+      const answer = await a.engine.eventStore.append('s1', post, '{"jsonrpc":"2.0","id":1,"result":{}}', true);
+      // A GET stream storing broadcasts while no client is attached, past the session's bound.
+      const ids: string[] = [];
+      for (const data of ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'])
+        ids.push(await b.engine.eventStore.append('s1', 'get-g', data));
+      await a.engine.eventStore.append('s2', post, 'another session, its own bound');
+      assert.deepEqual(await b.engine.eventStore.replayAfter('s1', priming), {
+        streamId: post,
+        events: [{ id: answer, data: '{"jsonrpc":"2.0","id":1,"result":{}}' }],
+      });
+      assert.equal(await a.engine.eventStore.replayAfter('s1', ids[3]!), undefined, 'b4 was evicted');
+      assert.deepEqual(await a.engine.eventStore.replayAfter('s1', ids[4]!), {
+        streamId: 'get-g',
+        events: [{ id: ids[5], data: 'b6' }],
+      });
+      assert.equal(Number(await a.command(['XLEN', `${prefix}events:s1:get-g`])), 2);
+      assert.deepEqual(
+        ((await a.command(['ZRANGE', `${prefix}events-of:s1`, '0', '-1'])) as string[]).sort(),
+        [post, 'get-g'].sort(),
+      );
+      for (const stream of [post, 'get-g'])
+        assert.equal(Math.floor(Number(await a.command(['ZSCORE', `${prefix}events-of:s1`, stream]))), 2, stream);
+      assert.equal(String(await a.command(['HGET', `${prefix}events-count:s1`, 'total'])), '4');
+      assert.equal(String(await a.command(['HGET', `${prefix}events-count:s2`, 'total'])), '1');
+    },
+  );
+
+  test(
+    `${glue.name}: a POST stream's answer cuts its TTL to 60 s; a stream whose time passed leaves the session's count`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a } = fleet;
+      const post = newStreamId();
+      await a.engine.eventStore.append('s1', post, '');
+      const open = Number(await a.command(['PTTL', `${prefix}events:s1:${post}`]));
+      assert.ok(open > 60_000, `an open POST stream lives as the session: PTTL ${open}`);
+      await a.engine.eventStore.append('s1', post, 'answer', true);
+      const answered = Number(await a.command(['PTTL', `${prefix}events:s1:${post}`]));
+      assert.ok(answered > 0 && answered <= 60_000, `PTTL once answered ${answered}`);
+      await a.engine.eventStore.append('s1', 'get-g', 'b1');
+      assert.ok(Number(await a.command(['PTTL', `${prefix}events:s1:get-g`])) > 60_000);
+      // As if its 60 s had passed (the key's own expiry is Redis's): the next append takes it out of the count.
+      await a.command(['ZADD', `${prefix}events-until:s1`, '0', post]);
+      await a.engine.eventStore.append('s1', 'get-g', 'b2');
+      assert.equal(Number(await a.command(['EXISTS', `${prefix}events:s1:${post}`])), 0);
+      assert.deepEqual(await a.command(['ZRANGE', `${prefix}events-of:s1`, '0', '-1']), ['get-g']);
+      assert.deepEqual(await a.command(['ZRANGE', `${prefix}events-until:s1`, '0', '-1']), ['get-g']);
+      assert.equal(String(await a.command(['HGET', `${prefix}events-count:s1`, 'total'])), '2');
     },
   );
 
@@ -734,6 +841,7 @@ for (const glue of GLUES) {
           `${prefix}task-lease:one`,
           `${prefix}task:one`,
           `${prefix}tasks`,
+          `${prefix}tasks-acct`,
           `${prefix}tasks-of:alice`,
           `${prefix}tasks:seq`,
         ],
@@ -826,7 +934,8 @@ for (const glue of GLUES) {
         (await a.engine.taskStore.list('carol', undefined, 10)).tasks.map((task) => task.taskId),
         ['other'],
       );
-      assert.equal(Number(await a.command(['EXISTS', `${prefix}tasks-of:`])), 0); // nobody's tasks are not indexed
+      // Nobody's tasks are indexed too (their own finished ones are evicted first), though tasks/list never asks.
+      assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-of:`, '0', '-1']), ['nobody']);
       assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-of:bob`, '0', '-1']), ['l1', 'l3', 'l5']);
       await assert.rejects(a.engine.taskStore.list('bob', 'bogus', 2), { code: -32602 });
     },
@@ -994,6 +1103,209 @@ for (const glue of GLUES) {
     assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-of:o`, '0', '-1']), ['p2', 'p4']);
   });
 
+  test(
+    `${glue.name}: task bytes are bounded across processes: a body past the owner's bound is stored as the task's failure naming it; bodies that fit evict the owner's oldest terminal records; deletes give every byte back`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxTaskBytesPerOwner: 4096, maxTaskBytes: 6144 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const acct = async (field: string) => Number(await a.command(['HGET', `${prefix}tasks-acct`, field]));
+      await a.engine.taskStore.create({ taskId: 'big', owner: 'o', pollIntervalMs: 1 });
+      const failed = await b.engine.taskStore.update('big', {
+        status: 'completed',
+        result: { text: 'x'.repeat(5000) },
+      });
+      const message = "Internal error: the task's result exceeded 4096 bytes of task records (maxTaskBytesPerOwner)";
+      assert.equal(failed!.status, 'failed');
+      assert.equal(failed!.result, undefined);
+      assert.equal(failed!.statusMessage, message);
+      assert.deepEqual(failed!.error, { code: -32603, message, data: { maxTaskBytesPerOwner: 4096 } });
+      assert.deepEqual(await a.engine.taskStore.get('big'), failed);
+      // About 1 800 bytes each (a 1 500-byte body, its owner, 256): the owner's 4 096 hold two.
+      for (const [index, taskId] of ['f1', 'f2', 'f3'].entries()) {
+        const store = (index % 2 === 0 ? a : b).engine.taskStore;
+        await store.create({ taskId, owner: 'o', pollIntervalMs: 1 });
+        await store.update(taskId, { status: 'completed', result: { text: 'y'.repeat(1500) } });
+        assert.ok((await acct('b:o')) <= 4096, `owner bytes ${await acct('b:o')}`);
+      }
+      assert.equal(await a.engine.taskStore.get('big'), undefined, 'the oldest terminal record went first');
+      assert.equal(await a.engine.taskStore.get('f1'), undefined);
+      assert.equal((await b.engine.taskStore.get('f3'))!.status, 'completed');
+      // The store's 6 144 bytes: another owner's body evicts the oldest terminal record of anyone.
+      await b.engine.taskStore.create({ taskId: 'p1', owner: 'p', pollIntervalMs: 1 });
+      await b.engine.taskStore.update('p1', {
+        status: 'input_required',
+        inputRequests: { k: { text: 'z'.repeat(2500) } },
+      });
+      assert.equal(await a.engine.taskStore.get('f2'), undefined);
+      assert.equal((await a.engine.taskStore.get('p1'))!.status, 'input_required');
+      assert.ok((await acct('#bytes')) <= 6144, `store bytes ${await acct('#bytes')}`);
+      // Past the store's bound with only live records left: the write is the task's failure, naming that bound.
+      await a.engine.taskStore.create({ taskId: 'p2', owner: 'q', pollIntervalMs: 1 });
+      const crowded = await a.engine.taskStore.update('f3', { status: 'working' });
+      assert.equal(crowded, undefined, 'a terminal record never changes');
+      await a.engine.taskStore.delete('f3');
+      const live = await a.engine.taskStore.update('p2', { status: 'working', statusMessage: 'w'.repeat(3500) });
+      assert.equal(live!.status, 'failed');
+      assert.deepEqual(live!.error!.data, { maxTaskBytes: 6144 });
+      for (const taskId of ['p1', 'p2']) assert.equal(await b.engine.taskStore.delete(taskId), true);
+      assert.deepEqual(
+        await a.command(['HGETALL', `${prefix}tasks-acct`]),
+        glue.name === 'ioredis' ? ['#bytes', '0'] : { '#bytes': '0' },
+      );
+    },
+  );
+
+  test(
+    `${glue.name}: a task body too large for its owner's bound even with nothing else stored evicts nothing: the owner's finished records stay`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxTaskBytesPerOwner: 2048 });
+      if (fleet === undefined) return;
+      const { a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      await a.engine.taskStore.create({ taskId: 'done', owner: 'o', pollIntervalMs: 1 });
+      const done = await a.engine.taskStore.update('done', { status: 'completed', result: { content: [] } });
+      await b.engine.taskStore.create({ taskId: 'live', owner: 'o', pollIntervalMs: 1 });
+      // 2 177 bytes (256, the owner, a 1 920-byte body): past 2 048 alone, by less than the record weighed before.
+      const failed = await b.engine.taskStore.update('live', { status: 'working', statusMessage: 's'.repeat(1900) });
+      assert.deepEqual(failed!.error!.data, { maxTaskBytesPerOwner: 2048 });
+      assert.deepEqual(await b.engine.taskStore.get('done'), done, 'no eviction could have made room: none was made');
+    },
+  );
+
+  test(
+    `${glue.name}: a write to a record whose expiry time came before Redis expired its key finds it gone, and its weight never outlives it`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      await a.engine.taskStore.create({ taskId: 'x', owner: 'o', ttlMs: 30_000, pollIntervalMs: 1 });
+      // The record's expiry time has come (its score in the cap set), its key not yet gone: the millisecond between.
+      await a.command(['ZADD', `${prefix}tasks`, '1', 'x']);
+      assert.equal(await b.engine.taskStore.update('x', { status: 'working', statusMessage: 'm' }), undefined);
+      assert.equal(await a.engine.taskStore.get('x'), undefined);
+      assert.deepEqual(
+        await a.command(['HGETALL', `${prefix}tasks-acct`]),
+        glue.name === 'ioredis' ? ['#bytes', '0'] : { '#bytes': '0' },
+        'no weight is left without its record',
+      );
+    },
+  );
+
+  test(
+    `${glue.name}: each owner has its share of task records across processes (the anonymous owner too): past it a create is refused unless the owner's own terminal record is evicted; a terminal record no TTL was asked for keeps only the retention`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxTasksPerOwner: 2, maxTasks: 5, taskRetentionMs: 5_000 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const limit = (data: object) => ({ code: -32603, message: 'Task limit reached', data });
+      for (const owner of ['o', '']) {
+        await a.engine.taskStore.create({ taskId: `${owner}1`, owner, pollIntervalMs: 1 });
+        await b.engine.taskStore.create({ taskId: `${owner}2`, owner, ttlMs: 30_000, pollIntervalMs: 1 });
+        await assert.rejects(
+          a.engine.taskStore.create({ taskId: `${owner}3`, owner, pollIntervalMs: 1 }),
+          limit({ maxTasksPerOwner: 2 }),
+        );
+      }
+      const brief = await b.engine.taskStore.update('o1', { status: 'completed', result: {} });
+      assert.equal(brief!.ttlMs, Date.parse(brief!.lastUpdatedAt) - Date.parse(brief!.createdAt) + 5_000);
+      assert.ok(Number(await a.command(['PTTL', `${prefix}task:o1`])) <= 5_000);
+      const asked = await b.engine.taskStore.update('o2', { status: 'completed', result: {} });
+      assert.equal(asked!.ttlMs, 30_000, 'a TTL asked for is kept');
+      await a.engine.taskStore.create({ taskId: 'o3', owner: 'o', pollIntervalMs: 1 });
+      assert.equal(await b.engine.taskStore.get('o1'), undefined, "the owner's oldest terminal record went");
+      assert.equal((await b.engine.taskStore.get('o2'))!.status, 'completed');
+      // The store's cap (5): o2, o3, 1, 2 and one more; then a terminal record of anyone goes before a refusal.
+      await a.engine.taskStore.create({ taskId: 'p1', owner: 'p', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'p2', owner: 'p', pollIntervalMs: 1 });
+      assert.equal(await b.engine.taskStore.get('o2'), undefined);
+      await assert.rejects(
+        a.engine.taskStore.create({ taskId: 'r1', owner: 'r', pollIntervalMs: 1 }),
+        limit({ maxTasks: 5 }),
+      );
+      // A record that expired is forgotten by the next create: its place and its weight come back.
+      await a.command(['ZADD', `${prefix}tasks`, '1', 'p1']);
+      await a.command(['DEL', `${prefix}task:p1`]);
+      await b.engine.taskStore.create({ taskId: 'r1', owner: 'r', pollIntervalMs: 1 });
+      assert.equal(Number(await a.command(['HGET', `${prefix}tasks-acct`, 'n:p'])), 1);
+      assert.equal(Number(await a.command(['HEXISTS', `${prefix}tasks-acct`, 'p1'])), 0);
+    },
+  );
+
+  test(
+    `${glue.name}: a shared 2025 session DELETEd through one process cancels its task running in another process that no longer holds a copy of it`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue);
+      if (fleet === undefined) return;
+      const { a, b } = fleet;
+      const started = deferred<AbortSignal>();
+      const aborted = deferred();
+      const serve = async (p: Process) => {
+        const server = createServer({ name: 's', version: '1' });
+        server.use(createTasksExtension({ store: p.engine.taskStore }));
+        server.tool('sleep', { taskSupport: 'optional' }, async (_args, ctx) => {
+          started.resolve(ctx.signal);
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+          aborted.resolve();
+          return { content: [] };
+        });
+        const http = await serveHttp(server, {
+          port: 0,
+          responseMode: 'json',
+          sharedSessions: p.engine.sessions,
+          eventStore: false,
+        });
+        t.after(async () => {
+          await http.close();
+          await server.close();
+          await p.engine.taskStore.close();
+        });
+        return http;
+      };
+      const [first, second] = [await serve(a), await serve(b)];
+      const post = async (url: string, body: unknown, session?: string, method = 'POST') => {
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        };
+        if (session !== undefined) headers['mcp-session-id'] = session;
+        const body_ = method === 'POST' ? JSON.stringify(body) : undefined;
+        return fetch(url, { method, headers, body: body_ });
+      };
+      const init = await post(first.url, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      });
+      const session = init.headers.get('mcp-session-id')!;
+      await init.text();
+      await (await post(first.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      const call = { name: 'sleep', arguments: {}, task: {} };
+      const created = (await (
+        await post(second.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, session)
+      ).json()) as Frame;
+      const { taskId } = created.result.task;
+      const signal = await started.promise;
+      await second.close(); // the second process drops its copy of the session: its task runs on
+      assert.equal(signal.aborted, false);
+      assert.equal((await a.engine.taskStore.get(taskId))!.status, 'working');
+      const deleted = await post(first.url, undefined, session, 'DELETE');
+      assert.equal(deleted.status, 200);
+      await aborted.promise; // the first process cancelled it in the store, which told the second
+      assert.equal((await a.engine.taskStore.get(taskId))!.status, 'cancelled');
+    },
+  );
+
   test(`${glue.name}: a task's queue of undelivered messages is bounded`, T, async (t) => {
     const fleet = await two(t, glue);
     if (fleet === undefined) return;
@@ -1038,6 +1350,315 @@ for (const glue of GLUES) {
   });
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The event store at the wire: a 2025 session over HTTP on the engine
+
+/** `server` over HTTP on `p`'s engine (its session store and event store), closed after the test. */
+async function served(t: TestContext, p: Process, server: ReturnType<typeof createServer>): Promise<string> {
+  const http = await serveHttp(server, {
+    port: 0,
+    keepAliveMs: 0,
+    sharedSessions: p.engine.sessions,
+    eventStore: p.engine.eventStore,
+  });
+  t.after(() => http.close());
+  return http.url;
+}
+
+/** The headers of a 2025 client's POST (2025-11-25 unless told), in session `session` when given. */
+function legacyHeaders(session?: string, version = '2025-11-25'): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': version,
+    ...(session === undefined ? {} : { 'mcp-session-id': session }),
+  };
+}
+
+/** POSTs `body` (a 2025-11-25 frame unless told) to `url` in session `session`. */
+function postFrame(url: string, body: unknown, session?: string, version?: string): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: legacyHeaders(session, version), body: JSON.stringify(body) });
+}
+
+/** Opens a 2025-11-25 session on `url` with the client `capabilities`: its id. */
+async function openSession(url: string, capabilities: object = {}, protocolVersion = '2025-11-25'): Promise<string> {
+  const initialize = await postFrame(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities, clientInfo: { name: 'c', version: '1' } },
+    },
+    undefined,
+    protocolVersion,
+  );
+  assert.equal(initialize.status, 200);
+  await initialize.text();
+  return initialize.headers.get('mcp-session-id')!;
+}
+
+test(
+  'many streamed POSTs of one session leave at most maxEventsPerSession events in Redis, the newest answer kept',
+  T,
+  async (t) => {
+    if (needBinary(t, 'redis-server') === undefined) return;
+    const prefix = freshPrefix();
+    const p = await engineProcess(t, GLUES[0]!, prefix, { maxEventsPerSession: 10 });
+    const server = createServer({ name: 's', version: '1' });
+    server.tool('tick', { inputSchema: { type: 'object', properties: {} } }, (_args, ctx) => {
+      ctx.progress(1, 1); // so that the POST is answered with an SSE stream: priming, progress, answer
+      return { content: [{ type: 'text', text: 'tock' }] };
+    });
+    const url = await served(t, p, server);
+    const session = await openSession(url);
+    let progressed = '';
+    for (let id = 1; id <= 40; id++) {
+      const call = await postFrame(
+        url,
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'tick', arguments: {}, _meta: { progressToken: id } },
+        },
+        session,
+      );
+      const reader = new SseReader(call);
+      const events = await reader.rest();
+      assert.deepEqual(
+        events.map((event) => event.message.method ?? event.message.result.content[0].text),
+        ['notifications/progress', 'tock'],
+      );
+      progressed = events[0]!.id!;
+    }
+    // 40 streams of 3 events were stored; the session keeps 10, in at most 10 streams, each answered one for 60 s.
+    const streams = ((await p.command(['KEYS', `${prefix}events:${session}:*`])) as string[]).map(String);
+    assert.ok(streams.length <= 10, `${streams.length} stream keys`);
+    let events = 0;
+    for (const key of streams) {
+      events += Number(await p.command(['XLEN', key]));
+      const ttl = Number(await p.command(['PTTL', key]));
+      assert.ok(ttl > 0 && ttl <= 60_000, `${key} PTTL ${ttl}`);
+    }
+    assert.equal(events, 10);
+    assert.ok(((await p.command(['KEYS', `${prefix}*`])) as string[]).length <= streams.length + 5);
+    // The newest POST's answer is kept: its stream, the largest as it grew, lost its older events, never its answer.
+    const newest = await p.command(['XRANGE', `${prefix}events:${session}:${progressed.split('_')[0]}`, '-', '+']);
+    assert.deepEqual((newest as [string, string[]][]).map(([, fields]) => JSON.parse(String(fields[1]))).at(-1), {
+      jsonrpc: '2.0',
+      id: 40,
+      result: { content: [{ type: 'text', text: 'tock' }] },
+    });
+  },
+);
+
+test(
+  "a client's stray responses reach only the process that asked: a foreign id or an oversized one is published nowhere",
+  T,
+  async (t) => {
+    if (needBinary(t, 'redis-server') === undefined) return;
+    const prefix = freshPrefix();
+    const [a, b] = [await engineProcess(t, GLUES[0]!, prefix), await engineProcess(t, GLUES[0]!, prefix)];
+    const logger = new SignalLogger();
+    const urls: string[] = [];
+    for (const p of [a, b]) {
+      const server = createServer({ name: 's', version: '1' }, { logger });
+      server.tool('ask', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: 'who?', requestedSchema: { type: 'object', properties: {} } });
+        return { content: [{ type: 'text' as const, text: String(answer.action) }] };
+      });
+      urls.push(await served(t, p, server));
+    }
+    const [onA, onB] = urls as [string, string];
+    const session = await openSession(onA, { elicitation: {} });
+    assert.equal((await postFrame(onB, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+    const call = await postFrame(
+      onA,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask' } },
+      session,
+    );
+    const stream = new SseReader(call);
+    const asked = await stream.message();
+    assert.equal(asked.method, 'elicitation/create');
+    const block = Math.floor(asked.id / 2 ** 32); // the asking process's block of ids
+    const publishes = (): string[][] => b.tapped.sent.filter((command) => command[0] === 'PUBLISH');
+    const before = publishes().length;
+    const strays = [
+      { jsonrpc: '2.0', id: ((block + 1) % 2 ** 20) * 2 ** 32 + 5, result: { action: 'accept' } }, // nobody's block
+      { jsonrpc: '2.0', id: 'not-ours', result: { action: 'accept' } }, // the server issues numbers only
+      { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { pad: 'x'.repeat(1 << 20) } } }, // too big
+    ];
+    for (const stray of strays) assert.equal((await postFrame(onB, stray, session)).status, 202);
+    assert.deepEqual(publishes().length, before, 'none was published');
+    // One warning for the three (at most one a minute): the client decides how many strays it sends.
+    assert.deepEqual(logger.warnings.items.length, 1);
+    assert.match(
+      logger.warnings.items[0]!,
+      /dropped a response of session .* to id \d+: no other process of the session sent .*\(1 dropped since/,
+    );
+    // The asker's own answer, through the other process: published once, to the asker's inbox only.
+    const answer = { jsonrpc: '2.0', id: asked.id, result: { action: 'decline' } };
+    assert.equal((await postFrame(onB, answer, session)).status, 202);
+    assert.deepEqual(await stream.message(), {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'decline' }] },
+    });
+    const published = publishes().slice(before);
+    assert.equal(published.length, 1);
+    assert.match(published[0]![1]!, new RegExp(`^${prefix}session-inbox:${block}\\.[0-9a-f]{16}$`));
+    assert.equal(logger.warnings.items.length, 1);
+  },
+);
+
+test(
+  'a 2025 cancel sent to another process reaches the copy running the request; a local one or a malformed one is not relayed',
+  T,
+  async (t) => {
+    if (needBinary(t, 'redis-server') === undefined) return;
+    const prefix = freshPrefix();
+    const [a, b] = [await engineProcess(t, GLUES[0]!, prefix), await engineProcess(t, GLUES[0]!, prefix)];
+    const aborted = collector<unknown>();
+    const logger = new SignalLogger();
+    const urls: string[] = [];
+    for (const p of [a, b]) {
+      const server = createServer({ name: 's', version: '1' }, { logger });
+      server.tool('wait', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+        ctx.progress(0); // the POST's stream opens: the call runs
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        aborted.push(ctx.requestId);
+        return { content: [{ type: 'text' as const, text: 'never sent' }] };
+      });
+      urls.push(await served(t, p, server));
+    }
+    const [onA, onB] = urls as [string, string];
+    const session = await openSession(onA);
+    assert.equal((await postFrame(onB, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+    const wait = (url: string, id: string): Promise<Response> =>
+      postFrame(
+        url,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', _meta: { progressToken: id } } },
+        session,
+      );
+    const cancel = (url: string, requestId: unknown): Promise<Response> =>
+      postFrame(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }, session);
+    const publishes = (): string[][] => b.tapped.sent.filter((command) => command[0] === 'PUBLISH');
+    // Running on A, cancelled through B: relayed to A alone, whose handler aborts and whose stream ends unanswered.
+    const onAStream = new SseReader(await wait(onA, 'on-a'));
+    assert.equal((await onAStream.message()).method, 'notifications/progress');
+    let before = publishes().length;
+    assert.equal((await cancel(onB, 'on-a')).status, 202);
+    assert.deepEqual(await aborted.first(1), ['on-a']);
+    await onAStream.ended();
+    const relayed = publishes().slice(before);
+    assert.equal(relayed.length, 1, 'to the other copy only');
+    assert.match(relayed[0]![1]!, new RegExp(`^${prefix}session-inbox:\\d+\\.[0-9a-f]{16}$`));
+    assert.deepEqual(JSON.parse(relayed[0]![2]!), {
+      id: session,
+      message: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'on-a' } },
+    });
+    // Running on B and cancelled there: a local cancel, relayed nowhere; nor is a cancel naming no request id.
+    const onBStream = new SseReader(await wait(onB, 'on-b'));
+    assert.equal((await onBStream.message()).method, 'notifications/progress');
+    before = publishes().length;
+    assert.equal((await cancel(onB, 'on-b')).status, 202);
+    assert.deepEqual(await aborted.first(2), ['on-a', 'on-b']);
+    await onBStream.ended();
+    assert.equal((await cancel(onB, { not: 'an id' })).status, 202);
+    assert.equal(publishes().length, before);
+    // Every other copy gets a cancel, so it is bounded (1 KiB of JSON): a huge request id is relayed nowhere, and a
+    // reason is never relayed, whatever its size.
+    assert.equal((await cancel(onB, 'x'.repeat((1 << 20) - 100))).status, 202);
+    assert.equal(publishes().length, before);
+    assert.match(
+      logger.warnings.items[0]!,
+      /dropped a client message of session .*: 1048\d+ bytes of JSON, over 1024 /,
+    );
+    const reasoned = { requestId: 'nobody', reason: 'x'.repeat(1 << 20) };
+    const bigReason = { jsonrpc: '2.0', method: 'notifications/cancelled', params: reasoned };
+    assert.equal((await postFrame(onB, bigReason, session)).status, 202);
+    const bounded = publishes().slice(before);
+    assert.equal(bounded.length, 1);
+    assert.deepEqual(JSON.parse(bounded[0]![2]!).message, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'nobody' },
+    });
+    // A 2025-03-26 batch: each cancel in it is relayed as a single one would be (an invalid element is answered).
+    const old = await openSession(onA, {}, '2025-03-26');
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    assert.equal((await postFrame(onB, initialized, old, '2025-03-26')).status, 202);
+    const call = {
+      jsonrpc: '2.0',
+      id: 'old',
+      method: 'tools/call',
+      params: { name: 'wait', _meta: { progressToken: 1 } },
+    };
+    const oldStream = new SseReader(await postFrame(onA, call, old, '2025-03-26'));
+    assert.equal((await oldStream.message()).method, 'notifications/progress');
+    const batch = [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'old' } }, null];
+    const batched = await postFrame(onB, batch, old, '2025-03-26');
+    assert.equal(batched.status, 200);
+    assert.equal(((await batched.json()) as { error: { code: number } }[])[0]!.error.code, -32600);
+    assert.deepEqual(await aborted.first(3), ['on-a', 'on-b', 'old']);
+    await oldStream.ended();
+  },
+);
+
+test(
+  'two processes that drew the same block of outbound ids still relay elicitation answers and cancels to each other',
+  T,
+  async (t) => {
+    if (needBinary(t, 'redis-server') === undefined) return;
+    const prefix = freshPrefix();
+    const [a, b] = [await engineProcess(t, GLUES[0]!, prefix), await engineProcess(t, GLUES[0]!, prefix)];
+    const aborted = collector<unknown>();
+    const urls: string[] = [];
+    for (const p of [a, b]) {
+      const server = createServer({ name: 's', version: '1' });
+      server.tool('ask', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: 'who?', requestedSchema: { type: 'object', properties: {} } });
+        return { content: [{ type: 'text' as const, text: String(answer.action) }] };
+      });
+      server.tool('wait', { inputSchema: { type: 'object', properties: {} } }, async (_args, ctx) => {
+        ctx.progress(0); // the POST's stream opens: the call runs
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        aborted.push(ctx.requestId);
+        return { content: [{ type: 'text' as const, text: 'never sent' }] };
+      });
+      urls.push(await inBlockZero(t, () => served(t, p, server)));
+    }
+    const [onA, onB] = urls as [string, string];
+    const session = await openSession(onA, { elicitation: {} });
+    assert.equal((await postFrame(onB, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
+    for (const [runs, relays] of [
+      [onA, onB],
+      [onB, onA],
+    ] as const) {
+      const call = { jsonrpc: '2.0', id: `ask-${runs}`, method: 'tools/call', params: { name: 'ask' } };
+      const asking = new SseReader(await postFrame(runs, call, session));
+      const asked = await asking.message();
+      assert.ok(asked.id < 2 ** 32, 'in block 0, as the other process');
+      const answer = { jsonrpc: '2.0', id: asked.id, result: { action: 'accept' } };
+      assert.equal((await postFrame(relays, answer, session)).status, 202);
+      assert.deepEqual((await asking.message()).result, { content: [{ type: 'text', text: 'accept' }] });
+      const wait = {
+        jsonrpc: '2.0',
+        id: `wait-${runs}`,
+        method: 'tools/call',
+        params: { name: 'wait', _meta: { progressToken: 1 } },
+      };
+      const waiting = new SseReader(await postFrame(runs, wait, session));
+      assert.equal((await waiting.message()).method, 'notifications/progress');
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: wait.id } };
+      assert.equal((await postFrame(relays, cancel, session)).status, 202);
+      assert.equal((await aborted.first(aborted.items.length + 1)).at(-1), wait.id);
+      await waiting.ended();
+    }
+  },
+);
+
 /** A logger whose warnings and errors can be awaited. */
 class SignalLogger implements Logger {
   readonly warnings = collector<string>();
@@ -1051,6 +1672,154 @@ class SignalLogger implements Logger {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Which copy a client's message is relayed to (SharedSessions, no Redis needed)
+
+/** A store that records what it relays, and fails (`failure`) when told to. */
+function relayingStore(): {
+  store: SharedSessionStore;
+  relayed: [string, unknown, string][];
+  fail(how?: string): void;
+} {
+  const relayed: [string, unknown, string][] = [];
+  let failure: string | undefined;
+  const store: SharedSessionStore = {
+    save: () => {},
+    load: () => undefined,
+    remove: () => {},
+    relay(id, message, process) {
+      if (failure === 'throw') throw new Error('relay threw');
+      relayed.push([id, message, process]);
+      return failure === 'reject' ? Promise.reject(new Error('relay rejected')) : undefined;
+    },
+  };
+  return { store, relayed, fail: (how) => void (failure = how) };
+}
+
+/** While `run` runs, every 4-byte random draw is zeros: each SharedSessions made then has block 0, as two processes that drew the same number. */
+async function inBlockZero<T>(t: TestContext, run: () => T | Promise<T>): Promise<T> {
+  const real = crypto.getRandomValues.bind(crypto);
+  const mocked = t.mock.method(crypto, 'getRandomValues', (array: Uint8Array) =>
+    array.byteLength === 4 ? array.fill(0) : real(array),
+  );
+  try {
+    return await run();
+  } finally {
+    mocked.mock.restore();
+  }
+}
+
+test('SharedSessions.relay: a response goes to the other copies of the block its id names, a cancel to every other copy, the rest nowhere', async (t) => {
+  const { store, relayed, fail } = relayingStore();
+  const logger = new SignalLogger();
+  const shared = new SharedSessions(store, logger);
+  const [block, suffix] = shared.process.split('.') as [string, string];
+  assert.match(suffix, /^[0-9a-f]{16}$/, 'a name: the block, then 64 random bits');
+  const first = shared.firstOutboundId();
+  assert.equal(String(Math.floor(first / 2 ** 32)), block, 'a copy made here counts from its own block');
+  assert.ok(first % 2 ** 32 < 2 ** 31);
+  const other = `${(Number(block) + 1) % 2 ** 20}.0123456789abcdef`;
+  const response = (id: unknown) => ({ jsonrpc: '2.0', id, result: {} }) as JsonRpcResponse;
+  const cancel = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: 1 } };
+  const inOther = Number(other.split('.')[0]) * 2 ** 32 + 9;
+  shared.relay('s', [shared.process, other], response(inOther));
+  shared.relay('s', [shared.process, other, '77.1'], cancel);
+  shared.relay('s', undefined, cancel); // no copies listed: nowhere to send a cancel
+  shared.relay('s', [shared.process], cancel); // no other copy
+  assert.deepEqual(relayed, [
+    ['s', response(inOther), other],
+    ['s', cancel, other],
+    ['s', cancel, '77.1'],
+  ]);
+  // Dropped: an id in this process's own block (no other copy has it), ids no process issues, a block whose process
+  // holds no copy of this session, copies the store does not list. One warning a minute, counting the drops.
+  let now = 1_000_000;
+  t.mock.method(Date, 'now', () => now);
+  for (const id of [first, inOther + 0.5, -1, 2 ** 53, '9', null])
+    shared.relay('s', [shared.process, other], response(id));
+  shared.relay('s', [shared.process], response(inOther));
+  shared.relay('s', undefined, response(inOther));
+  assert.equal(relayed.length, 3);
+  assert.deepEqual(logger.warnings.items, [
+    `dropped a response of session s to id ${first}: no other process of the session sent that request (1 dropped since the last such warning, at most one a minute)`,
+  ]);
+  now += 60_000;
+  shared.relay('s', [shared.process, other], response('late'));
+  assert.equal(logger.warnings.items.length, 2);
+  assert.match(
+    logger.warnings.items[1]!,
+    /^dropped a response of session s to id "late": .*\(8 dropped since the last/,
+  );
+  fail('throw');
+  shared.relay('s', [other], cancel);
+  fail('reject');
+  shared.relay('s', [other], cancel);
+  const errors = await logger.errors.first(2);
+  assert.deepEqual(
+    errors.map((error) => [error.message, (error.error as Error).message]),
+    [
+      ['could not relay a client message of session s through the shared store', 'relay threw'],
+      ['could not relay a client message of session s through the shared store', 'relay rejected'],
+    ],
+  );
+  // A store without relay relays nothing and logs nothing.
+  new SharedSessions({ save: () => {}, load: () => undefined, remove: () => {} }, logger).relay('s', [other], cancel);
+  assert.equal(logger.errors.items.length, 2);
+});
+
+test('SharedSessions.relay: two processes that drew the same block still relay responses and cancels to each other', async (t) => {
+  const { store, relayed } = relayingStore();
+  const [a, b] = await inBlockZero(t, () => [new SharedSessions(store, console), new SharedSessions(store, console)]);
+  assert.notEqual(a.process, b.process, 'their names differ');
+  const copies = [a.process, b.process];
+  const askedByA = a.firstOutboundId();
+  assert.ok(askedByA < 2 ** 32, 'in block 0');
+  const answer = { jsonrpc: '2.0', id: askedByA, result: { action: 'accept' } } as JsonRpcResponse;
+  const cancel = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: 'r' } };
+  b.relay('s', copies, answer); // B could not match it: A, in the same block, may have asked
+  b.relay('s', copies, cancel);
+  a.relay('s', copies, cancel);
+  assert.deepEqual(relayed, [
+    ['s', answer, a.process],
+    ['s', cancel, a.process],
+    ['s', cancel, b.process],
+  ]);
+});
+
+test('SharedSessions.relay: the bounds count UTF-8 bytes of JSON: 1 MiB for a response, 1 KiB for a cancel', (t) => {
+  assert.deepEqual([MAX_RELAYED_BYTES, MAX_RELAYED_CANCEL_BYTES], [1 << 20, 1 << 10]);
+  const { store, relayed } = relayingStore();
+  const logger = new SignalLogger();
+  const shared = new SharedSessions(store, logger);
+  const other = `${(Number(shared.process.split('.')[0]) + 1) % 2 ** 20}.0123456789abcdef`;
+  const id = Number(other.split('.')[0]) * 2 ** 32;
+  /** `text` holding a string `pad` of two-byte characters (and one 'x' for an odd count) making it `bytes` of JSON. */
+  const padded = (bytes: number, text: (pad: string) => string): string => {
+    const room = bytes - text('').length;
+    return text('é'.repeat(Math.floor(room / 2)) + 'x'.repeat(room % 2));
+  };
+  const response = (bytes: number): JsonRpcResponse =>
+    JSON.parse(padded(bytes, (pad) => JSON.stringify({ jsonrpc: '2.0', id, result: { pad } })));
+  const cancel = (bytes: number): JsonRpcNotification =>
+    JSON.parse(
+      padded(bytes, (requestId) =>
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }),
+      ),
+    );
+  t.mock.method(Date, 'now', () => 0);
+  shared.relay('s', [other], response(MAX_RELAYED_BYTES));
+  shared.relay('s', [other], response(MAX_RELAYED_BYTES + 1)); // ~524 288 characters
+  shared.relay('s', [other], cancel(MAX_RELAYED_CANCEL_BYTES));
+  shared.relay('s', [other], cancel(MAX_RELAYED_CANCEL_BYTES + 1));
+  assert.deepEqual(
+    relayed.map(([, message]) => utf8(JSON.stringify(message)).byteLength),
+    [MAX_RELAYED_BYTES, MAX_RELAYED_CANCEL_BYTES],
+  );
+  assert.deepEqual(logger.warnings.items, [
+    `dropped a client message of session s for another process: ${MAX_RELAYED_BYTES + 1} bytes of JSON, over ${MAX_RELAYED_BYTES} (1 dropped since the last such warning, at most one a minute)`,
+  ]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
 // Options (no Redis needed)
 
 const FAKE_LINK: RedisLink = { send: () => new Promise(() => {}), subscribe: () => Promise.resolve() };
@@ -1058,10 +1827,14 @@ const FAKE_LINK: RedisLink = { send: () => new Promise(() => {}), subscribe: () 
 test('createRedisEngine refuses bad options, naming the option', () => {
   for (const name of [
     'sessionTtlMs',
-    'maxEventsPerStream',
+    'maxEventsPerSession',
     'commandTimeoutMs',
     'maxTasks',
+    'maxTasksPerOwner',
+    'maxTaskBytes',
+    'maxTaskBytesPerOwner',
     'maxTaskTtlMs',
+    'taskRetentionMs',
     'taskLeaseMs',
   ] as const) {
     for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '5' as unknown as number])

@@ -2,16 +2,18 @@
 // driven through ONE keep-alive client connection. With `balance roundrobin` and `option http-server-close` each
 // sessionless 2026-07-28 request is balanced on its own and the three workers take turns; the negative control,
 // `balance source`, pins every request on one worker. The real redis-server the later scenarios share starts and
-// stops cleanly. Every process started here is stopped, and its exit observed (test/services.ts starts them).
+// stops cleanly. Every process started here is stopped, and its exit observed (test/services.ts starts them). The
+// balancer recipes of docs/http-deployment.md pass SSE on unbuffered, and the test configuration runs the recipe.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { after, before, type TestContext, test } from 'node:test';
 import { modernHeaders, raw } from './raw-http.ts';
 import {
   type Cleanup,
   type Exit,
+  haproxyConfig,
   needBinary,
   ping,
   startHaproxy,
@@ -133,3 +135,27 @@ test(
     assert.equal(existsSync(redis.dir!), false);
   },
 );
+
+/** The lines of the fenced block that follows `**<name>:**` in docs/http-deployment.md, trimmed, comments cut. */
+function recipe(name: string): string[] {
+  const docs = readFileSync(new URL('../docs/http-deployment.md', import.meta.url), 'utf8');
+  const block = new RegExp(`\\*\\*${name}:\\*\\*\\n\\n\`\`\`\\n([^]*?)\`\`\``).exec(docs);
+  assert.ok(block, `docs/http-deployment.md has a ${name} recipe`);
+  return block[1]!.split('\n').map((line) => line.replace(/#.*/, '').trim());
+}
+
+test('the haproxy recipe and the test configuration set option http-no-delay: SSE bytes are not held back', () => {
+  const documented = recipe('haproxy').filter((line) => line.startsWith('option '));
+  assert.ok(documented.includes('option http-no-delay'), `the recipe's options: ${documented}`);
+  // Every option of the recipe is in the configuration the scale-out tests run, so the proof runs the recipe.
+  const tested = haproxyConfig(8080, ['127.0.0.1:3000'], 'roundrobin')
+    .split('\n')
+    .map((line) => line.trim());
+  for (const option of documented) assert.ok(tested.includes(option), `the test configuration has ${option}`);
+});
+
+test('the nginx recipe turns response buffering off for SSE', () => {
+  const lines = recipe('nginx');
+  assert.ok(lines.includes('proxy_buffering off;'), lines.join('\n'));
+  assert.ok(lines.includes('proxy_cache off;'), lines.join('\n'));
+});

@@ -2,7 +2,7 @@
 // real haproxy balancing each request on its own (round robin, no stickiness), so consecutive requests land on
 // different workers (the `x-served-by` header haproxy adds names which). Both eras across workers: an
 // input_required retry (and its refusal when the workers' secrets differ), listen fan-out, a 2025 session whose
-// state, GET-stream notifications, stream resumption and elicitation answers cross workers, a Redis outage and its
+// state, GET-stream notifications, stream resumption, elicitation answers and cancels cross workers, a Redis outage and its
 // recovery, a session that outlives the worker that created it; at the end no `mcp:*` key is left without a TTL.
 
 import assert from 'node:assert/strict';
@@ -465,6 +465,36 @@ test(
   },
 );
 
+test(
+  'a 2025 cancel POSTed to another worker reaches the one running the request: its handler aborts, its stream ends unanswered',
+  T,
+  async (t) => {
+    const deployment = fleet(t);
+    if (deployment === undefined) return;
+    const session = await openSession(deployment.url);
+    const call = await post(deployment.url, legacyHeaders(session.id), {
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: { name: 'slow', arguments: {}, _meta: { progressToken: 'p' } },
+    });
+    const runner = worker(servedBy(call));
+    const stream = new SseReader(call);
+    assert.equal((await stream.message()).method, 'notifications/progress', 'the call runs');
+    const stopped = printed(runner, new RegExp(`call "slow" cancelled on ${runner.pid}`));
+    const cancel = await post(deployment.url, legacyHeaders(session.id), {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow', reason: 'no longer needed' },
+    });
+    assert.equal(cancel.status, 202);
+    assert.notEqual(servedBy(cancel), servedBy(call), 'the cancel landed on another worker');
+    await stopped; // the handler's signal aborted, on the worker running it
+    assert.equal(await stream.next(), undefined, 'the stream ended with no answer');
+    assert.equal((await fetch(deployment.url, { method: 'DELETE', headers: legacyHeaders(session.id) })).status, 200);
+  },
+);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Tasks (mcp-core/tasks on the Redis task store)
 
@@ -671,6 +701,21 @@ async function storedOn(session: string, eventId: string): Promise<Record<string
 
 const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
 
+/** Resolves once Redis names a GET stream of `session` other than `streamId` (asked again after each answer). */
+async function untilHolderIsNot(session: string, streamId: string): Promise<void> {
+  const client = createClient({ url: redis!.url });
+  await client.connect();
+  try {
+    for (;;) {
+      const held = await client.get(`mcp:session-get:${session}`);
+      if (held !== null && (JSON.parse(held) as { id: string }).id !== streamId) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await client.close();
+  }
+}
+
 test(
   "a message for no request produced on another worker reaches the GET stream's worker, or waits for its resumption",
   T,
@@ -751,6 +796,9 @@ test(
       workers.find((other) => other !== takenBy && other !== worker(first.by))!.url,
       session.id,
     );
+    // Once the store names the new stream, every worker hears that before the change below (one subscriber
+    // connection per worker gets both channels in publish order); before, a worker may still store it in the old one.
+    await untilHolderIsNot(session.id, marker!.id!.slice(0, marker!.id!.lastIndexOf('_')));
     await callModern(deployment.url, 'test_trigger_prompt_change', {}, 'm3');
     const change = await newest.reader.next();
     assert.deepEqual(change?.message, { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { z } from 'zod';
 import { createServer } from '../core.ts';
-import { compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
+import { checkSchema, compileSchema, formatPath, type JsonSchema, type SchemaIssue } from '../schema.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 import { fail, modern, request, ok as result } from './wire.ts';
 
@@ -756,4 +757,153 @@ test('arguments nested 10 000 deep: a schema that follows them names the path 51
   assert.deepEqual(await current.end(), []);
   assert.deepEqual(await enveloped.end(), []);
   assert.deepEqual(logger.errors, []);
+});
+
+test('patterns are compiled by the linear-time matcher: a refused pattern is named with its place in the schema', () => {
+  assert.throws(() => compileSchema({ properties: { code: { pattern: '^(?=.*\\d)\\w+$' } } }), {
+    name: 'TypeError',
+    message:
+      'invalid schema at #/properties/code: pattern "^(?=.*\\\\d)\\\\w+$" uses "(?=", a lookaround or group modifier, which has no linear-time matcher',
+  });
+  assert.throws(() => compileSchema({ patternProperties: { '(a)\\1': {} } }), {
+    name: 'TypeError',
+    message: 'invalid schema at #: patternProperties "(a)\\\\1" uses a backreference, which has no linear-time matcher',
+  });
+  const keys = compileSchema({ patternProperties: { '^(a+)+$': { type: 'number' } }, additionalProperties: false });
+  assert.deepEqual(keys({ aaaa: 1 }), []);
+  assert.deepEqual(keys({ [`${'a'.repeat(1 << 16)}!`]: 1 }), [
+    { path: [`${'a'.repeat(1 << 16)}!`], message: 'must not have additional property' },
+  ]);
+});
+
+test('a tool whose pattern backtracks on the native engine answers a 31-character and a 1 MiB argument, and one with a lookahead is refused at registration', async () => {
+  const server = createServer({ name: 's', version: '1' });
+  const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } as const;
+  server.tool('strict', { inputSchema: schema }, () => ({ content: [{ type: 'text', text: 'accepted' }] }));
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25');
+  const call = (id: number, s: string) => request(id, 'tools/call', { name: 'strict', arguments: { s } });
+  const refused = {
+    content: [{ type: 'text', text: "Invalid arguments for tool 'strict': arguments.s must match pattern ^(a+)+$" }],
+    isError: true,
+  };
+  client.send(call(1, `${'a'.repeat(30)}!`));
+  assert.deepEqual(await client.response(1), result(1, refused));
+  client.send(call(2, `${'a'.repeat(1 << 20)}!`));
+  assert.deepEqual(await client.response(2), result(2, refused));
+  client.send(call(3, 'a'.repeat(1 << 20)));
+  assert.deepEqual(await client.response(3), result(3, { content: [{ type: 'text', text: 'accepted' }] }));
+  // Registration refuses a lookahead, naming the pattern and its place.
+  assert.throws(
+    () =>
+      server.tool(
+        'password',
+        { inputSchema: { type: 'object', properties: { p: { type: 'string', pattern: '^(?=.*\\d).{8,}$' } } } },
+        () => ({ content: [] }),
+      ),
+    /#\/properties\/p: pattern "\^\(\?=\.\*\\\\d\)\.\{8,\}\$" uses "\(\?=", a lookaround/,
+  );
+  assert.deepEqual(await client.end(), []);
+});
+
+test("a Standard Schema whose JSON Schema export uses a lookahead (zod's hostname) still registers: its own library validates", async () => {
+  const server = createServer({ name: 's', version: '1' });
+  const schema = z.object({ host: z.hostname() });
+  assert.match(JSON.stringify(schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' })), /\(\?=/);
+  server.tool('dns', { inputSchema: schema }, ({ host }) => ({ content: [{ type: 'text', text: host }] }));
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25');
+  client.send(request(1, 'tools/call', { name: 'dns', arguments: { host: 'example.com' } }));
+  assert.deepEqual(await client.response(1), result(1, { content: [{ type: 'text', text: 'example.com' }] }));
+  client.send(request(2, 'tools/call', { name: 'dns', arguments: { host: '-bad-' } }));
+  assert.equal((await client.response(2)).result.isError, true);
+  assert.deepEqual(await client.end(), []);
+  // checkSchema still refuses what is not valid JSON Schema, a pattern that is not a regular expression included.
+  checkSchema({ pattern: '(?<=a)b' });
+  assert.throws(() => checkSchema({ pattern: '(' }), /pattern "\(" is not a valid regular expression/);
+  assert.throws(() => checkSchema({ type: 'text' }), /type must be one of/);
+});
+
+/** 1 MiB on which ^.*x[a-z]{1,63}!$ keeps a different set of threads after nearly every character. */
+function thrashing(): string {
+  let seed = 11;
+  const letter = () => ((seed = (seed * 48271) % 0x7fffffff) % 8 === 0 ? 'x' : 'abcdefgh'[seed % 8]!);
+  return Array.from({ length: 1 << 20 }, letter).join('');
+}
+const THRASHES = '^.*x[a-z]{1,63}!$';
+const TOO_COSTLY = `is too costly to match pattern ${THRASHES} within the validator's work bound`;
+
+test('an argument too costly to match within the work bound is refused naming its field, the same way every time, on both eras; a large ordinary one is accepted', async () => {
+  const server = createServer({ name: 's', version: '1' });
+  const schema = {
+    type: 'object',
+    properties: { s: { type: 'string', pattern: THRASHES }, t: { type: 'string', pattern: '^(a+)+$' } },
+  } as const;
+  server.tool('strict', { inputSchema: schema }, () => ({ content: [{ type: 'text', text: 'accepted' }] }));
+  const hostile = thrashing();
+  const call = (id: number, args: object) => request(id, 'tools/call', { name: 'strict', arguments: args });
+  const refused = `Invalid arguments for tool 'strict': arguments.s ${TOO_COSTLY}`;
+
+  const current = new WireClient(server);
+  await current.initialize('2025-11-25');
+  for (const id of [1, 2]) {
+    current.send(call(id, { s: hostile }));
+    assert.deepEqual(
+      await current.response(id),
+      result(id, { content: [{ type: 'text', text: refused }], isError: true }),
+    );
+  }
+  // Just under the 4 MiB line bound: cached steps cost nothing, so the size of the body is their only bound.
+  const large = 'a'.repeat((4 << 20) - 1024);
+  current.send(call(3, { t: large }));
+  assert.deepEqual(await current.response(3), result(3, { content: [{ type: 'text', text: 'accepted' }] }));
+  current.send(call(4, { s: `x${large.slice(0, (4 << 20) - 2048)}` }));
+  assert.equal(
+    (await current.response(4)).result.content[0].text,
+    `Invalid arguments for tool 'strict': arguments.s must match pattern ${THRASHES}`,
+  );
+  assert.deepEqual(await current.end(), []);
+
+  // Before 2025-11-25 the same refusal is -32602.
+  const legacy = new WireClient(server);
+  await legacy.initialize('2025-06-18');
+  legacy.send(call(1, { s: hostile }));
+  assert.deepEqual(
+    await legacy.response(1),
+    fail(1, { code: -32602, message: `Invalid params: ${refused.slice('Invalid '.length)}` }),
+  );
+  legacy.send(request(2, 'ping'));
+  assert.deepEqual(await legacy.response(2), result(2, {}));
+  assert.deepEqual(await legacy.end(), []);
+});
+
+test('the work bound is per validation: strings each within it are refused together once over it, at the string where it ran out', () => {
+  const hostile = thrashing();
+  const parts = Array.from({ length: 256 }, (_, i) => `${hostile.slice(i * 4096, (i + 1) * 4096)}xab!`);
+  const one = compileSchema({ pattern: THRASHES });
+  for (const part of parts) assert.deepEqual(one(part), []);
+  const all = compileSchema({ type: 'array', items: { pattern: THRASHES } });
+  const found = all(parts);
+  assert.equal(found.length, 1);
+  const [{ path }] = found as [SchemaIssue];
+  assert.ok(typeof path[0] === 'number' && path[0] > 0 && path[0] < 255, `cut at ${path[0]}`);
+  assert.deepEqual(found, [{ path, message: TOO_COSTLY }]);
+  assert.deepEqual(all(parts), found);
+  // An object's keys share the bound too, and a key cut by it is not also an additional property.
+  const keys = compileSchema({ patternProperties: { [THRASHES]: {} }, additionalProperties: false });
+  assert.deepEqual(keys({ ok: 2, [hostile]: 1, [`${hostile}!`]: 3 }), [
+    { path: ['ok'], message: 'must not have additional property' },
+    {
+      path: [hostile],
+      message: `is too costly to match patternProperties ${THRASHES} within the validator's work bound`,
+    },
+  ]);
+});
+
+test('a test cut by the work bound never counts as a pass: under not, the value is refused at the root', () => {
+  const hostile = thrashing();
+  assert.deepEqual(compileSchema({ not: { pattern: THRASHES } })(hostile), [
+    { path: [], message: "is too costly to validate within the validator's work bound" },
+  ]);
+  assert.deepEqual(compileSchema({ not: { pattern: THRASHES } })('xab'), []);
 });

@@ -226,6 +226,7 @@ export function haproxyConfig(port: number, backends: string[], balance: 'roundr
     '  option http-server-close', // one server connection per request: each request is balanced on its own
     '  retries 2',
     '  option redispatch', // a connect failure (a dead worker) retries on another worker
+    '  option http-no-delay', // SSE events go out as written: no ~200 ms wait to coalesce small writes
     '  timeout connect 5s',
     '  timeout http-request 10s',
     '  timeout http-keep-alive 1h',
@@ -245,7 +246,8 @@ export function haproxyConfig(port: number, backends: string[], balance: 'roundr
 
 /**
  * A real `haproxy` (master-worker mode, in the foreground) with haproxyConfig(): ready once the master logged
- * "Loading success." and one GET through the frontend got an answer from a backend (not haproxy's own 5xx).
+ * "Loading success.", answered on its CLI socket (masterAnswers), and one GET through the frontend got an answer
+ * from a backend (not haproxy's own 5xx).
  */
 export function startHaproxy(
   cleanup: Cleanup,
@@ -256,7 +258,15 @@ export function startHaproxy(
     const dir = mkdtempSync(join(tmpdir(), 'mcp-core-haproxy-'));
     const config = join(dir, 'haproxy.cfg');
     writeFileSync(config, haproxyConfig(port, options.backends, options.balance));
-    const { service } = await startProcess(cleanup, binary, ['-W', '-db', '-f', config], /Loading success\./, dir);
+    const master = join(dir, 'master.sock');
+    const { service } = await startProcess(
+      cleanup,
+      binary,
+      ['-W', '-db', '-S', master, '-f', config],
+      /Loading success\./,
+      dir,
+    );
+    await masterAnswers(master);
     const url = `http://127.0.0.1:${port}/mcp`;
     const probe = await raw(url, { method: 'GET', path: '/', headers: { accept: 'text/plain' } });
     assert.ok(
@@ -265,6 +275,30 @@ export function startHaproxy(
     );
     return { ...service, port, url };
   });
+}
+
+/**
+ * Resolves once haproxy's master answers `show proc` on its CLI socket. After "Loading success." the master
+ * re-executes itself (to run in wait mode), and a SIGTERM arriving in between kills it by the signal instead of its
+ * clean stop; only the re-executed master serves this socket, and it has its signal handlers by then. Asked again
+ * after each refusal (the socket is recreated by the re-execution).
+ */
+async function masterAnswers(path: string): Promise<void> {
+  for (;;) {
+    const reply = await new Promise<string>((resolve) => {
+      const socket = createConnection({ path });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('connect', () => socket.end('show proc\n'));
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => {}); // refused or missing during the re-execution: 'close' follows, with no reply
+    });
+    if (reply.includes('master')) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const WORKER = fileURLToPath(new URL('../examples/scale-out.ts', import.meta.url));

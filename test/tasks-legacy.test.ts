@@ -23,6 +23,14 @@ const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} }
 const CLIENT_CAPS = { elicitation: {} };
 /** The MemoryTaskStore's default TTL cap (docs/tasks.md). */
 const TTL_CAP = 3_600_000;
+/** MemoryTaskStore's default retention of a terminal record no TTL was asked for. */
+const RETENTION_MS = 60_000;
+
+/** The TTL `task` shows in `status`: once terminal without an asked-for TTL, its retention past `lastUpdatedAt`. */
+function shownTtl(task: Frame, status: string, lastUpdatedAt: string): number {
+  if (task.ttl !== TTL_CAP || !['completed', 'failed', 'cancelled'].includes(status)) return task.ttl;
+  return Math.min(TTL_CAP, Date.parse(lastUpdatedAt) - Date.parse(task.createdAt) + RETENTION_MS);
+}
 const POLL_INTERVAL = 1000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TASK_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -286,7 +294,13 @@ function assertStatus(frame: Frame, task: Frame, status: string, after: string, 
   const { lastUpdatedAt } = frame.params;
   assert.match(lastUpdatedAt, ISO);
   assert.ok(lastUpdatedAt > after, `${lastUpdatedAt} is not after ${after}`);
-  assert.deepEqual(frame.params, { ...task, status, ...extra, lastUpdatedAt });
+  assert.deepEqual(frame.params, {
+    ...task,
+    status,
+    ...extra,
+    lastUpdatedAt,
+    ttl: shownTtl(task, status, lastUpdatedAt),
+  });
   return lastUpdatedAt;
 }
 
@@ -526,7 +540,13 @@ test(
     const got = await client.request('tasks/get', { taskId: task.taskId }, 'g');
     assert.deepEqual(
       got,
-      ok('g', { ...task, status: 'failed', statusMessage: 'The job broke', lastUpdatedAt: got.result.lastUpdatedAt }),
+      ok('g', {
+        ...task,
+        status: 'failed',
+        statusMessage: 'The job broke',
+        lastUpdatedAt: got.result.lastUpdatedAt,
+        ttl: shownTtl(task, 'failed', got.result.lastUpdatedAt),
+      }),
     );
     assert.deepEqual(fx.logger.errors, []);
   },
@@ -545,7 +565,11 @@ test(
       ok('r', { ...text('no luck'), isError: true, _meta: { [RELATED]: { taskId: task.taskId } } }),
     );
     const got = await client.request('tasks/get', { taskId: task.taskId }, 'g');
-    assert.deepEqual(got, ok('g', { ...task, status: 'failed', lastUpdatedAt: got.result.lastUpdatedAt }));
+    const { lastUpdatedAt } = got.result;
+    assert.deepEqual(
+      got,
+      ok('g', { ...task, status: 'failed', lastUpdatedAt, ttl: shownTtl(task, 'failed', lastUpdatedAt) }),
+    );
     assert.deepEqual(
       await client.request('tasks/cancel', { taskId: task.taskId }, 'c'),
       fail('c', terminalCancel('failed')),
@@ -701,7 +725,9 @@ test(
     const client = await fx.stdio();
     const task = await holdTask(fx, client, 'a');
     const cancelled = await client.request('tasks/cancel', { taskId: task.taskId }, 1);
-    assert.deepEqual(cancelled, ok(1, { ...task, status: 'cancelled', lastUpdatedAt: cancelled.result.lastUpdatedAt }));
+    const { lastUpdatedAt } = cancelled.result;
+    const ttl = shownTtl(task, 'cancelled', lastUpdatedAt);
+    assert.deepEqual(cancelled, ok(1, { ...task, status: 'cancelled', lastUpdatedAt, ttl }));
     assert.ok(cancelled.result.lastUpdatedAt > task.lastUpdatedAt);
     await fx.hold('a').aborted.promise;
     assert.deepEqual(await client.request('tasks/get', { taskId: task.taskId }, 2), ok(2, cancelled.result));
@@ -729,9 +755,10 @@ test(
       TTL_CAP,
     );
     const remoteCancelled = await session.request(9, 'tasks/cancel', { taskId: remote.taskId });
+    const at = remoteCancelled.result.lastUpdatedAt;
     assert.deepEqual(
       remoteCancelled,
-      ok(9, { ...remote, status: 'cancelled', lastUpdatedAt: remoteCancelled.result.lastUpdatedAt }),
+      ok(9, { ...remote, status: 'cancelled', lastUpdatedAt: at, ttl: shownTtl(remote, 'cancelled', at) }),
     );
     await fx.hold('c').aborted.promise;
     assert.deepEqual(

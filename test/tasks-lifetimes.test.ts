@@ -8,9 +8,10 @@ import { createHook } from 'node:async_hooks';
 import { type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Context, createServer, type Server } from '../core.ts';
-import { type HttpOptions, type HttpServer, serveHttp } from '../http.ts';
+import { type HttpOptions, type HttpServer, type SessionRecord, type SharedSessionStore, serveHttp } from '../http.ts';
 import {
   createTasksExtension,
+  isTerminal,
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
   type TaskRecord,
@@ -58,8 +59,10 @@ function frameOf(era: Era, id: Id, method: string, params: Record<string, unknow
 /** One caller: sends a request of its rig's era and resolves with the response frame. */
 interface Caller {
   call(method: string, params?: Record<string, unknown>): Promise<Frame>;
-  /** stdio only: the client goes away (its connection ends, as on EOF). */
+  /** The client goes away: on stdio its connection ends (as on EOF), over HTTP it DELETEs its 2025 session. */
   end?(): Promise<unknown>;
+  /** Its 2025 HTTP session's id. */
+  session?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -102,6 +105,8 @@ interface Built {
   started: Seen;
   /** Tasks whose handler saw its signal abort. */
   aborted: Seen;
+  /** Tasks whose record became terminal. */
+  finished: Seen;
   /** Each started task's signal. */
   signals: Map<string, AbortSignal>;
   /** Lets every `hold` handler go on. */
@@ -113,8 +118,9 @@ function text(value: string) {
 }
 
 /**
- * A server with the tasks extension over a store the test owns, and two task tools: `sleep` waits 60 s on the
- * task's signal; `hold` waits for `release()`, then sets its TTL to 1 ms (it expires) and waits 60 s on the signal.
+ * A server with the tasks extension over a store the test owns, and three task tools: `sleep` waits 60 s on the
+ * task's signal; `hold` waits for `release()`, then sets its TTL to 1 ms (it expires) and waits 60 s on the signal;
+ * `echo` answers its `text` after a timer's turn (so that 2026-07-28 makes it a task too).
  */
 function build(options: MemoryTaskStoreOptions = {}): Built {
   const logger = new MemoryLogger();
@@ -149,7 +155,19 @@ function build(options: MemoryTaskStoreOptions = {}): Built {
       await sleep(ctx);
     }),
   );
-  return { server, tasks, store, logger, started, aborted, signals, release: () => gate.resolve() };
+  server.tool(
+    'echo',
+    { taskSupport: 'optional', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    async ({ text: value }: { text?: string }) => {
+      await delay(1);
+      return text(value ?? '');
+    },
+  );
+  const finished = new Seen();
+  tasks.runner.onStatus((record) => {
+    if (isTerminal(record.status)) finished.add(record.taskId);
+  });
+  return { server, tasks, store, logger, started, aborted, finished, signals, release: () => gate.resolve() };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -245,7 +263,14 @@ async function rig(t: TestContext, kind: Kind, built: Built, http: HttpOptions =
     assert.equal(typeof session, 'string');
     const headers = { ...base, 'mcp-session-id': session as string, 'mcp-protocol-version': LEGACY };
     await exchange(notification('notifications/initialized'), headers);
-    return { call: (method, params = {}) => exchange(request(next++, method, params), headers) };
+    return {
+      session: session as string,
+      call: (method, params = {}) => exchange(request(next++, method, params), headers),
+      end: async () => {
+        const deleted = await raw(server.url, { method: 'DELETE', headers: { ...headers, ...bearer } });
+        assert.equal(deleted.status, 200, deleted.text);
+      },
+    };
   };
   return { kind, built, http: server, caller, closeTransport };
 }
@@ -263,8 +288,9 @@ async function startTask(
   tool: string,
   ttl?: number,
   created?: (task: Frame) => void,
+  args: Record<string, unknown> = {},
 ): Promise<string> {
-  const params: Record<string, unknown> = { name: tool, arguments: {} };
+  const params: Record<string, unknown> = { name: tool, arguments: args };
   if (era === 'legacy') params.task = ttl === undefined ? {} : { ttl };
   const frame = await caller.call('tools/call', params);
   const task = era === 'legacy' ? frame.result?.task : frame.result;
@@ -465,7 +491,7 @@ for (const kind of KINDS) {
     `1000 tasks fill a store capped at 1000, the 1001st is answered -32603 'Task limit reached', and once they expire no record, runner entry or timer is left (${label(kind)})`,
     STORM,
     async (t) => {
-      const built = build({ maxTasks: 1000 });
+      const built = build({ maxTasks: 1000, maxTasksPerOwner: 2000 }); // one caller: the store's cap, not its share
       const timers = await watchTimers(t);
       const wire = await rig(t, kind, built);
       const caller = await wire.caller();
@@ -775,6 +801,352 @@ for (const era of ['modern', 'legacy'] as const) {
       assert.equal((await inner.get(record.taskId))?.status, 'cancelled');
       assert.equal(tasks.runner.active, 0);
       await client.end();
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 6. The end of a 2025 HTTP session
+
+/** Resolves once the runner stored each of `ids` cancelled (subscribed before whatever cancels them). */
+function cancelledAll(built: Built, ids: string[]): Promise<void> {
+  const left = new Set(ids);
+  return new Promise((resolve) => {
+    const off = built.tasks.runner.onStatus((record) => {
+      if (record.status === 'cancelled') left.delete(record.taskId);
+      if (left.size > 0) return;
+      off();
+      resolve();
+    });
+  });
+}
+
+/** `ids` were cancelled with their session: each handler aborted, each record cancelled (both asserted). */
+async function endedWithSession(built: Built, ids: string[], cancelled: Promise<void>): Promise<void> {
+  await cancelled;
+  await Promise.all(ids.map((id) => built.aborted.of(id)));
+  for (const id of ids) assert.equal((await built.store.get(id))?.status, 'cancelled', id);
+}
+
+const SESSION_HTTP: Kind = { era: 'legacy', transport: 'http' };
+
+test(
+  "a 2025 HTTP session that is DELETEd cancels the tasks it owns (handlers aborted, records cancelled); another session's task runs on",
+  SHORT,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, SESSION_HTTP, built);
+    const [leaving, staying] = [await wire.caller(), await wire.caller()];
+    const gone = [await startTask('legacy', leaving, 'sleep'), await startTask('legacy', leaving, 'sleep')];
+    const kept = await startTask('legacy', staying, 'sleep');
+    await built.started.count(3);
+    const cancelled = cancelledAll(built, gone);
+    await leaving.end!();
+    await endedWithSession(built, gone, cancelled);
+    assert.equal(built.signals.get(kept)?.aborted, false, "another session's task runs on");
+    assert.equal(await statusOf(staying, kept), 'working');
+    assert.equal(built.tasks.runner.active, 1);
+    await built.server.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
+
+test('a 2025 HTTP session reaped idle cancels the tasks it owns', SHORT, async (t) => {
+  const built = build();
+  const wire = await rig(t, SESSION_HTTP, built, { sessionIdleMs: 20 });
+  const caller = await wire.caller();
+  const ids = [await startTask('legacy', caller, 'sleep'), await startTask('legacy', caller, 'sleep')];
+  await built.started.count(2);
+  const cancelled = cancelledAll(built, ids);
+  // The reaper's own clock (at least a second) is the subject: polled, bounded.
+  await until('the idle session to be reaped', () => wire.http!.handler.sessionCount === 0);
+  await endedWithSession(built, ids, cancelled);
+  assert.equal(built.tasks.runner.active, 0);
+  await built.server.close();
+  await wire.closeTransport();
+  assert.deepEqual(built.logger.errors, []);
+});
+
+test('a 2025 HTTP session evicted from a full table (maxSessions) cancels the tasks it owns', SHORT, async (t) => {
+  const built = build();
+  const wire = await rig(t, SESSION_HTTP, built, { maxSessions: 1 });
+  const first = await wire.caller();
+  const taskId = await startTask('legacy', first, 'sleep');
+  await built.started.of(taskId);
+  const cancelled = cancelledAll(built, [taskId]);
+  await wire.caller(); // the table is full: the first session, idle between requests, ends to make room
+  await endedWithSession(built, [taskId], cancelled);
+  await built.server.close();
+  await wire.closeTransport();
+  assert.deepEqual(built.logger.errors, []);
+});
+
+test("the HTTP handler's close() cancels the tasks of its 2025 sessions", SHORT, async (t) => {
+  const built = build();
+  const wire = await rig(t, SESSION_HTTP, built);
+  const ids = [
+    await startTask('legacy', await wire.caller(), 'sleep'),
+    await startTask('legacy', await wire.caller(), 'sleep'),
+  ];
+  await built.started.count(2);
+  const cancelled = cancelledAll(built, ids);
+  await wire.http!.close();
+  await endedWithSession(built, ids, cancelled);
+  assert.equal(built.tasks.runner.active, 0);
+  await built.server.close();
+  await wire.closeTransport();
+  assert.deepEqual(built.logger.errors, []);
+});
+
+test(
+  'a task of an auth principal survives the DELETE of the 2025 session that created it: another session of the principal reads it',
+  SHORT,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, SESSION_HTTP, built, { auth: AUTH });
+    const first = await wire.caller('alice');
+    const taskId = await startTask('legacy', first, 'sleep');
+    await built.started.of(taskId);
+    await first.end!();
+    const second = await wire.caller('alice');
+    assert.equal(await statusOf(second, taskId), 'working');
+    assert.equal(built.signals.get(taskId)?.aborted, false);
+    assert.equal(built.tasks.runner.active, 1);
+    await built.server.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
+
+/** A shared session store in memory: records as JSON, each save and removal told to every watching process. */
+class SharedMemory implements SharedSessionStore {
+  readonly #records = new Map<string, string>();
+  readonly #watchers: ((id: string, record: SessionRecord | undefined) => void)[] = [];
+
+  save(id: string, record: SessionRecord): void {
+    const text = JSON.stringify(record);
+    this.#records.set(id, text);
+    for (const changed of this.#watchers) changed(id, JSON.parse(text));
+  }
+
+  load(id: string): SessionRecord | undefined {
+    const text = this.#records.get(id);
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  remove(id: string): void {
+    this.#records.delete(id);
+    for (const changed of this.#watchers) changed(id, undefined);
+  }
+
+  watch(changed: (id: string, record: SessionRecord | undefined) => void): void {
+    this.#watchers.push(changed);
+  }
+}
+
+test(
+  "shared 2025 sessions: a process dropping its copy (its close()) leaves the session's task running there; DELETE through another process ends the task a third process runs",
+  SHORT,
+  async (t) => {
+    const sharedSessions = new SharedMemory();
+    const [a, b, c] = [build(), build(), build()];
+    const [wa, wb, wc] = [
+      await rig(t, SESSION_HTTP, a, { sharedSessions }),
+      await rig(t, SESSION_HTTP, b, { sharedSessions }),
+      await rig(t, SESSION_HTTP, c, { sharedSessions }),
+    ];
+    const caller = await wa.caller(); // the session, created through a
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const via = async (wire: Rig, session: string, frame: Frame): Promise<Frame> => {
+      const reply = await raw(wire.http!.url, {
+        headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': LEGACY },
+        body: JSON.stringify(frame),
+      });
+      assert.equal(reply.status, 200, reply.text);
+      return reply.json;
+    };
+    const session = caller.session!;
+    const onB = (await via(wb, session, request(1, 'tools/call', { name: 'sleep', arguments: {}, task: {} }))).result
+      .task.taskId;
+    const onC = (await via(wc, session, request(2, 'tools/call', { name: 'sleep', arguments: {}, task: {} }))).result
+      .task.taskId;
+    await Promise.all([b.started.of(onB), c.started.of(onC)]);
+
+    await wb.closeTransport(); // b drops its copy: the session goes on elsewhere
+    assert.equal(b.signals.get(onB)?.aborted, false, 'a dropped copy ends no task');
+    assert.equal((await b.store.get(onB))?.status, 'working');
+
+    const cancelled = cancelledAll(c, [onC]);
+    await caller.end!(); // DELETE through a: c hears the record removed
+    await endedWithSession(c, [onC], cancelled);
+    assert.equal(b.signals.get(onB)?.aborted, false);
+    for (const built of [a, b, c]) {
+      await built.server.close();
+      assert.deepEqual(built.logger.errors, []);
+    }
+    await Promise.all([wa.closeTransport(), wc.closeTransport()]);
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// 7. Bounds: bytes, shares, retention
+
+/** Calls `echo` with `value` as a task and waits for its record to be terminal; returns its id. */
+async function echoed(built: Built, era: Era, caller: Caller, value: string, ttl?: number): Promise<string> {
+  const taskId = await startTask(era, caller, 'echo', ttl, undefined, { text: value });
+  await built.finished.of(taskId);
+  return taskId;
+}
+
+/** The -32603 error of a task whose result passed `option`. */
+function tooLarge(option: string, limit: number) {
+  return {
+    code: -32603,
+    message: `Internal error: the task's result exceeded ${limit} bytes of task records (${option})`,
+    data: { [option]: limit },
+  };
+}
+
+for (const kind of KINDS) {
+  test(
+    `a task result past its owner's byte bound fails the task -32603 naming the bound; results that fit evict the owner's oldest finished records, so the store stays within its bounds (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build({ maxBytesPerOwner: 65_536 });
+      const wire = await rig(t, kind, built);
+      const caller = await wire.caller();
+      const big = await echoed(built, kind.era, caller, 'x'.repeat(100_000));
+      const failed = tooLarge('maxBytesPerOwner', 65_536);
+      if (kind.era === 'modern') {
+        const got = await caller.call('tasks/get', { taskId: big });
+        assert.equal(got.result.status, 'failed');
+        assert.deepEqual(got.result.error, failed);
+      } else {
+        assert.equal(await statusOf(caller, big), 'failed');
+        assert.deepEqual((await caller.call('tasks/result', { taskId: big })).error, failed);
+      }
+      assert.ok(built.store.bytes < 1024, `the failed record is small: ${built.store.bytes}`);
+      // Each result weighs about 20 KB: the owner's 64 KiB hold three.
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        ids.push(await echoed(built, kind.era, caller, String(i).repeat(20_000)));
+        assert.ok(built.store.bytes <= 65_536, `${built.store.bytes} bytes held`);
+      }
+      for (const taskId of [big, ...ids.slice(0, 5)])
+        assert.equal((await caller.call('tasks/get', { taskId })).error?.code, -32602, 'evicted, oldest first');
+      for (const taskId of ids.slice(5)) assert.equal(await statusOf(caller, taskId), 'completed');
+      await built.server.close();
+      await wire.closeTransport();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+for (const kind of KINDS) {
+  test(
+    `one caller cannot take the task store: past its share (maxTasksPerOwner) of running tasks it is refused -32603 while others still create; its own finished records make room first (${label(kind)})`,
+    SHORT,
+    async (t) => {
+      const built = build({ maxTasksPerOwner: 5 });
+      const wire = await rig(t, kind, built);
+      const greedy = await wire.caller();
+      // Sessionless 2026-07-28 callers are all nobody in particular: the other caller is a 2025 session.
+      const other =
+        kind.transport === 'http' && kind.era === 'modern'
+          ? await (await rig(t, SESSION_HTTP, built)).caller()
+          : await wire.caller();
+      const otherEra = kind.transport === 'http' ? 'legacy' : kind.era;
+      const ids = [];
+      for (let i = 0; i < 5; i++) ids.push(await startTask(kind.era, greedy, 'sleep'));
+      const refused = await greedy.call(
+        'tools/call',
+        kind.era === 'legacy' ? { name: 'sleep', arguments: {}, task: {} } : { name: 'sleep', arguments: {} },
+      );
+      assert.deepEqual(refused.error, { code: -32603, message: 'Task limit reached', data: { maxTasksPerOwner: 5 } });
+      const others = await startTask(otherEra, other, 'sleep');
+      assert.equal(await statusOf(other, others), 'working');
+      // A finished record of its own is evicted (oldest first) before the greedy caller is refused.
+      await greedy.call('tasks/cancel', { taskId: ids[1] });
+      await greedy.call('tasks/cancel', { taskId: ids[3] });
+      await startTask(kind.era, greedy, 'sleep');
+      assert.equal(
+        (await greedy.call('tasks/get', { taskId: ids[1] })).error?.code,
+        -32602,
+        'the oldest finished one went',
+      );
+      assert.equal(await statusOf(greedy, ids[3]), 'cancelled');
+      assert.equal(await statusOf(greedy, ids[0]), 'working', 'a running task is never evicted');
+      await built.server.close();
+      await wire.closeTransport();
+      assert.deepEqual(built.logger.errors, []);
+    },
+  );
+}
+
+test(
+  'with the default bounds, a 2025 session that finishes 150 tasks in a row keeps its 100 newest and another session still creates tasks',
+  STORM,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, SESSION_HTTP, built);
+    const [greedy, other] = [await wire.caller(), await wire.caller()];
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) ids.push(await echoed(built, 'legacy', greedy, 'done'));
+    assert.equal(built.store.size, 100);
+    assert.equal((await greedy.call('tasks/get', { taskId: ids[49] })).error?.code, -32602);
+    assert.equal(await statusOf(greedy, ids[50]), 'completed');
+    const taskId = await startTask('legacy', other, 'sleep');
+    assert.equal(await statusOf(other, taskId), 'working');
+    await built.server.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
+
+test('a full store evicts the oldest finished record of any owner before it refuses a create', SHORT, async (t) => {
+  const built = build({ maxTasks: 3 });
+  const wire = await rig(t, { era: 'legacy', transport: 'stdio' }, built);
+  const [a, b] = [await wire.caller(), await wire.caller()];
+  const done = [await echoed(built, 'legacy', a, '1'), await echoed(built, 'legacy', a, '2')];
+  const running = await startTask('legacy', a, 'sleep');
+  const taskId = await startTask('legacy', b, 'sleep');
+  assert.equal((await a.call('tasks/get', { taskId: done[0] })).error?.code, -32602);
+  assert.equal(await statusOf(a, done[1]), 'completed');
+  assert.equal(await statusOf(b, taskId), 'working');
+  await startTask('legacy', b, 'sleep'); // evicts done[1]
+  const refused = await b.call('tools/call', { name: 'sleep', arguments: {}, task: {} });
+  assert.deepEqual(refused.error, { code: -32603, message: 'Task limit reached', data: { maxTasks: 3 } });
+  assert.equal(await statusOf(a, running), 'working');
+  await built.server.close();
+  await wire.closeTransport();
+  assert.deepEqual(built.logger.errors, []);
+});
+
+for (const era of ['modern', 'legacy'] as const) {
+  test(
+    `a finished task no TTL was asked for is kept only the store's retention, its TTL saying so; one whose TTL was asked for keeps it (${label({ era, transport: 'stdio' })})`,
+    SHORT,
+    async (t) => {
+      const built = build({ retentionMs: 40 });
+      const wire = await rig(t, { era, transport: 'stdio' }, built);
+      const caller = await wire.caller();
+      const asked = era === 'legacy' ? await echoed(built, era, caller, 'kept', 60_000) : undefined;
+      const brief = await echoed(built, era, caller, 'brief');
+      const record = (await built.store.get(brief))!;
+      assert.equal(record.ttlMs, Date.parse(record.lastUpdatedAt) - Date.parse(record.createdAt) + 40);
+      const got = await caller.call('tasks/get', { taskId: brief });
+      assert.equal(got.result[era === 'legacy' ? 'ttl' : 'ttlMs'], record.ttlMs);
+      await until('the finished record to go', () => built.store.size === (asked === undefined ? 0 : 1));
+      assert.equal((await caller.call('tasks/get', { taskId: brief })).error?.code, -32602);
+      if (asked !== undefined) {
+        const kept = await caller.call('tasks/get', { taskId: asked });
+        assert.equal(kept.result.status, 'completed');
+        assert.equal(kept.result.ttl, 60_000);
+      }
+      await built.server.close();
+      await wire.closeTransport();
+      assert.deepEqual(built.logger.errors, []);
     },
   );
 }

@@ -47,6 +47,13 @@ const DECLARES_ELICIT = { extensions: { [TASKS]: {} }, elicitation: {} };
 const TASK_ID = /^[A-Za-z0-9_-]{22}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TTL_MS = 3_600_000; // MemoryTaskStore's default cap
+const RETENTION_MS = 60_000; // MemoryTaskStore's default retention of a terminal record no TTL was asked for
+
+/** The TTL a task shows: the cap, and once terminal its retention past the terminal update (docs/tasks.md). */
+function shownTtl(status: string, createdAt: string, lastUpdatedAt: string): number {
+  if (!['completed', 'failed', 'cancelled'].includes(status)) return TTL_MS;
+  return Math.min(TTL_MS, Date.parse(lastUpdatedAt) - Date.parse(createdAt) + RETENTION_MS);
+}
 const POLL_MS = 1000;
 const MISSING_EXTENSION = {
   code: -32021,
@@ -320,7 +327,7 @@ function detailed(record: TaskRecord, extra: Record<string, unknown> = {}): Reco
   Object.assign(task, {
     createdAt: record.createdAt,
     lastUpdatedAt: record.lastUpdatedAt,
-    ttlMs: TTL_MS,
+    ttlMs: shownTtl(record.status, record.createdAt, record.lastUpdatedAt),
     pollIntervalMs: POLL_MS,
   });
   return { ...task, ...extra };

@@ -12,6 +12,7 @@ import {
   canTransition,
   MemoryTaskStore,
   TASK_TRANSITIONS,
+  type TaskChange,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
@@ -174,6 +175,15 @@ test('delete clears the record and its timer', async () => {
 
 test('bad store bounds throw a RangeError naming the option', () => {
   assert.throws(() => new MemoryTaskStore({ maxTasks: 0 }), /maxTasks must be an integer from 1/);
+  for (const name of ['maxTasksPerOwner', 'maxBytes', 'maxBytesPerOwner', 'retentionMs'] as const)
+    assert.throws(
+      () => new MemoryTaskStore({ [name]: 0 }),
+      new RegExp(`^RangeError: ${name} must be an integer from 1`),
+    );
+  assert.throws(
+    () => new MemoryTaskStore({ retentionMs: 2 ** 31 }),
+    /retentionMs must be an integer from 1 to 2147483647/,
+  );
   assert.throws(() => new MemoryTaskStore({ maxTtlMs: 2 ** 31 }), /maxTtlMs must be an integer from 1 to 2147483647/);
   assert.throws(() => new MemoryTaskStore({ maxTtlMs: 1.5 }), /maxTtlMs/);
 });
@@ -603,6 +613,27 @@ test('a store that fails a write ends the task here: logged, handler aborted, no
   await inner.close();
 });
 
+test('a result JSON cannot carry (a BigInt, a cycle) fails the task -32603, logged: the record never stays working with no runner', async () => {
+  const store = new MemoryTaskStore();
+  const logger = new MemoryLogger();
+  const runner = new TaskRunner(store, logger);
+  const cyclic: Record<string, unknown> = { content: [] };
+  cyclic.self = cyclic;
+  for (const result of [{ content: [], structuredContent: { n: 1n } }, cyclic]) {
+    let id = '';
+    const failed = reaches(runner, () => id, 'failed');
+    id = (await runner.start(async () => result, { owner: 'o' })).taskId;
+    const record = await failed;
+    assert.deepEqual(record.error, { code: -32603, message: 'Internal error' });
+    assert.deepEqual(await store.get(id), record);
+  }
+  assert.equal(runner.active, 0);
+  assert.equal(logger.errors.length, 2);
+  for (const entry of logger.errors) assert.match(entry.message, /the store refused a write/);
+  await runner.close();
+  await store.close();
+});
+
 test('a throwing status listener is logged and the other listeners still hear; a removed listener hears nothing', async () => {
   const store = new MemoryTaskStore();
   const logger = new MemoryLogger();
@@ -677,7 +708,8 @@ test('a 1000-task storm leaves no record and no timer behind after close()', asy
     const store = new MemoryTaskStore();
     const runner = new TaskRunner(store, new MemoryLogger());
     const handlers = Array.from({ length: 1000 }, () => untilAborted());
-    await Promise.all(handlers.map(({ handler }) => runner.start(handler, { owner: 'o' })));
+    // Ten owners: each within its default share (maxTasksPerOwner, 100).
+    await Promise.all(handlers.map(({ handler }, i) => runner.start(handler, { owner: `o${i % 10}` })));
     assert.equal(store.size, 1000);
     assert.equal(runner.active, 1000);
     assert.ok(timers.live.size >= before + 2000, 'a store timer and a runner deadline per task');
@@ -698,7 +730,9 @@ test('a 1000-task storm leaves no record and no timer behind after expiry', asyn
   const store = new MemoryTaskStore({ maxTtlMs: 5000 });
   const runner = new TaskRunner(store, new MemoryLogger());
   const handlers = Array.from({ length: 1000 }, () => untilAborted());
-  await Promise.all(handlers.map(({ handler }, i) => runner.start(handler, { owner: 'o', ttlMs: 1 + (i % 5000) })));
+  const start = ({ handler }: (typeof handlers)[number], i: number) =>
+    runner.start(handler, { owner: `o${i % 10}`, ttlMs: 1 + (i % 5000) });
+  await Promise.all(handlers.map(start));
   assert.equal(store.size, 1000);
   t.mock.timers.tick(5000);
   assert.equal(store.size, 0);
@@ -731,5 +765,73 @@ test('a prepared task ended before its commit creates nothing: cancelled by its 
   assert.equal(worked, false);
   assert.equal(store.size, 0);
   assert.equal(runner.active, 0);
+  await store.close();
+});
+
+test('a write past the store-wide byte bound, once terminal records are evicted, is the task failure naming what was too large', async () => {
+  const store = new MemoryTaskStore({ maxBytes: 2048, maxBytesPerOwner: 2048 });
+  const big = 'x'.repeat(2048);
+  const changes: [TaskChange, string][] = [
+    [{ status: 'failed', error: { code: 1, message: big } }, 'error'],
+    [{ status: 'input_required', inputRequests: { k: big } }, 'input requests'],
+    [{ status: 'working', statusMessage: big }, 'status message'],
+  ];
+  for (const [index, [change, what]] of changes.entries()) {
+    const taskId = `t${index}`;
+    await store.create({ taskId, owner: `o${index}`, pollIntervalMs: 1 });
+    const record = await store.update(taskId, change);
+    const message = `Internal error: the task's ${what} exceeded 2048 bytes of task records (maxBytesPerOwner)`;
+    assert.equal(record?.status, 'failed', what);
+    assert.equal(record?.statusMessage, message);
+    assert.deepEqual(record?.error, { code: -32603, message, data: { maxBytesPerOwner: 2048 } });
+  }
+  // Each owner's share holds its result, the store not both: the older finished one is evicted for the newer.
+  const fits = { content: [{ type: 'text', text: 'y'.repeat(1200) }] };
+  await store.create({ taskId: 'a', owner: 'a', pollIntervalMs: 1 });
+  await store.create({ taskId: 'b', owner: 'b', pollIntervalMs: 1 });
+  await store.create({ taskId: 'c', owner: 'c', pollIntervalMs: 1 });
+  assert.equal((await store.update('a', { status: 'completed', result: fits }))?.status, 'completed');
+  assert.equal((await store.update('b', { status: 'completed', result: fits }))?.status, 'completed');
+  assert.equal(await store.get('t0'), undefined, 'the oldest finished record went first');
+  assert.ok(store.bytes <= 2048, `${store.bytes}`);
+  // Only live records left to evict: the write fails its task, naming the store's bound.
+  await store.delete('a');
+  await store.update('c', { status: 'working', statusMessage: 'z'.repeat(600) });
+  const crowded = await store.update('b', { status: 'working' });
+  assert.equal(crowded, undefined, 'a terminal record never changes');
+  await store.create({ taskId: 'd', owner: 'd', pollIntervalMs: 1 });
+  const failed = await store.update('d', { status: 'working', statusMessage: 'w'.repeat(900) });
+  assert.deepEqual(failed?.error?.data, { maxBytes: 2048 });
+  await store.close();
+  assert.equal(store.bytes, 0);
+});
+
+test('a terminal record keeps only the retention unless a TTL was asked for, at creation or by a later change', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+  const store = new MemoryTaskStore({ retentionMs: 1000 });
+  await store.create({ taskId: 'brief', owner: 'o', pollIntervalMs: 1 });
+  await store.create({ taskId: 'asked', owner: 'o', ttlMs: 60_000, pollIntervalMs: 1 });
+  await store.create({ taskId: 'later', owner: 'o', pollIntervalMs: 1 });
+  await store.update('later', { status: 'working', ttlMs: 30_000 });
+  t.mock.timers.tick(500);
+  for (const taskId of ['brief', 'asked', 'later']) await store.update(taskId, { status: 'completed', result: {} });
+  assert.equal((await store.get('brief'))?.ttlMs, 1500); // finished 500 ms after its creation, kept 1000 more
+  assert.equal((await store.get('asked'))?.ttlMs, 60_000);
+  assert.equal((await store.get('later'))?.ttlMs, 30_000);
+  t.mock.timers.tick(1001);
+  assert.equal(await store.get('brief'), undefined);
+  assert.equal(store.size, 2);
+  await store.close();
+});
+
+test("a write too large for its owner's bound even with nothing else stored evicts nothing: the owner's finished records stay", async () => {
+  const store = new MemoryTaskStore({ maxBytesPerOwner: 2048 });
+  await store.create({ taskId: 'done', owner: 'o', pollIntervalMs: 1 });
+  const done = await store.update('done', { status: 'completed', result: { content: [] } });
+  await store.create({ taskId: 'live', owner: 'o', pollIntervalMs: 1 });
+  // 2 177 bytes (256, the owner, a 1 920-character body): past 2 048 alone, by less than the record weighed before.
+  const failed = await store.update('live', { status: 'working', statusMessage: 's'.repeat(1900) });
+  assert.deepEqual(failed?.error?.data, { maxBytesPerOwner: 2048 });
+  assert.deepEqual(await store.get('done'), done, 'no eviction could have made room: none was made');
   await store.close();
 });
