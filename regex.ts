@@ -1,8 +1,7 @@
-// A linear-time matcher for JSON Schema patterns (ECMA-262 syntax, `u` flag), for `pattern` and `patternProperties`:
-// a pattern becomes a Thompson NFA, and a string is read once, every thread moved together over each code point
-// (a Pike VM), the states met cached as a lazy DFA within a fixed budget. Owns each pattern's program and cache;
-// never backtracks, never takes more than program × length steps, never spends more uncached steps than the work
-// its caller grants (a validation's WORK_BUDGET), never accepts what it cannot match so.
+// A linear-time matcher for JSON Schema patterns (ECMA-262 syntax, `u` flag): a pattern becomes a Thompson NFA, and
+// a string is read once, every thread moved together over each code point (a Pike VM), the states met cached as a
+// lazy DFA within 256 KiB. Owns each pattern's program and cache; never backtracks, never takes more than program ×
+// length steps nor an uncached step its caller's work cannot pay (WORK_BUDGET), never accepts what it cannot match so.
 
 /**
  * A compiled pattern: whether it matches somewhere in the string, as `new RegExp(pattern, 'u').test(s)`, or
@@ -15,8 +14,10 @@ export interface Work {
 }
 
 /**
- * The work one validation may spend (docs/api.md, Registration, "Patterns"): an uncached step costs STEP_UNITS
- * plus one per thread it moves; a cached one nothing. Spending it all takes about 60 ms on the reference machine.
+ * The work one validation pass may spend (docs/api.md, Registration, "Patterns"): an uncached step costs STEP_UNITS
+ * plus one per thread it moves (WIDE_UNITS past ASCII); a cached one nothing, its bound being the body's size.
+ * Spending it all on the costliest steps measured (docs/api.md lists the inputs) takes 10–50 ms on a loaded
+ * 2-core machine.
  */
 export const WORK_BUDGET = 2 ** 21;
 /** What an uncached step costs beyond its threads: deciding assertions, building and finding the next state. */

@@ -2,7 +2,7 @@
 // resolution (JSON pointers, anchors) inside the root schema and JSON equality for enum/const/uniqueItems, and the
 // issue list (capped) with paths. Never mutates a schema or value, recurses at most MAX_DEPTH levels into a value,
 // and takes time linear in the value for a given schema (a shared node judges each object once per pass; patterns
-// never backtrack: regex.ts).
+// never backtrack, and spend at most regex.ts's WORK_BUDGET per pass: a value past it is refused).
 
 import { isPlainObject } from './jsonrpc.ts';
 import { compilePattern, type PatternTest, WORK_BUDGET, type Work } from './regex.ts';
