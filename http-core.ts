@@ -26,6 +26,7 @@ import {
 import { initializeParamsRefusal, type SessionState } from './legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
 import type { GetStreamHolds } from './session-get-stream.ts';
+import { SessionTable } from './session-table.ts';
 import { newSessionId, SESSION_NOT_FOUND, Session, type SessionOptions } from './sessions.ts';
 import { type SessionRecord, type SharedSessionStore, SharedSessions, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
@@ -77,27 +78,6 @@ const TOO_MANY_SESSIONS = errorResponse(null, {
   code: ErrorCode.InvalidRequest,
   message: 'Service Unavailable: too many sessions',
 });
-
-/**
- * How many sessions of each order a full table looks at, at most, for one to end (`idlest`): an initialize costs the
- * same whether 10 or 10 000 sessions are busy.
- */
-const MAX_EVICTION_LOOKS = 64;
-
-/**
- * The first session of `order` (by id, oldest first) that is not busy, looking at each once and at most
- * MAX_EVICTION_LOOKS. A busy one looked at moves to the back (it is in use now), so the next look starts further on.
- */
-function idlest(order: Map<string, Session>): Session | undefined {
-  let looks = Math.min(order.size, MAX_EVICTION_LOOKS);
-  for (const [id, session] of order) {
-    if (looks-- === 0) break;
-    if (!session.busy) return session;
-    order.delete(id);
-    order.set(id, session);
-  }
-  return undefined;
-}
 
 /**
  * The `endStreamAfterPriming` option as a predicate (undefined: no request POST ends early). One that throws is
@@ -156,26 +136,15 @@ export function sessionsOf(handler: object): ReadonlyMap<string, Session> | unde
 export class HttpCore {
   readonly #server: Server;
   readonly #options: HttpOptions;
-  /**
-   * The table of live 2025 sessions by id, least recently named first: a POST, GET or DELETE naming a session moves
-   * it to the back (#withSession), so a full table makes room from the front (#roomForOne).
-   */
-  readonly #sessions = new Map<string, Session>();
-  /**
-   * The sessions of the table no request has named since their initialize (not even `notifications/initialized`),
-   * oldest first: a full table ends these before any other.
-   */
-  readonly #handshakeOnly = new Map<string, Session>();
-  /** HttpMetrics.evictedSessions. */
-  #evicted = 0;
+  /** The live 2025 sessions: a POST, GET or DELETE naming one touches it (#withSession). */
+  readonly #table: SessionTable;
   readonly #eventStore: EventStore | undefined;
   readonly #modern: ModernExchanges;
   readonly #registry = {
     add: (session: Session): string | undefined => {
       if (this.#closing) return undefined;
       const id = newSessionId();
-      this.#sessions.set(id, session);
-      this.#handshakeOnly.set(id, session);
+      this.#table.add(id, session, true);
       return id;
     },
     save: (session: Session): Promise<boolean> | undefined =>
@@ -197,7 +166,7 @@ export class HttpCore {
     firstOutboundId: (): number | undefined => this.#shared?.firstOutboundId(),
     getStreamHolds: undefined as GetStreamHolds | undefined,
     remove: (session: Session): void => {
-      if (session.id !== undefined) this.#unlist(session.id);
+      if (session.id !== undefined) this.#table.remove(session.id);
     },
   };
   readonly #reaper: ReturnType<typeof setInterval> | undefined;
@@ -219,6 +188,7 @@ export class HttpCore {
   constructor(server: Server, options: HttpOptions = {}) {
     this.#server = server;
     this.#options = options;
+    this.#table = new SessionTable(options.maxSessions ?? 10_000);
     this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
@@ -234,7 +204,7 @@ export class HttpCore {
       shared.watch(
         (id, record) => this.#recordChanged(id, record),
         (id, message) => this.#relayed(id, message),
-        (id, holder) => this.#sessions.get(id)?.heardGetStream(holder),
+        (id, holder) => this.#table.byId.get(id)?.heardGetStream(holder),
       );
     }
     this.#eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore());
@@ -258,9 +228,9 @@ export class HttpCore {
     // Not Object.assign: it would copy the getter's value once (sessionCount frozen at 0).
     return Object.defineProperties(handler, {
       close: { value: (drainWindowMs?: number) => this.close(drainWindowMs) },
-      sessionCount: { get: () => this.#sessions.size, enumerable: true },
+      sessionCount: { get: () => this.#table.byId.size, enumerable: true },
       metrics: { value: (): HttpMetrics => this.metrics() },
-      [SESSIONS]: { value: this.#sessions },
+      [SESSIONS]: { value: this.#table.byId },
     }) as H & HandlerControls;
   }
 
@@ -268,8 +238,8 @@ export class HttpCore {
   metrics(): HttpMetrics {
     return {
       ...this.#server.metrics(),
-      sessions: this.#sessions.size,
-      evictedSessions: this.#evicted,
+      sessions: this.#table.byId.size,
+      evictedSessions: this.#table.evicted,
       sseStreams: this.#streams.sseStreams,
       httpErrors: this.httpErrors.snapshot(),
     };
@@ -286,16 +256,14 @@ export class HttpCore {
     return this.#closing;
   }
 
+  /** Ends the sessions idle for more than `idleMs` (HttpOptions.sessionIdleMs). */
   #reap(idleMs: number): void {
-    const now = Date.now();
-    for (const session of [...this.#sessions.values()]) {
-      if (!session.busy && now - session.lastActivity > idleMs) this.#endSession(session);
-    }
+    for (const session of this.#table.idle(idleMs)) this.#endSession(session);
   }
 
   /** Another process saved or removed a shared session's record: this process's copy follows it. */
   #recordChanged(id: string, record: SessionRecord | undefined): void {
-    const session = this.#sessions.get(id);
+    const session = this.#table.byId.get(id);
     if (session === undefined) return;
     if (record === undefined)
       this.#endSession(session, false, true); // over; the process that removed it drops its events
@@ -308,7 +276,7 @@ export class HttpCore {
    * client's own cancel here would (its POST ends without an answer). Anything else is not relayed, so not ours.
    */
   #relayed(id: string, message: JsonRpcMessage): void {
-    const session = this.#sessions.get(id);
+    const session = this.#table.byId.get(id);
     const frame = classify(message);
     if (frame.kind === 'response') session?.connection.settleOutbound(frame.message);
     else if (frame.kind === 'notification' && frame.message.method === 'notifications/cancelled')
@@ -323,38 +291,19 @@ export class HttpCore {
    */
   #endSession(session: Session, over = this.#shared === undefined, callerEnded = over): void {
     session.end(over, callerEnded);
-    if (session.id !== undefined) this.#unlist(session.id);
-  }
-
-  /** Takes session `id` out of the table. */
-  #unlist(id: string): void {
-    this.#sessions.delete(id);
-    this.#handshakeOnly.delete(id);
+    if (session.id !== undefined) this.#table.remove(session.id);
   }
 
   /**
-   * Whether the table has room for one more session, made if need be (docs/http-deployment.md, Limits and timeouts):
-   * when it is full, the oldest handshake-only session that is not busy ends, else the least recently named one that
-   * is not busy, exactly as an idle one is reaped (its client's next request gets 404 and it starts a new session:
-   * MCP 2025-11-25, Basic > Transports > Streamable HTTP > Session Management; a shared session's record stays, so
-   * there the next request restores it). A busy session (a request in flight, a stream open) is never ended: a flood
-   * of initializes cannot cut a working client off. False when none of the first MAX_EVICTION_LOOKS looked at may
-   * end: the newcomer is refused 503.
+   * Whether the table has room for one more session, made if need be by ending the session it picks
+   * (SessionTable.makeRoom; a shared session's record stays, so there its next request restores it). False when no
+   * session may end: the newcomer is refused 503.
    */
   #roomForOne(): boolean {
-    if (this.#sessions.size < (this.#options.maxSessions ?? 10_000)) return true;
-    const session = idlest(this.#handshakeOnly) ?? idlest(this.#sessions);
-    if (session === undefined) return false;
-    this.#evicted++;
-    this.#endSession(session);
+    const room = this.#table.makeRoom();
+    if (room === 'full') return false;
+    if (room !== 'room') this.#endSession(room);
     return true;
-  }
-
-  /** A request named `session`: it is past its handshake, and the most recently named session of the table. */
-  #touch(id: string, session: Session): void {
-    this.#handshakeOnly.delete(id);
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
   }
 
   /**
@@ -374,7 +323,7 @@ export class HttpCore {
   close(drainWindowMs = 2000): Promise<void> {
     this.#closing = true;
     clearInterval(this.#reaper);
-    const sessions = [...new Set([...this.#sessions.values(), ...this.#unlisted])].map(async (session) => {
+    const sessions = [...new Set([...this.#table.byId.values(), ...this.#unlisted])].map(async (session) => {
       await session.shutdown(drainWindowMs);
       this.#endSession(session);
     });
@@ -634,18 +583,18 @@ export class HttpCore {
         reply.send(404, SESSION_NOT_FOUND);
         return;
       }
-      this.#touch(id, session);
+      this.#table.touch(id, session);
       serve(session);
     };
     const shared = this.#shared;
     if (shared === undefined) {
-      admit(this.#sessions.get(id));
+      admit(this.#table.byId.get(id));
       return;
     }
     shared.load(id).then(
       (record) => {
         if (this.#refusedWhileClosing(reply)) return; // a session restored now would outlive close()
-        let session = this.#sessions.get(id);
+        let session = this.#table.byId.get(id);
         if (record === undefined) {
           if (session !== undefined) this.#endSession(session, true);
           session = undefined;
@@ -659,7 +608,7 @@ export class HttpCore {
           session = new Session(this.#server, options, this.#registry, record);
           session.id = id;
           session.applyRecord(record, true); // the GET stream it names
-          this.#sessions.set(id, session);
+          this.#table.add(id, session, false);
           this.#guard.own(session, record.owner);
         }
         admit(session);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { closure, IMPORT, importsOf, ROOT } from './imports.ts';
 
 const ADD_ON =
-  /^(?:http|sse|sessions|shared-|session-get-stream|post-streams|exchange|auth|fetch|testing|protocol|tasks?|redis|skills-fs)/;
+  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|tasks?|redis|skills-fs)/;
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
