@@ -195,6 +195,8 @@ export class RedisTaskStore implements TaskStore {
         String(this.#maxTtlMs),
         prefix,
         task.ttlMs === undefined ? '0' : '1',
+        LOST_BODY,
+        String(this.#retentionMs),
       ],
     );
     // A bound's name: the create would pass it even once terminal records were evicted.
@@ -222,12 +224,15 @@ export class RedisTaskStore implements TaskStore {
     return option === 'maxTaskBytes' ? bytes : bytesPerOwner;
   }
 
-  /** See TaskStore.get; a live record whose process stopped (its lease lapsed) is stored `failed` and read so. */
+  /**
+   * See TaskStore.get; a live record whose process stopped (its lease lapsed) is stored `failed` and read so, a
+   * finished record from then on (kept `taskRetentionMs` unless a TTL was asked for, evicted as any terminal one).
+   */
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const fields = await this.#redis.script(
       GET_TASK,
-      [this.#key('task', taskId), this.#key('task-lease', taskId)],
-      [LOST_BODY],
+      [],
+      [this.#redis.prefix, taskId, LOST_BODY, String(this.#retentionMs)],
     );
     return Array.isArray(fields) ? toRecord(taskId, fields) : undefined;
   }
@@ -245,12 +250,7 @@ export class RedisTaskStore implements TaskStore {
     const fields = await this.#redis
       .script(
         UPDATE_TASK,
-        [
-          this.#key('task', taskId),
-          this.#key('task-lease', taskId),
-          `${this.#redis.prefix}tasks`,
-          this.#key('task-inbox', taskId),
-        ],
+        [this.#key('task', taskId), this.#key('task-lease', taskId)],
         [
           status,
           variableText(change),
@@ -283,7 +283,7 @@ export class RedisTaskStore implements TaskStore {
     const rows = (await this.#redis.script(
       LIST_TASKS,
       [this.#ownerIndex(owner)],
-      [String(after), String(pageSize), this.#redis.prefix, LOST_BODY],
+      [String(after), String(pageSize), this.#redis.prefix, LOST_BODY, String(this.#retentionMs)],
     )) as unknown[][];
     const page = rows.slice(0, pageSize);
     return {
@@ -308,7 +308,15 @@ export class RedisTaskStore implements TaskStore {
     const queued = await this.#redis.script(
       SEND_TASK,
       [this.#key('task-lease', taskId), this.#key('task-inbox', taskId), this.#key('task', taskId)],
-      [JSON.stringify(message), String(MAX_QUEUED), `${this.#redis.prefix}task-owner:`, taskId, LOST_BODY],
+      [
+        JSON.stringify(message),
+        String(MAX_QUEUED),
+        `${this.#redis.prefix}task-owner:`,
+        taskId,
+        LOST_BODY,
+        this.#redis.prefix,
+        String(this.#retentionMs),
+      ],
     );
     if (Number(queued) === -1)
       throw new ProtocolError(ErrorCode.InternalError, 'Internal error: too many undelivered messages for the task', {
@@ -379,7 +387,7 @@ export class RedisTaskStore implements TaskStore {
         states = await this.#redis.script(
           RENEW_LEASES,
           [],
-          [this.#redis.prefix, this.#processId, String(this.#leaseMs), LOST_BODY, ...batch],
+          [this.#redis.prefix, this.#processId, String(this.#leaseMs), LOST_BODY, String(this.#retentionMs), ...batch],
         );
       } catch {
         return;

@@ -1085,7 +1085,7 @@ for (const glue of GLUES) {
       await assert.rejects(a.engine.taskStore.update('w', { status: 'input_required' }), /reply lost/);
       const renewed = collector<string[]>();
       a.tapped.afterReply = (command) => {
-        if (command[0] === 'EVAL' && command[1]!.includes("'held'")) renewed.push(command.slice(7)); // the ids renewed
+        if (command[0] === 'EVAL' && command[1]!.includes("'held'")) renewed.push(command.slice(8)); // the ids renewed
       };
       await a.engine.taskStore.create({ taskId: 'next', owner: 'o', pollIntervalMs: 1 });
       assert.deepEqual(await renewed.first(1), [['next']], 'the failed task is no longer renewed');
@@ -1236,6 +1236,46 @@ for (const glue of GLUES) {
       await b.engine.taskStore.create({ taskId: 'r1', owner: 'r', pollIntervalMs: 1 });
       assert.equal(Number(await a.command(['HGET', `${prefix}tasks-acct`, 'n:p'])), 1);
       assert.equal(Number(await a.command(['HEXISTS', `${prefix}tasks-acct`, 'p1'])), 0);
+    },
+  );
+
+  test(
+    `${glue.name}: tasks whose process stopped are finished records: read failed, they keep only the retention unless a TTL was asked for, and they never block their owner's next create`,
+    T,
+    async (t) => {
+      const fleet = await two(t, glue, { maxTasksPerOwner: 3, taskRetentionMs: 5_000 });
+      if (fleet === undefined) return;
+      const { prefix, a, b } = fleet;
+      t.after(() => Promise.all([a.engine.taskStore.close(), b.engine.taskStore.close()]));
+      const dead = ['d1', 'd2', 'd3'];
+      for (const taskId of dead) await a.engine.taskStore.create({ taskId, owner: 'o', pollIntervalMs: 1 });
+      await a.engine.taskStore.create({ taskId: 'kept', owner: 'p', ttlMs: 30_000, pollIntervalMs: 1 });
+      // a's worker is gone: its leases lapsed, and nobody but the first read below looks at its tasks.
+      await a.command(['DEL', ...[...dead, 'kept'].map((taskId) => `${prefix}task-lease:${taskId}`)]);
+      const lost = await b.engine.taskStore.get('d1');
+      assert.equal(lost!.status, 'failed');
+      assert.equal(lost!.ttlMs, Date.parse(lost!.lastUpdatedAt) - Date.parse(lost!.createdAt) + 5_000);
+      assert.ok(Number(await a.command(['PTTL', `${prefix}task:d1`])) <= 5_000);
+      assert.ok(Number(await a.command(['ZSCORE', `${prefix}tasks`, 'd1'])) <= Date.parse(lost!.lastUpdatedAt) + 5_000);
+      assert.equal((await b.engine.taskStore.get('kept'))!.ttlMs, 30_000, 'a TTL asked for is kept');
+      assert.deepEqual(await a.command(['ZRANGE', `${prefix}tasks-done`, '0', '-1']), ['d1', 'kept']);
+      // The owner's share (3) is full of tasks nobody runs: each create evicts the oldest as finished, read or not.
+      for (const [index, taskId] of ['n1', 'n2', 'n3'].entries()) {
+        await b.engine.taskStore.create({ taskId, owner: 'o', pollIntervalMs: 1 });
+        assert.equal(await b.engine.taskStore.get(dead[index]!), undefined);
+      }
+      await assert.rejects(b.engine.taskStore.create({ taskId: 'n4', owner: 'o', pollIntervalMs: 1 }), {
+        code: -32603,
+        message: 'Task limit reached',
+        data: { maxTasksPerOwner: 3 },
+      });
+      for (const [key, ttl] of await keysOf(a, prefix)) assert.ok(ttl > 0, `${key} has a TTL`);
+      for (const taskId of ['n1', 'n2', 'n3', 'kept']) assert.equal(await b.engine.taskStore.delete(taskId), true);
+      assert.deepEqual(
+        await a.command(['HGETALL', `${prefix}tasks-acct`]),
+        glue.name === 'ioredis' ? ['#bytes', '0'] : { '#bytes': '0' },
+        'every byte comes back',
+      );
     },
   );
 
