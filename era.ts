@@ -316,6 +316,15 @@ export class Connection {
   }
 
   /**
+   * Whether an extension runs work bound to the caller this connection's peer names (Extension.holdsWorkOf: a task
+   * of its 2025 session), so that the session is not taken for idle while it does.
+   */
+  get holdsWork(): boolean {
+    const caller = this.#dispatcher.caller;
+    return this.#extensions.some((extension) => extension.holdsWorkOf?.(caller) === true);
+  }
+
+  /**
    * Ends the connection at once; running handlers are aborted and nothing more is written. `callerEnded`: the caller
    * its peer names (a 2025 HTTP session) is gone for good with it.
    */

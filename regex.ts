@@ -15,7 +15,8 @@ export interface Work {
 
 /**
  * The work one validation pass may spend (docs/api.md, Registration, "Patterns"): an uncached step costs STEP_UNITS
- * plus one per thread it moves (WIDE_UNITS past ASCII); a cached one nothing, its bound being the body's size.
+ * plus one per thread it moves (WIDE_UNITS past ASCII) plus one per instruction its closures walk (a SPLIT or JMP
+ * is walked, not moved); a cached one nothing, its bound being the body's size.
  * Spending it all on the costliest steps measured (docs/api.md lists the inputs) takes 10–50 ms on a loaded
  * 2-core machine.
  */
@@ -237,6 +238,8 @@ class Program {
   #marks: Float64Array | undefined;
   #stack: Int32Array | undefined;
   #generation = 0;
+  /** How many entries every closure so far has taken off its stack: a step's work beyond its threads' tests. */
+  #visits = 0;
 
   constructor(tests: ((cp: number) => boolean)[]) {
     this.#tests = tests;
@@ -267,7 +270,13 @@ class Program {
       this.emit(node.alts[node.alts.length - 1]!);
       for (const j of jumps) this.#x[j] = this.#op.length;
     } else {
-      for (let i = 0; i < node.min; i++) this.emit(node.node);
+      const start = this.#op.length;
+      for (let i = 0; i < node.min; i++) {
+        this.emit(node.node);
+        // A node compiled to nothing matches only the empty string, however often: `(?:){100000}` is one copy, so
+        // nested counts of an empty group (10^10 copies of nothing) cost no time at registration.
+        if (this.#op.length === start) break;
+      }
       if (node.max === Infinity) {
         const split = this.push(SPLIT, this.#op.length + 1, 0);
         this.emit(node.node);
@@ -315,7 +324,12 @@ class Program {
       }
       work.left -= STEP_UNITS + threads.length * (cp < 128 ? 1 : WIDE_UNITS);
       if (work.left < 0) return undefined;
+      const visited = this.#visits;
       const next = this.#advance(threads, before, cp);
+      // The closures' walk is paid too: a chain of SPLITs and JMPs (`(?:|){995}a`) holds one thread but visits
+      // 2 000 instructions. Once it has overspent, the step is dropped uncached, as one refused before it.
+      work.left -= this.#visits - visited;
+      if (work.left < 0) return undefined;
       before = isWord(cp) ? WORD : OTHER;
       state = this.#intern(next, before);
       if (next !== undefined) threads = next;
@@ -392,6 +406,7 @@ class Program {
     for (let i = seeds.length - 1; i >= 0; i--) stack[top++] = seeds[i]!;
     const out: number[] = [];
     while (top > 0) {
+      this.#visits++;
       const at = stack[--top]!;
       if (marks[at] === generation) continue;
       marks[at] = generation;

@@ -178,13 +178,14 @@ export class Session {
     await this.connection.drain(windowMs);
   }
 
-  /** Whether anything of this session is still open (reaping waits for it). */
+  /** Whether anything of this session is still open or running, a task included (reaping and a full table wait). */
   get busy(): boolean {
     return (
       this.#exchanges.size > 0 ||
       (this.#unnamedBatches?.length ?? 0) > 0 ||
       this.#getStreams.some((stream) => stream.attached) ||
-      this.#postStreams?.busy === true
+      this.#postStreams?.busy === true ||
+      this.connection.holdsWork
     );
   }
 

@@ -276,6 +276,11 @@ export class TasksExtension implements Extension {
     return this.#legacyCall(call, ttl as number | undefined);
   }
 
+  /** Extension.holdsWorkOf: a task of `caller` runs here (its 2025 session is then never reaped or evicted). */
+  holdsWorkOf(caller: string): boolean {
+    return this.#runner?.runsFor(caller) === true;
+  }
+
   /**
    * Extension.callerEnded: the tasks of a closed stdio connection, or of a 2025 HTTP session that ended for good, are
    * cancelled (nobody could reach them again); tasks of an auth principal are the principal's, not the session's.

@@ -119,6 +119,8 @@ export class TaskRunner {
   readonly #store: TaskStore;
   readonly #logger: Logger;
   readonly #running = new Map<string, Running>();
+  /** How many of the running tasks each owner has (runsFor). */
+  readonly #owners = new Map<string, number>();
   /** The tail of each task's write chain, removed when the chain drains. */
   readonly #writes = new Map<string, Promise<TaskRecord | undefined>>();
   readonly #listeners = new Set<(record: TaskRecord) => void>();
@@ -134,6 +136,11 @@ export class TaskRunner {
   /** How many handlers this runner is running (prepared ones included; cancelled, expired or finished excluded). */
   get active(): number {
     return this.#running.size;
+  }
+
+  /** Whether this runner runs a task of `owner` (prepared, committed, not yet ended). */
+  runsFor(owner: string): boolean {
+    return this.#owners.has(owner);
   }
 
   /**
@@ -160,6 +167,7 @@ export class TaskRunner {
       owner: options.owner,
     };
     this.#running.set(taskId, entry);
+    this.#owners.set(options.owner, (this.#owners.get(options.owner) ?? 0) + 1);
     this.#writes.set(taskId, creation); // the head of the task's write chain
     if (options.onStatus !== undefined) this.#watchers.set(taskId, options.onStatus);
     let settled = false;
@@ -469,6 +477,9 @@ export class TaskRunner {
     const entry = this.#running.get(taskId);
     if (entry === undefined) return;
     this.#running.delete(taskId);
+    const owned = this.#owners.get(entry.owner)! - 1;
+    if (owned === 0) this.#owners.delete(entry.owner);
+    else this.#owners.set(entry.owner, owned);
     if (!this.#writes.has(taskId)) this.#watchers.delete(taskId);
     clearTimeout(entry.deadline);
     entry.controller.abort();

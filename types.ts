@@ -489,6 +489,12 @@ export interface Extension {
    * or its record's removal), so what is bound to it (ExtensionContext.caller) can never be reached again.
    */
   callerEnded?(caller: string): void;
+  /**
+   * Whether the extension runs work bound to `caller` in this process now (a task): a 2025 HTTP session whose caller
+   * it is counts as busy, so neither the idle reaper nor a full session table ends it (which would end that work).
+   * Called often: it must be cheap and must not throw.
+   */
+  holdsWorkOf?(caller: string): boolean;
   /** Called by `server.close()`: releases everything the extension holds. */
   close?(): Promise<void>;
   /**

@@ -204,6 +204,26 @@ test('the work budget is shared by every test it is passed to: strings each with
   assert.equal(answers.at(-1), undefined);
 });
 
+test('a step pays for the instructions its closure walks, not only for its threads: one thread behind 2 000 empty alternatives', () => {
+  const chain = compilePattern('(?:|){995}a');
+  // The step on é costs 64 + 16 for its one thread, which 100 units pay, but its closure walks the whole chain.
+  const short = { left: 100 };
+  assert.equal(chain('é', short), undefined);
+  assert.ok(short.left < -1000, `left ${short.left}`);
+  // The cut step left nothing in the cache: the same step is paid again, and answers once it can be.
+  const again = budget();
+  assert.equal(chain('é', again), false);
+  assert.ok(WORK_BUDGET - again.left > 2000, `spent ${WORK_BUDGET - again.left}`);
+  assert.equal(chain('éa', budget()), true);
+});
+
+test('counted repetition of a group that compiles to nothing costs nothing at registration, and matches the empty string', // Copied out, (?:(?:){100000}){100000} was 10^10 copies of nothing: about 50 s of registration (one more level:
+// days). The timeout only turns that hang into a failure; it measures nothing.
+{ timeout: 30_000 }, () => {
+  for (const pattern of ['(?:(?:){100000}){100000}', '(?:(?:(?:){10000}){10000}){10000}', '^(?:a{0}){100000}b$'])
+    agrees(pattern, SAMPLES);
+});
+
 test('a long pattern without quantifiers runs on the matcher, not on the native RegExp that tries it at every position', () => {
   agrees(`${'[ab]'.repeat(40)}[^ab]`, [...SAMPLES, `${'ab'.repeat(20)}c`, `${'ab'.repeat(19)}c`]);
   // The native RegExp tries 200 atoms at each of a million positions; the matcher caches its states after 200

@@ -900,6 +900,26 @@ test('the work bound is per validation: strings each within it are refused toget
   ]);
 });
 
+test('a pattern whose one thread sits behind a chain of 2 000 empty alternatives pays for walking the chain: the argument is refused within the work bound', async () => {
+  // Each uncached step walks every SPLIT and JMP of (?:|){995} to reach the one thread at `a`: 16 384 new wide
+  // transitions fill the cache, then every step is uncached. Paid per thread only, the argument below stayed
+  // within the bound and took about 250 ms per pass (two passes: about 600 ms of one request).
+  const chain = '(?:|){995}a';
+  const server = createServer({ name: 's', version: '1' });
+  const schema = { type: 'object', properties: { s: { type: 'string', pattern: chain } } } as const;
+  server.tool('chain', { inputSchema: schema }, () => ({ content: [{ type: 'text', text: 'accepted' }] }));
+  let wide = '';
+  for (let cp = 0x4e00; wide.length < 16384; cp++) wide += String.fromCodePoint(cp);
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25');
+  client.send(request(1, 'tools/call', { name: 'chain', arguments: { s: `${wide}${'b'.repeat(10000)}` } }));
+  const text = `Invalid arguments for tool 'chain': arguments.s is too costly to match pattern ${chain} within the validator's work bound`;
+  assert.deepEqual(await client.response(1), result(1, { content: [{ type: 'text', text }], isError: true }));
+  client.send(request(2, 'tools/call', { name: 'chain', arguments: { s: 'ba' } }));
+  assert.deepEqual(await client.response(2), result(2, { content: [{ type: 'text', text: 'accepted' }] }));
+  assert.deepEqual(await client.end(), []);
+});
+
 test('a test cut by the work bound never counts as a pass: under not, the value is refused at the root', () => {
   const hostile = thrashing();
   assert.deepEqual(compileSchema({ not: { pattern: THRASHES } })(hostile), [

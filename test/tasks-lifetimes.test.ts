@@ -852,35 +852,61 @@ test(
   },
 );
 
-test('a 2025 HTTP session reaped idle cancels the tasks it owns', SHORT, async (t) => {
+test('a 2025 HTTP session is not reaped idle while its task runs; once the task ends, it is', SHORT, async (t) => {
   const built = build();
   const wire = await rig(t, SESSION_HTTP, built, { sessionIdleMs: 20 });
-  const caller = await wire.caller();
-  const ids = [await startTask('legacy', caller, 'sleep'), await startTask('legacy', caller, 'sleep')];
-  await built.started.count(2);
-  const cancelled = cancelledAll(built, ids);
+  const working = await wire.caller();
+  await wire.caller(); // a session with nothing running: the control the reaper ends
+  const taskId = await startTask('legacy', working, 'sleep');
+  await built.started.of(taskId);
   // The reaper's own clock (at least a second) is the subject: polled, bounded.
-  await until('the idle session to be reaped', () => wire.http!.handler.sessionCount === 0);
-  await endedWithSession(built, ids, cancelled);
-  assert.equal(built.tasks.runner.active, 0);
+  await until('the idle session to be reaped', () => wire.http!.handler.sessionCount === 1);
+  assert.equal(built.signals.get(taskId)?.aborted, false, 'the task runs on');
+  assert.equal(await statusOf(working, taskId), 'working', 'its session still answers');
+  const cancelled = cancelledAll(built, [taskId]);
+  await working.call('tasks/cancel', { taskId });
+  await cancelled;
+  await until('the session, idle now, to be reaped', () => wire.http!.handler.sessionCount === 0);
   await built.server.close();
   await wire.closeTransport();
   assert.deepEqual(built.logger.errors, []);
 });
 
-test('a 2025 HTTP session evicted from a full table (maxSessions) cancels the tasks it owns', SHORT, async (t) => {
-  const built = build();
-  const wire = await rig(t, SESSION_HTTP, built, { maxSessions: 1 });
-  const first = await wire.caller();
-  const taskId = await startTask('legacy', first, 'sleep');
-  await built.started.of(taskId);
-  const cancelled = cancelledAll(built, [taskId]);
-  await wire.caller(); // the table is full: the first session, idle between requests, ends to make room
-  await endedWithSession(built, [taskId], cancelled);
-  await built.server.close();
-  await wire.closeTransport();
-  assert.deepEqual(built.logger.errors, []);
-});
+test(
+  'a full table (maxSessions) never ends a session whose task runs: the newcomer is refused 503; once the task ends, the idle session makes room',
+  SHORT,
+  async (t) => {
+    const built = build();
+    const wire = await rig(t, SESSION_HTTP, built, { maxSessions: 1 });
+    const first = await wire.caller();
+    const taskId = await startTask('legacy', first, 'sleep');
+    await built.started.of(taskId);
+    const initialize = () =>
+      raw(wire.http!.url, {
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(
+          request(0, 'initialize', {
+            protocolVersion: LEGACY,
+            capabilities: {},
+            clientInfo: { name: 'c', version: '1' },
+          }),
+        ),
+      });
+    const refused = await initialize();
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.headers['mcp-session-id'], undefined);
+    assert.equal(await statusOf(first, taskId), 'working', 'the working session and its task are untouched');
+    const cancelled = cancelledAll(built, [taskId]);
+    await first.call('tasks/cancel', { taskId });
+    await cancelled;
+    const admitted = await initialize();
+    assert.equal(admitted.status, 200, admitted.text);
+    assert.equal(wire.http!.handler.metrics().evictedSessions, 1);
+    await built.server.close();
+    await wire.closeTransport();
+    assert.deepEqual(built.logger.errors, []);
+  },
+);
 
 test("the HTTP handler's close() cancels the tasks of its 2025 sessions", SHORT, async (t) => {
   const built = build();
