@@ -49,7 +49,10 @@ const [START, END, BOUNDARY, NOT_BOUNDARY] = [0, 1, 2, 3];
 const [AT_START, WORD, OTHER] = [0, 1, 2];
 const [PENDING, END_OF_INPUT] = [-2, -1];
 const [MATCHED, DEAD, UNKNOWN, UNCACHED] = [-1, -2, -3, -4];
-/** How many integers one pattern's cached states and transitions may hold (256 KiB) before the cache restarts. */
+/**
+ * How many integers one pattern's cached states and transitions may hold (256 KiB as such; their maps take about
+ * twice that in heap) before the cache restarts.
+ */
 const CACHE_INTS = 1 << 16;
 
 /**

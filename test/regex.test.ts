@@ -217,9 +217,11 @@ test('a step pays for the instructions its closure walks, not only for its threa
   assert.equal(chain('éa', budget()), true);
 });
 
-test('counted repetition of a group that compiles to nothing costs nothing at registration, and matches the empty string', // Copied out, (?:(?:){100000}){100000} was 10^10 copies of nothing: about 50 s of registration (one more level:
-// days). The timeout only turns that hang into a failure; it measures nothing.
-{ timeout: 30_000 }, () => {
+test('counted repetition of a group that compiles to nothing costs nothing at registration, and matches the empty string', {
+  timeout: 30_000,
+}, () => {
+  // Copied out, (?:(?:){100000}){100000} was 10^10 copies of nothing: about 50 s of registration (one more level:
+  // days). The timeout only turns that hang into a failure; it measures nothing.
   for (const pattern of ['(?:(?:){100000}){100000}', '(?:(?:(?:){10000}){10000}){10000}', '^(?:a{0}){100000}b$'])
     agrees(pattern, SAMPLES);
 });
