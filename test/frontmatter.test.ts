@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { type FrontmatterMap, parseFrontmatter } from '../frontmatter.ts';
+import { type FrontmatterMap, parseFrontmatter } from '../skills/frontmatter.ts';
 import { mulberry32 } from './fuzz-gen.ts';
 
 /** The block the conformance check hands yaml: the same RegExp as frontmatter.ts, after a leading U+FEFF. */
