@@ -1,4 +1,4 @@
-// frontmatter.ts against the `yaml` package (v2 parse(), YAML 1.2 core schema), which the skills conformance check
+// skills/frontmatter.ts against the `yaml` package (v2 parse(), YAML 1.2 core schema), which the skills conformance check
 // reads SKILL.md frontmatter with: every block our reader accepts must give what yaml gives (deep-equal, key order
 // included), and what it refuses must be a TypeError naming the construct and its line. The corpus: the core-schema
 // scalars the check's comparison depends on, realistic SKILL.md frontmatters, edge cases, each also with CRLF line
