@@ -1,6 +1,7 @@
 // Public entry of mcp-core: createServer(), registration of tools, resources (one by one or in a batch), resource
-// templates and prompts, change notifications, extensions (use, unuse, close), and connect() for transports. Owns the server-wide model shared by
-// all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
+// templates and prompts, change notifications, extensions (use, unuse, close), and connect() for transports. Owns
+// the server-wide model shared by all connections; holds no per-connection state, names no extension, and its only
+// I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
@@ -228,7 +229,7 @@ function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandle
   };
 }
 
-/** A batch of resource changes under way (Server.batchResources): what it registered, and whether anything else changed. */
+/** A resource batch under way (Server.batchResources): what it registered, and whether anything else changed. */
 interface ResourceBatch {
   readonly registered: Registration<ResourceUpdate>[];
   changed: boolean;

@@ -1,7 +1,7 @@
 // The skills part of the conformance fixture: two Agent Skills the MCP conformance suite's `sep-2640-skills-*`
-// scenarios look at, served in both eras through `addSkill()` (mcp-core/skills). The first one listed has subdirectories (the
-// directory checks read the first skill's folder) and a binary file; the second sits under a prefix. Registered by
-// examples/everything.ts.
+// scenarios look at, served in both eras through `addSkill()` (mcp-core/skills). The first one listed has
+// subdirectories (the directory checks read the first skill's folder) and a binary file; the second sits under a
+// prefix. Registered by examples/everything.ts.
 
 import { fromBase64 } from '../bytes.ts';
 import type { Server } from '../core.ts';

@@ -1,8 +1,7 @@
-// The skills add-on (`mcp-core/skills`, the extension io.modelcontextprotocol/skills, docs/skills.md): addSkill()
-// checks a bundle (its SKILL.md and files) into the skill it serves under skill://<prefix>/<name>/…, with each file's
-// size and SHA-256 digest, registers its files as resources through the core's public seam, and installs the
-// extension (skills/list, skills/get, resources/directory/read) only while it serves a skill. Reads no file system
-// (skills-fs.ts does), and never serves a byte that was not registered.
+// The skills add-on (`mcp-core/skills`, extension io.modelcontextprotocol/skills, docs/skills.md): addSkill() checks a
+// bundle into the skill it serves under skill://<prefix>/<name>/… (each file's size and SHA-256 digest), registers its
+// files as resources in one batch, and installs the extension (skills/list, skills/get, resources/directory/read) only
+// while it serves a skill. Reads no file system (skills-fs.ts does); never serves a byte that was not registered.
 
 import { toBase64, utf8 } from '../bytes.ts';
 import type { Registration, Server } from '../core.ts';

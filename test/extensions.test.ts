@@ -1,7 +1,8 @@
-// The extension seam of the core (Extension, server.use/unuse/close/routingParam), at the wire with small fake extensions:
-// installation refusals, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
+// The extension seam of the core (Extension, server.use/unuse/close/routingParam), at the wire with small fake
+// extensions: installation refusals, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
 // capabilities per version, listed-tool fields, the tools/call hook (take over, leave, run, detach, notify), keyed
-// listen filters with audiences, Mcp-Name routing, the caller each request speaks for, and close. Never the tasks add-on.
+// listen filters with audiences, Mcp-Name routing, the caller each request speaks for, and close. Never the tasks
+// add-on.
 
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';

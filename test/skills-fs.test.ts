@@ -1,8 +1,7 @@
-// Loading a skill's folder from disk (skills/skills-fs.ts, docs/skills.md "Loading from disk") in temporary folders: the
-// bundle it gives (UTF-8 files as text, others as bytes, hidden entries skipped, the folder's name), served as is,
-// the folders it refuses (no SKILL.md, a symbolic link, past the limits, a name the frontmatter does not have), and
-// the folder changed while it loads (test/skills-fs-child.ts): a FIFO or a link swapped in is never waited on or
-// followed.
+// Loading a skill's folder from disk (skills/skills-fs.ts, docs/skills.md "Loading from disk") in temporary folders:
+// the bundle it gives (UTF-8 files as text, others as bytes, hidden entries skipped, the folder's name), served as is,
+// the folders it refuses (no SKILL.md, a symbolic link, past the limits, a name the frontmatter does not have), and the
+// folder changed while it loads (test/skills-fs-child.ts): a FIFO or a link swapped in is never waited on or followed.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';

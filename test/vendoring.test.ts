@@ -1,8 +1,8 @@
-// The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies
-// are the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or
-// fetch.ts beyond it, the tasks add-on that of tasks-extension.ts, the skills add-on that of its folder (skills/),
-// the Redis add-on that of redis.ts beyond the node:http set, and the layout table names every module once. Computed from the imports, so the README
-// cannot drift from the tree (README.md, Vendoring and Layout).
+// The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies are
+// the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or fetch.ts
+// beyond it, the tasks add-on that of tasks-extension.ts, the skills add-on that of its folder (skills/), the Redis
+// add-on that of redis.ts beyond the node:http set, and the layout table names every module once. Computed from the
+// imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
