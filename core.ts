@@ -1,6 +1,7 @@
-// Public entry of mcp-core: createServer(), registration of tools, resources, resource templates, prompts and skills,
-// change notifications, extensions (use, close), and connect() for transports. Owns the server-wide model shared by
-// all connections; holds no per-connection state, and its only I/O is the default logger's lines on stderr.
+// Public entry of mcp-core: createServer(), registration of tools, resources (one by one or in a batch), resource
+// templates and prompts, change notifications, extensions (use, unuse, close), and connect() for transports. Owns
+// the server-wide model shared by all connections; holds no per-connection state, names no extension, and its only
+// I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
@@ -8,7 +9,6 @@ import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
 import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
-import { checkSkill, contentOf, definitionOf, type SkillBundle, SkillsExtension } from './skills.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import { ErrorCounts } from './tracing.ts';
 import type {
@@ -26,7 +26,6 @@ import type {
   ResourceTemplateUpdate,
   ResourceUpdate,
   ServerMetrics,
-  SkillRegistration,
   ToolDefinition,
   ToolHandler,
   ToolUpdate,
@@ -41,7 +40,6 @@ export type { Handshake } from './legacy.ts';
 export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
 export { OutboundRequestError } from './request.ts';
-export { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, type SkillBundle } from './skills.ts';
 export type {
   StandardJSONSchemaV1,
   StandardJSONSchemaV1Props,
@@ -231,6 +229,12 @@ function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandle
   };
 }
 
+/** A resource batch under way (Server.batchResources): what it registered, and whether anything else changed. */
+interface ResourceBatch {
+  readonly registered: Registration<ResourceUpdate>[];
+  changed: boolean;
+}
+
 /** An MCP server: its tools, resources, templates and prompts, served on the connections transports open. */
 export class Server {
   readonly #model: ServerModel;
@@ -240,10 +244,8 @@ export class Server {
   /** The live connections (the model's change hub, seen with their type). */
   readonly #connections: ChangeHub<Connection>;
   readonly #hasChangeBus: boolean;
-  /** The skills extension, installed by the first `skill()`. */
-  #skills: SkillsExtension | undefined;
-  /** While a skill's files are registered (or removed) together: whether the resource list changed meanwhile. */
-  #batch: { changed: boolean } | undefined;
+  /** The resource batch under way (batchResources), if any. */
+  #batch: ResourceBatch | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
@@ -396,7 +398,9 @@ export class Server {
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): Registration<ResourceUpdate> {
     if (!URL.canParse(uri)) throw new TypeError(`resource '${uri}': the URI must be absolute (scheme:…)`);
     if (typeof handler !== 'function') throw new TypeError(`resource '${uri}': the handler must be a function`);
-    return this.#model.resources.register(
+    const batch = this.#batch;
+    const changed = batch?.changed;
+    const registration = this.#model.resources.register(
       uri,
       { uri, era: definition.era, definition, handler },
       (current, { handler: next, ...fields }: ResourceUpdate) => {
@@ -404,6 +408,12 @@ export class Server {
         return { uri, era: merged.era, definition: merged, handler: next ?? current.handler };
       },
     );
+    if (batch !== undefined) {
+      // Kept apart from the batch's other changes: a batch that throws removes it again, and it then changed nothing.
+      batch.changed = changed!;
+      batch.registered.push(registration);
+    }
+    return registration;
   }
 
   /** Registers a resource template (RFC 6570); returns its registration (remove, update, enable/disable). */
@@ -424,70 +434,29 @@ export class Server {
   }
 
   /**
-   * Serves an Agent Skill (the io.modelcontextprotocol/skills extension, docs/skills.md) from its bundle: its
-   * SKILL.md and files become resources under `skill://[prefix/]<name>/`, listed and read in both eras, and the
-   * extension (declared while it serves a skill) lists it with each file's size and SHA-256 digest. Throws a
-   * TypeError naming the mistake for a bundle the extension refuses (frontmatter, name, paths, limits, digests) or
-   * one whose name or URIs another skill or resource holds. Clients are told the resource list changed, once.
+   * Registers or removes many resources with one resources list change: runs `change` with the announcements held,
+   * then announces once if the list changed. All or nothing: if `change` throws, the resources it registered are
+   * removed again, the list change is announced only if something else changed (a removal), and the error is
+   * rethrown. A batch inside another joins it (the outer one announces; an inner one that throws undoes its own).
    */
-  skill(bundle: SkillBundle): SkillRegistration {
-    const skill = checkSkill(bundle);
-    const skills = (this.#skills ??= new SkillsExtension());
-    skills.admit(skill);
-    // Declared only while it serves a skill: installed with the first, uninstalled with the last (#unlessServing).
-    if (!this.#model.extensions.includes(skills)) this.use(skills);
-    const registrations: Registration<ResourceUpdate>[] = [];
-    this.#batched((batch) => {
-      try {
-        for (const file of skill.files) {
-          const content = contentOf(file);
-          // Each read gets its own content object; its strings are shared (they never change).
-          registrations.push(
-            this.resource(file.uri, definitionOf(skill, file), () => ({ contents: [{ ...content }] })),
-          );
-        }
-      } catch (error) {
-        for (const registration of registrations) registration.remove(); // none of it is served
-        batch.changed = false; // nothing changed in the end
-        this.#unlessServing(skills);
-        throw new TypeError(`skill '${skill.name}': ${(error as Error).message}`);
-      }
-    });
-    skills.add(skill);
-    let removed = false;
-    return {
-      uri: skill.uri,
-      remove: () => {
-        if (removed) return;
-        removed = true;
-        skills.remove(skill.uri);
-        this.#unlessServing(skills);
-        this.#batched(() => {
-          for (const registration of registrations) registration.remove();
-        });
-      },
-    };
-  }
-
-  /** Uninstalls the skills extension once it serves no skill: it is declared only while it serves one. */
-  #unlessServing(skills: SkillsExtension): void {
-    const { extensions } = this.#model;
-    if (skills.size === 0 && extensions.includes(skills)) extensions.splice(extensions.indexOf(skills), 1);
-  }
-
-  /**
-   * Runs `change` with resource-list announcements held, then announces one if any was held (and `change` did not
-   * clear it). A batch inside another joins it.
-   */
-  #batched(change: (batch: { changed: boolean }) => void): void {
+  batchResources(change: () => void): void {
     const outer = this.#batch;
-    const batch = outer ?? { changed: false };
+    const batch: ResourceBatch = { registered: [], changed: false };
     this.#batch = batch;
     try {
-      change(batch);
+      change();
+    } catch (error) {
+      const { changed } = batch;
+      for (const registration of batch.registered) registration.remove();
+      batch.changed = changed; // undoing its own registrations changes nothing in the end
+      batch.registered.length = 0;
+      throw error;
     } finally {
       this.#batch = outer;
-      if (outer === undefined && batch.changed) this.#announce({ type: 'resources' });
+      if (outer !== undefined) {
+        outer.registered.push(...batch.registered);
+        outer.changed ||= batch.changed;
+      } else if (batch.changed || batch.registered.length > 0) this.#announce({ type: 'resources' });
     }
   }
 
@@ -553,6 +522,16 @@ export class Server {
       pageSize: this.#model.settings.pageSize,
     });
     return this;
+  }
+
+  /**
+   * Uninstalls an extension `use()` installed: its methods and declaration go (for an extension declared only while
+   * it serves something, such as the skills add-on). It is not closed; a no-op for one not installed.
+   */
+  unuse(extension: Extension): void {
+    const { extensions } = this.#model;
+    const at = extensions.indexOf(extension);
+    if (at !== -1) extensions.splice(at, 1);
   }
 
   /**

@@ -504,13 +504,6 @@ export interface Extension {
   metrics?(): Record<string, number>;
 }
 
-/** What `server.skill()` returns: the skill's SKILL.md URI, and its removal (its files stop being served). */
-export interface SkillRegistration {
-  readonly uri: string;
-  /** Stops serving the skill and its files (a no-op once removed); clients are told the resource list changed. */
-  remove(): void;
-}
-
 /** Tool, resource and prompt handlers may answer `inputRequired(…)` to ask the client for input first. */
 export type ToolHandler<Args = Record<string, unknown>, Structured = Record<string, unknown>> = (
   args: Args,

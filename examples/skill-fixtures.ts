@@ -1,10 +1,11 @@
 // The skills part of the conformance fixture: two Agent Skills the MCP conformance suite's `sep-2640-skills-*`
-// scenarios look at, served in both eras through `server.skill()`. The first one listed has subdirectories (the
-// directory checks read the first skill's folder) and a binary file; the second sits under a prefix. Registered by
-// examples/everything.ts.
+// scenarios look at, served in both eras through `addSkill()` (mcp-core/skills). The first one listed has
+// subdirectories (the directory checks read the first skill's folder) and a binary file; the second sits under a
+// prefix. Registered by examples/everything.ts.
 
 import { fromBase64 } from '../bytes.ts';
 import type { Server } from '../core.ts';
+import { addSkill } from '../skills/skills.ts';
 
 /** A 1×1 PNG: the binary file of the first skill. */
 const LOGO = fromBase64(
@@ -13,7 +14,7 @@ const LOGO = fromBase64(
 
 /** Serves the fixture skills on `server`. */
 export function registerSkillFixtures(server: Server): void {
-  server.skill({
+  addSkill(server, {
     skillMd: `---
 name: pdf-processing
 description: Extracts text and tables from PDF files, fills PDF forms, and merges documents. Use when working with PDFs.
@@ -34,7 +35,7 @@ The logo in \`assets/logo.png\` goes on every cover page.
       'assets/logo.png': LOGO,
     },
   });
-  server.skill({
+  addSkill(server, {
     prefix: 'acme/docs',
     skillMd: `---
 name: release-notes

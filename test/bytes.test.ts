@@ -1,12 +1,9 @@
 // Units of bytes.ts, checked against Node's own Buffer and node:crypto: base64 / base64url both ways (and what is
-// not base64), hex, random bytes, and SHA-256 (the FIPS 180-2 vectors, every length around the padding boundaries,
-// seeded random lengths and contents up to a few MiB).
+// not base64), hex, random bytes and UTF-8 (the skills add-on's SHA-256 is test/sha256.test.ts).
 
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { fromBase64, randomBytes, sha256, toBase64, toBase64Url, toHex, utf8 } from '../bytes.ts';
-import { mulberry32 } from './fuzz-gen.ts';
+import { fromBase64, randomBytes, toBase64, toBase64Url, toHex, utf8 } from '../bytes.ts';
 
 /** Deterministic bytes of any length (so a failure is reproducible). */
 function bytesOf(length: number, seed = 1): Uint8Array {
@@ -42,43 +39,4 @@ test('toHex writes lowercase pairs; randomBytes gives the length asked, fresh ea
 test('utf8 encodes as Buffer does, a lone surrogate as U+FFFD', () => {
   for (const text of ['', 'ascii', 'héllo', '日本', '😀', '\ud800', 'a\udc00b'])
     assert.deepEqual(Buffer.from(utf8(text)), Buffer.from(text, 'utf8'), JSON.stringify(text));
-});
-
-/** SHA-256 as node:crypto computes it. */
-const nodeSha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-test('sha256 gives the FIPS 180-2 test vectors', () => {
-  const vectors: [string, string][] = [
-    ['', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
-    ['abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
-    [
-      'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq',
-      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
-    ],
-    [
-      'abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu',
-      'cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1',
-    ],
-    ['a'.repeat(1_000_000), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0'],
-  ];
-  for (const [text, digest] of vectors)
-    assert.equal(sha256(utf8(text)), digest, `${text.slice(0, 20)}… (${text.length})`);
-});
-
-test('sha256 equals node:crypto at every length to 300 bytes (the 55/56/64-byte padding edges) and beyond', () => {
-  for (let length = 0; length <= 300; length++) assert.equal(sha256(bytesOf(length)), nodeSha256(bytesOf(length)));
-  for (const length of LENGTHS) assert.equal(sha256(bytesOf(length, 7)), nodeSha256(bytesOf(length, 7)), `${length}`);
-});
-
-test('sha256 equals node:crypto on seeded random contents and lengths up to 4 MiB', () => {
-  const random = mulberry32(2640);
-  const lengths = [1 << 20, (1 << 22) - 1];
-  for (let i = 0; i < 200; i++) lengths.push(Math.floor(random() * (i < 150 ? 4096 : 200_000)));
-  for (const length of lengths) {
-    const data = new Uint8Array(length);
-    for (let i = 0; i < length; i++) data[i] = (random() * 256) | 0;
-    assert.equal(sha256(data), nodeSha256(data), `length ${length}`);
-  }
-  const shared = bytesOf(1000);
-  assert.equal(sha256(shared.subarray(3, 900)), nodeSha256(shared.subarray(3, 900)), 'a view at an offset');
 });

@@ -20,7 +20,9 @@ function codeWithoutComments(file: string): string {
 }
 
 test('every error code in the library is one of the codes docs/eras.md lets the core emit', () => {
-  const files = readdirSync(ROOT).filter((file) => file.endsWith('.ts'));
+  const files = [...readdirSync(ROOT), ...readdirSync(join(ROOT, 'skills')).map((file) => `skills/${file}`)].filter(
+    (file) => file.endsWith('.ts'),
+  );
   assert.ok(files.length >= 10);
   const seen = new Map<number, string[]>();
   for (const file of files) {
@@ -51,7 +53,9 @@ test('the exported ErrorCode constants are wire codes', () => {
 const VOCABULARY = new Set(['jsonrpc.ts', 'protocol.ts']);
 
 test('outside jsonrpc.ts, error codes are ErrorCode names and error frames come from errorResponse', () => {
-  const files = readdirSync(ROOT).filter((file) => file.endsWith('.ts') && !VOCABULARY.has(file));
+  const files = [...readdirSync(ROOT), ...readdirSync(join(ROOT, 'skills')).map((file) => `skills/${file}`)].filter(
+    (file) => file.endsWith('.ts') && !VOCABULARY.has(file),
+  );
   assert.ok(files.length >= 10);
   for (const file of files) {
     const code = codeWithoutComments(file);

@@ -1,7 +1,8 @@
-// The extension seam of the core (Extension, server.use/close/routingParam), at the wire with small fake extensions:
-// installation refusals, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
+// The extension seam of the core (Extension, server.use/unuse/close/routingParam), at the wire with small fake
+// extensions: installation refusals, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
 // capabilities per version, listed-tool fields, the tools/call hook (take over, leave, run, detach, notify), keyed
-// listen filters with audiences, Mcp-Name routing, the caller each request speaks for, and close. Never the tasks add-on.
+// listen filters with audiences, Mcp-Name routing, the caller each request speaks for, and close. Never the tasks
+// add-on.
 
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
@@ -134,6 +135,28 @@ test('server.use returns the server and attaches the extension once with publish
   assert.equal(hosts[0]!.logger, s.logger);
   assert.equal(hosts[0]!.pageSize, 7);
 });
+
+test(
+  'server.unuse uninstalls an extension: its declaration and methods go, and it may be installed again',
+  T,
+  async (t) => {
+    const s = server();
+    const fake: Extension = { id: ID, settings: {}, modernMethods: { 'fake/whoami': WHOAMI } };
+    s.unuse(fake); // not installed: a no-op
+    s.use(fake);
+    const client = connect(t, s);
+    client.send(modern('server/discover', {}, 1));
+    assert.deepEqual((await client.next()).result.capabilities.extensions, { [ID]: {} });
+    s.unuse(fake);
+    client.send(modern('server/discover', {}, 2));
+    assert.equal((await client.next()).result.capabilities.extensions, undefined);
+    client.send(modern('fake/whoami', {}, 3, declaring()));
+    assert.equal((await client.next()).error.code, -32601, 'its method is no longer served');
+    assert.equal(s.use(fake), s, 'the id and methods are free again');
+    client.send(modern('server/discover', {}, 4));
+    assert.deepEqual((await client.next()).result.capabilities.extensions, { [ID]: {} });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2026-07-28 extension methods

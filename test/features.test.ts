@@ -992,6 +992,110 @@ test('no list_changed is sent for a list whose capability was not advertised at 
   assert.deepEqual(await client.end(), []);
 });
 
+test('batchResources registers or removes many resources with one resources list_changed, none when empty', async () => {
+  const { server } = quietServer();
+  server.resource('mem://r', { name: 'r' }, (uri) => ({ contents: [{ uri, text: '' }] }));
+  const client = await connected(server);
+  const registrations: { remove(): void }[] = [];
+  server.batchResources(() => {
+    for (const name of ['a', 'b', 'c'])
+      registrations.push(server.resource(`mem://${name}`, { name }, (uri) => ({ contents: [{ uri, text: name }] })));
+  });
+  assert.deepEqual(await client.next(), LIST_CHANGED('resources'));
+  await assertQuiet(client, 'one announcement for three resources');
+  const listed = async () =>
+    (await client.request('resources/list', {})).result.resources.map((r: { uri: string }) => r.uri);
+  assert.deepEqual(await listed(), ['mem://r', 'mem://a', 'mem://b', 'mem://c']);
+  server.batchResources(() => {
+    for (const registration of registrations) registration.remove();
+  });
+  assert.deepEqual(await client.next(), LIST_CHANGED('resources'));
+  await assertQuiet(client, 'one announcement for three removals');
+  server.batchResources(() => {});
+  await assertQuiet(client, 'an empty batch announces nothing');
+  assert.deepEqual(await listed(), ['mem://r']);
+  assert.deepEqual(await client.end(), []);
+});
+
+test('a batch that throws removes what it registered and rethrows; only its other changes are announced', async () => {
+  const { server } = quietServer();
+  const kept = server.resource('mem://kept', { name: 'kept' }, (uri) => ({ contents: [{ uri, text: '' }] }));
+  const client = await connected(server);
+  const listed = async () =>
+    (await client.request('resources/list', {})).result.resources.map((r: { uri: string }) => r.uri);
+  const register = (name: string) =>
+    server.resource(`mem://${name}`, { name }, (uri) => ({ contents: [{ uri, text: name }] }));
+  const failure = new Error('half way');
+  assert.throws(
+    () =>
+      server.batchResources(() => {
+        register('a');
+        register('b');
+        throw failure;
+      }),
+    (error) => error === failure,
+  );
+  await assertQuiet(client, 'nothing changed in the end');
+  assert.deepEqual(await listed(), ['mem://kept']);
+  // A registration the batch cannot make (the URI is taken) undoes the batch the same way.
+  assert.throws(
+    () =>
+      server.batchResources(() => {
+        register('a');
+        register('kept');
+      }),
+    /mem:\/\/kept/,
+  );
+  await assertQuiet(client, 'nothing changed in the end');
+  assert.deepEqual(await listed(), ['mem://kept']);
+  // A removal made before the throw stands, and is announced once.
+  assert.throws(() =>
+    server.batchResources(() => {
+      kept.remove();
+      register('a');
+      throw failure;
+    }),
+  );
+  assert.deepEqual(await client.next(), LIST_CHANGED('resources'));
+  await assertQuiet(client);
+  assert.deepEqual(await listed(), []);
+  assert.deepEqual(await client.end(), []);
+});
+
+test('a batch inside another joins it: one announcement at the end, an inner batch that throws undoes its own', async () => {
+  const { server } = quietServer();
+  const register = (name: string) =>
+    server.resource(`mem://${name}`, { name }, (uri) => ({ contents: [{ uri, text: name }] }));
+  register('r'); // resources are served from the start: the session is told of list changes
+  const client = await connected(server);
+  server.batchResources(() => {
+    register('a');
+    server.batchResources(() => register('b'));
+    assert.throws(() =>
+      server.batchResources(() => {
+        register('c');
+        throw new Error('inner');
+      }),
+    );
+    assert.deepEqual(client.unread(), [], 'held until the outer batch ends');
+  });
+  assert.deepEqual(await client.next(), LIST_CHANGED('resources'));
+  await assertQuiet(client);
+  assert.deepEqual(
+    (await client.request('resources/list', {})).result.resources.map((r: { uri: string }) => r.uri),
+    ['mem://r', 'mem://a', 'mem://b'],
+  );
+  // An outer batch that throws undoes its inner batches too.
+  assert.throws(() =>
+    server.batchResources(() => {
+      server.batchResources(() => register('d'));
+      throw new Error('outer');
+    }),
+  );
+  await assertQuiet(client);
+  assert.deepEqual(await client.end(), []);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Subscriptions
 

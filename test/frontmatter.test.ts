@@ -1,17 +1,16 @@
-// frontmatter.ts against the `yaml` package (v2 parse(), YAML 1.2 core schema), which the skills conformance check
-// reads SKILL.md frontmatter with: every block our reader accepts must give what yaml gives (deep-equal, key order
-// included), and what it refuses must be a TypeError naming the construct and its line. The corpus: the core-schema
-// scalars the check's comparison depends on, realistic SKILL.md frontmatters, edge cases, each also with CRLF line
-// ends; then seeded fuzzing three ways (structured documents, character soup, values rendered by yaml.stringify in
-// its styles, which must all read back), the refusals one by one, and hostile inputs.
-//
-// yaml's parse() is called with { logLevel: 'error' }: the same value and the same errors, without its warnings
-// printed to stderr (options.logLevel only decides what is logged).
+// skills/frontmatter.ts against the `yaml` package (v2 parse(), YAML 1.2 core schema), which the skills conformance
+// check reads SKILL.md frontmatter with: every block our reader accepts must give what yaml gives (deep-equal, key
+// order included), and what it refuses must be a TypeError naming the construct and its line. The corpus: the
+// core-schema scalars the check's comparison depends on, realistic SKILL.md frontmatters, edge cases, each also with
+// CRLF line ends; then seeded fuzzing three ways (structured documents, character soup, values rendered by
+// yaml.stringify in its styles, which must all read back), the refusals one by one, and hostile inputs.  yaml's parse()
+// is called with { logLevel: 'error' }: the same value and the same errors, without its warnings printed to stderr
+// (options.logLevel only decides what is logged).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { type FrontmatterMap, parseFrontmatter } from '../frontmatter.ts';
+import { type FrontmatterMap, parseFrontmatter } from '../skills/frontmatter.ts';
 import { mulberry32 } from './fuzz-gen.ts';
 
 /** The block the conformance check hands yaml: the same RegExp as frontmatter.ts, after a leading U+FEFF. */

@@ -1,19 +1,32 @@
-// The import graph of the root modules, read from their sources: value and type imports and re-exports of `./x.ts`
-// siblings alike. Used by the layering and vendoring tests.
+// The import graph of the modules, read from their sources: value and type imports and re-exports of relative
+// `./x.ts` and `../x.ts` modules alike, each named by its path from the repository root (`core.ts`,
+// `skills/skills.ts`). Used by the layering and vendoring tests.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]\.\/([^'"]+)['"]/g;
+export const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"](\.\.?\/[^'"]+)['"]/g;
+/** The add-on folders: each holds its modules flat (docs/design.md, Layers). */
+export const FOLDERS = ['skills'] as const;
 
-/** The root modules `file` imports (value and type imports, re-exports). */
-export function importsOf(file: string): string[] {
-  return [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)].map((match) => match[1]!);
+/** The `.ts` modules of the root (`folder` undefined) or of one folder, by path from the root, sorted. */
+export function modulesOf(folder?: string): string[] {
+  return readdirSync(join(ROOT, folder ?? '.'))
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .map((name) => (folder === undefined ? name : `${folder}/${name}`))
+    .sort();
 }
 
-/** Every root module `start` reaches through its relative imports, itself included. */
+/** The modules `file` imports (value and type imports, re-exports), by path from the root. */
+export function importsOf(file: string): string[] {
+  return [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)].map((match) =>
+    posix.normalize(posix.join(posix.dirname(file), match[1]!)),
+  );
+}
+
+/** Every module `start` reaches through its relative imports, itself included. */
 export function closure(start: string): Set<string> {
   const seen = new Set<string>();
   const pending = [start];

@@ -1,15 +1,15 @@
 // The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
 // sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch,
-// testing, wire-type or task module, and no root module takes part in an import cycle. Transports hand the core what
-// they know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
+// testing, wire-type or task module and nothing of an add-on folder (skills/); each add-on folder's modules reach
+// only the core set and the folder itself; and no module takes part in an import cycle. Transports hand the core
+// what they know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
 
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { closure, IMPORT, importsOf, ROOT } from './imports.ts';
+import { closure, FOLDERS, IMPORT, importsOf, modulesOf } from './imports.ts';
 
 const ADD_ON =
-  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|tasks?|redis|skills-fs)/;
+  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|tasks?|redis|skills\/)/;
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
@@ -46,15 +46,43 @@ for (const entry of ['stdio.ts', 'core.ts']) {
   });
 }
 
+test('the core set holds nothing of an add-on folder: the skills add-on and its YAML reader and digest stay out', () => {
+  const core = [...closure('stdio.ts')];
+  assert.deepEqual(
+    core.filter((file) => file.includes('/')),
+    [],
+  );
+  for (const file of ['frontmatter.ts', 'skills.ts', 'skills-fs.ts', 'sha256.ts'])
+    assert.ok(!core.includes(file), file);
+});
+
+for (const folder of FOLDERS) {
+  test(`the ${folder}/ add-on reaches only the core set and itself, from every module it holds`, () => {
+    const core = closure('stdio.ts');
+    const own = modulesOf(folder);
+    assert.ok(own.length > 1, `${folder}/ holds its modules`);
+    for (const module of own) {
+      const outside = [...closure(module)].filter((file) => !core.has(file) && !own.includes(file));
+      assert.deepEqual(outside, [], `${module} reaches beyond the core and ${folder}/`);
+    }
+  });
+}
+
+test('the folder check sees a folder module reach the core and its siblings', () => {
+  const reached = closure('skills/skills.ts');
+  for (const file of ['core.ts', 'skills/frontmatter.ts', 'skills/sha256.ts']) assert.ok(reached.has(file), file);
+  assert.ok(closure('skills/skills-fs.ts').has('skills/skills.ts'));
+});
+
 test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {
   const reached = closure('http.ts');
   for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts'])
     assert.ok(reached.has(file), file);
 });
 
-test('no root module takes part in an import cycle, type-only imports included', () => {
-  const modules = readdirSync(ROOT).filter((name) => name.endsWith('.ts'));
-  assert.ok(modules.length > 10, 'the graph is read from the root modules');
+test('no module takes part in an import cycle, type-only imports included', () => {
+  const modules = [...modulesOf(), ...FOLDERS.flatMap((folder) => modulesOf(folder))];
+  assert.ok(modules.length > 10, 'the graph is read from the root and folder modules');
   const graph = new Map(modules.map((file) => [file, importsOf(file)]));
   assert.equal(findCycle(graph)?.join(' → '), undefined);
 });
@@ -80,9 +108,9 @@ test('the cycle check finds a cycle when there is one, through a type-only impor
     ),
     undefined,
   );
-  const typeOnly = "import type { Lifecycle } from './era.ts';\nexport { x } from './core.ts';";
+  const typeOnly = "import type { Lifecycle } from './era.ts';\nexport { x } from '../core.ts';";
   assert.deepEqual(
     [...typeOnly.matchAll(IMPORT)].map((match) => match[1]),
-    ['era.ts', 'core.ts'],
+    ['./era.ts', '../core.ts'],
   );
 });

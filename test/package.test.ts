@@ -1,6 +1,7 @@
 // Package and layout: package.json and tsconfig as promised, zero runtime dependencies, root modules that
-// import only node: built-ins and their siblings, and the built dist/ (made by `npm run build`, which `npm test`
-// runs first) imported and serving a request on the machine's Node 20, through file URLs and through the exports map.
+// import only node: built-ins and their siblings, add-on folder modules that import only node: built-ins, the core
+// set and their siblings, and the built dist/ (made by `npm run build`, which `npm test` runs first) imported and
+// serving a request on the machine's Node 20, through file URLs and through the exports map.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,14 +23,15 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { closure, FOLDERS, modulesOf } from './imports.ts';
 import { machineNode } from './machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const MODULES = readdirSync(ROOT)
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
-  .sort();
+const MODULES = modulesOf();
+/** The modules of the add-on folders, by path from the root (`skills/skills.ts`). */
+const FOLDER_MODULES = FOLDERS.flatMap((folder) => modulesOf(folder));
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-core-package-'));
@@ -109,9 +111,18 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
   assert.deepEqual(
     Object.keys(pkg.exports).filter(
       (key) =>
-        !['.', './stdio', './http', './fetch', './protocol', './tasks', './redis', './skills-fs', './testing'].includes(
-          key,
-        ),
+        ![
+          '.',
+          './stdio',
+          './http',
+          './fetch',
+          './protocol',
+          './tasks',
+          './redis',
+          './skills',
+          './skills-fs',
+          './testing',
+        ].includes(key),
     ),
     [],
   );
@@ -147,16 +158,21 @@ test('LICENSE is MIT and the README opens with the demo command and the test com
   assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^npm test$/m);
 });
 
-test('the packed package holds only dist/*.js, dist/*.d.ts, README.md, LICENSE and package.json', () => {
+test("the packed package holds only dist/*.js, dist/*.d.ts (an add-on folder's too), README.md, LICENSE and package.json", () => {
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(packed.status, 0, packed.stderr);
   const files: string[] = JSON.parse(packed.stdout)[0].files.map((file: { path: string }) => file.path);
   const unexpected = files.filter(
-    (file) => !/^dist\/[^/]+\.(js|d\.ts)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file),
+    (file) =>
+      !/^dist\/(?:[a-z]+\/)?[^/]+\.(js|d\.ts)$/.test(file) && !['README.md', 'LICENSE', 'package.json'].includes(file),
   );
   assert.deepEqual(unexpected, []);
   for (const file of ['dist/core.js', 'dist/core.d.ts', 'dist/stdio.js', 'dist/stdio.d.ts', 'README.md', 'LICENSE']) {
     assert.ok(files.includes(file), file);
+  }
+  for (const module of FOLDER_MODULES) {
+    const base = `dist/${module.slice(0, -'.ts'.length)}`;
+    assert.ok(files.includes(`${base}.js`) && files.includes(`${base}.d.ts`), `${base}.js and .d.ts are packed`);
   }
 });
 
@@ -180,11 +196,31 @@ test('every root module imports only node: built-ins and ./*.ts siblings', () =>
   }
 });
 
+test("every add-on folder's module imports only node: built-ins, ../<core module>.ts and ./<sibling>.ts", () => {
+  const core = closure('stdio.ts');
+  const builtins = new Set(builtinModules);
+  assert.ok(FOLDER_MODULES.includes('skills/skills.ts'));
+  for (const module of FOLDER_MODULES) {
+    const folder = module.slice(0, module.indexOf('/'));
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, module), 'utf8'), true, true);
+    for (const { fileName: specifier } of importedFiles) {
+      if (specifier.startsWith('node:')) {
+        assert.ok(builtins.has(specifier.slice('node:'.length)), `${module}: ${specifier} is not a Node built-in`);
+        continue;
+      }
+      assert.match(specifier, /^\.\.?\/[^/]+\.ts$/, `${module} imports '${specifier}'`);
+      if (specifier.startsWith('../')) assert.ok(core.has(specifier.slice(3)), `${module}: ${specifier} is not core`);
+      else
+        assert.ok(FOLDER_MODULES.includes(`${folder}/${specifier.slice(2)}`), `${module}: ${specifier} is no sibling`);
+    }
+  }
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // The build
 
-test('npm run build emitted a current dist/*.js and .d.ts for every root module', () => {
-  for (const file of MODULES) {
+test('npm run build emitted a current dist/*.js and .d.ts for every root and add-on folder module', () => {
+  for (const file of [...MODULES, ...FOLDER_MODULES]) {
     const base = file.slice(0, -'.ts'.length);
     for (const built of [`${base}.js`, `${base}.d.ts`]) {
       const path = join(DIST, built);
@@ -200,13 +236,27 @@ test('npm run build emitted a current dist/*.js and .d.ts for every root module'
   }
 });
 
-test('the built JavaScript imports ./*.js siblings (the .ts extensions were rewritten)', () => {
-  for (const file of readdirSync(DIST).filter((name) => name.endsWith('.js'))) {
+test('the built JavaScript imports ./*.js siblings, and a folder ../*.js too (the .ts extensions were rewritten)', () => {
+  const built = [
+    ...readdirSync(DIST).filter((name) => name.endsWith('.js')),
+    ...FOLDERS.flatMap((folder) =>
+      readdirSync(join(DIST, folder))
+        .filter((name) => name.endsWith('.js'))
+        .map((name) => `${folder}/${name}`),
+    ),
+  ];
+  assert.ok(built.includes('skills/skills.js'), 'the folders are built');
+  for (const file of built) {
+    const inFolder = file.includes('/');
     const { importedFiles } = ts.preProcessFile(readFileSync(join(DIST, file), 'utf8'), true, true);
     for (const { fileName: specifier } of importedFiles) {
       if (specifier.startsWith('node:')) continue;
-      assert.match(specifier, /^\.\/[^/]+\.js$/, `dist/${file} imports '${specifier}'`);
-      assert.ok(existsSync(join(DIST, specifier)), `dist/${file} imports the missing ${specifier}`);
+      assert.match(
+        specifier,
+        inFolder ? /^\.\.?\/[^/]+\.js$/ : /^\.\/[^/]+\.js$/,
+        `dist/${file} imports '${specifier}'`,
+      );
+      assert.ok(existsSync(join(DIST, file, '..', specifier)), `dist/${file} imports the missing ${specifier}`);
     }
   }
 });
@@ -238,7 +288,7 @@ test("the built package imported by file URL serves initialize and tools/call on
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core" and "mcp-core/stdio" on Node 20, and internals stay private', {
+test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills add-on on Node 20, and internals stay private', {
   timeout: 30_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -254,6 +304,10 @@ test('the exports map resolves "mcp-core" and "mcp-core/stdio" on Node 20, and i
       `await import('mcp-core/dist/ndjson.js').then(() => process.exit(3), (error) => {`,
       `  if (error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') process.exit(4);`,
       `});`,
+      // The skills add-on resolves from its folder, its disk loader too.
+      `const { addSkill } = await import('mcp-core/skills');`,
+      `const { loadSkillDirectory } = await import('mcp-core/skills-fs');`,
+      `if (typeof addSkill !== 'function' || typeof loadSkillDirectory !== 'function') process.exit(5);`,
       SERVER_BODY,
     ].join('\n'),
   );
@@ -269,9 +323,12 @@ test("the exports map's types serve a strict TypeScript consumer", { timeout: 60
     join(dir, 'consumer.ts'),
     `
 import { createServer, ProtocolError, type Context } from 'mcp-core';
+import { addSkill, type SkillRegistration } from 'mcp-core/skills';
 import { serveStdio, type StdioServer } from 'mcp-core/stdio';
 
 const server = createServer({ name: 'consumer', version: '1.0.0' }, { pageSize: 10 });
+const skill: SkillRegistration = addSkill(server, { skillMd: '---\\nname: notes\\ndescription: Notes.\\n---\\n' });
+void skill;
 server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
   (args: { a: number }, ctx: Context) => {
     ctx.progress(1);
@@ -284,6 +341,8 @@ void closed;
 // The declarations are real types, not any: misuse is an error.
 // @ts-expect-error name and version are required
 createServer({});
+// @ts-expect-error a skill bundle needs its SKILL.md text
+addSkill(server, {});
 // @ts-expect-error maxLineBytes is a number
 serveStdio(server, { maxLineBytes: 'big' });
 `,

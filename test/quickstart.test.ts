@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -136,6 +137,7 @@ test(
         copyFileSync(join(ROOT, name), join(source, name));
       }
     }
+    cpSync(join(ROOT, 'skills'), join(source, 'skills'), { recursive: true }); // the add-on folder the package ships
     symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
     const packed = join(temp, 'packed');
     mkdirSync(packed);

@@ -80,7 +80,7 @@ function distDemo(): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   for (const file of ['everything.ts', 'modern-fixtures.ts', 'task-fixtures.ts', 'skill-fixtures.ts']) {
     const source = stripTypeScriptTypes(readFileSync(join(ROOT, 'examples', file), 'utf8'))
-      .replace(/'\.\.\/([\w-]+)\.ts'/g, (_match, name: string) => `'${pathToFileURL(join(dist, `${name}.js`)).href}'`)
+      .replace(/'\.\.\/([\w/-]+)\.ts'/g, (_match, name: string) => `'${pathToFileURL(join(dist, `${name}.js`)).href}'`)
       .replace(/'\.\/([\w-]+)\.ts'/g, "'./$1.js'");
     writeFileSync(join(dir, file.replace(/\.ts$/, '.js')), source);
   }

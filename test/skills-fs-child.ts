@@ -66,7 +66,7 @@ if (rest.includes('--no-proc')) {
 }
 syncBuiltinESMExports();
 
-const { loadSkillDirectory } = await import('../skills-fs.ts');
+const { loadSkillDirectory } = await import('../skills/skills-fs.ts');
 try {
   const bundle = await loadSkillDirectory(root);
   process.stdout.write(`${JSON.stringify({ files: bundle.files })}\n`);

@@ -1,8 +1,7 @@
-// Loading a skill's folder from disk (skills-fs.ts, docs/skills.md "Loading from disk") in temporary folders: the
-// bundle it gives (UTF-8 files as text, others as bytes, hidden entries skipped, the folder's name), served as is,
-// the folders it refuses (no SKILL.md, a symbolic link, past the limits, a name the frontmatter does not have), and
-// the folder changed while it loads (test/skills-fs-child.ts): a FIFO or a link swapped in is never waited on or
-// followed.
+// Loading a skill's folder from disk (skills/skills-fs.ts, docs/skills.md "Loading from disk") in temporary folders:
+// the bundle it gives (UTF-8 files as text, others as bytes, hidden entries skipped, the folder's name), served as is,
+// the folders it refuses (no SKILL.md, a symbolic link, past the limits, a name the frontmatter does not have), and the
+// folder changed while it loads (test/skills-fs-child.ts): a FIFO or a link swapped in is never waited on or followed.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -13,8 +12,8 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../core.ts';
-import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from '../skills.ts';
-import { loadSkillDirectory } from '../skills-fs.ts';
+import { addSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES } from '../skills/skills.ts';
+import { loadSkillDirectory } from '../skills/skills-fs.ts';
 import { MemoryLogger } from './harness.ts';
 
 const SKILL_MD = '---\nname: pdf-processing\ndescription: Works with PDF files.\n---\n# PDF\n';
@@ -35,7 +34,7 @@ async function folder(t: TestContext, name: string, files: Record<string, string
   return root;
 }
 
-test('a folder loads into the bundle server.skill() serves: text as text, bytes as bytes, hidden entries skipped', async (t) => {
+test('a folder loads into the bundle addSkill() serves: text as text, bytes as bytes, hidden entries skipped', async (t) => {
   const root = await folder(t, 'pdf-processing', {
     'SKILL.md': SKILL_MD,
     'references/FORMS.md': '# Forms ünïcode\n',
@@ -59,14 +58,14 @@ test('a folder loads into the bundle server.skill() serves: text as text, bytes 
     },
   );
   const server = createServer({ name: 's', version: '1' }, { logger: new MemoryLogger() });
-  assert.equal(server.skill(bundle).uri, 'skill://acme/pdf-processing/SKILL.md');
+  assert.equal(addSkill(server, bundle).uri, 'skill://acme/pdf-processing/SKILL.md');
 });
 
-test('a folder whose name is not the frontmatter name is refused by server.skill()', async (t) => {
+test('a folder whose name is not the frontmatter name is refused by addSkill(server, )', async (t) => {
   const root = await folder(t, 'pdf', { 'SKILL.md': SKILL_MD });
   const server = createServer({ name: 's', version: '1' }, { logger: new MemoryLogger() });
   await assert.rejects(
-    (async () => server.skill(await loadSkillDirectory(root)))(),
+    (async () => addSkill(server, await loadSkillDirectory(root)))(),
     /the frontmatter's name must be its folder's name, 'pdf'/,
   );
 });
@@ -95,7 +94,7 @@ test('a file named __proto__ is a file like any other; a path ending in /. names
   assert.equal(bundle.name, 'pdf-processing');
   assert.deepEqual(Object.keys(bundle.files!), ['__proto__']);
   const server = createServer({ name: 's', version: '1' }, { logger: new MemoryLogger() });
-  server.skill(bundle);
+  addSkill(server, bundle);
 });
 
 test('a folder that does not exist, or nested more than 64 folders deep, is refused, naming it', async (t) => {

@@ -1,4 +1,4 @@
-// The skills extension (io.modelcontextprotocol/skills, skills.ts, docs/skills.md) at the wire, on stdio and HTTP:
+// The skills add-on (io.modelcontextprotocol/skills, skills/skills.ts, docs/skills.md) at the wire, on stdio and HTTP:
 // the declaration in both eras (server/discover, initialize), skills/list with paging and cache fields, skills/get
 // (an unknown skill -32602), every file read back through resources/read with the digest and size its manifest
 // gives, resources/directory/read of every folder (a file or an unknown folder -32602), the files listed for 2025
@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { type TestContext, test } from 'node:test';
-import { createServer, type Server, type SkillBundle } from '../core.ts';
+import { createServer, type Server } from '../core.ts';
 import { type HttpServer, serveHttp } from '../http.ts';
-import { MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION } from '../skills.ts';
+import { addSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, type SkillBundle } from '../skills/skills.ts';
 import { type Frame, MemoryLogger, WireClient } from './harness.ts';
 import { modernHeaders, raw } from './raw-http.ts';
 import { type Id, modern, SUBSCRIPTION_ID } from './wire.ts';
@@ -92,7 +92,7 @@ function bytesOf(content: { text?: string; blob?: string }): Uint8Array {
 for (const [kind, open] of TRANSPORTS) {
   test(`${kind}: server/discover declares the extension with directoryRead, beside resources`, T, async (t) => {
     const s = server();
-    s.skill(PDF);
+    addSkill(s, PDF);
     const call = await open(t, s);
     const { result } = await call('server/discover', {}, 'd');
     assert.deepEqual(result.capabilities.extensions[SKILLS_EXTENSION], { directoryRead: true });
@@ -101,8 +101,8 @@ for (const [kind, open] of TRANSPORTS) {
 
   test(`${kind}: skills/list pages whole entries, with cache fields; skills/get echoes the uri`, T, async (t) => {
     const s = server();
-    s.skill(PDF);
-    s.skill(NOTES);
+    addSkill(s, PDF);
+    addSkill(s, NOTES);
     const call = await open(t, s);
     const first = (await call('skills/list', {}, 'l1')).result;
     assert.equal(first.skills.length, 1);
@@ -133,7 +133,7 @@ for (const [kind, open] of TRANSPORTS) {
 
   test(`${kind}: every file reads back with the digest and size its manifest gives`, T, async (t) => {
     const s = server();
-    s.skill(PDF);
+    addSkill(s, PDF);
     const call = await open(t, s);
     const { skill } = (await call('skills/get', { uri: 'skill://pdf-processing/SKILL.md' }, 'g')).result;
     assert.deepEqual(
@@ -166,8 +166,8 @@ for (const [kind, open] of TRANSPORTS) {
     T,
     async (t) => {
       const s = server();
-      s.skill(PDF);
-      s.skill(NOTES);
+      addSkill(s, PDF);
+      addSkill(s, NOTES);
       const call = await open(t, s);
       /** Every child of a folder, over all its pages. */
       const children = async (uri: string): Promise<Record<string, unknown>[]> => {
@@ -219,7 +219,7 @@ for (const [kind, open] of TRANSPORTS) {
 
   test(`${kind}: an unknown skill is -32602; a uri that is not a string is -32602 naming it`, T, async (t) => {
     const s = server();
-    s.skill(PDF);
+    addSkill(s, PDF);
     const call = await open(t, s);
     const unknown = await call('skills/get', { uri: 'skill://mcp-conformance-nonexistent-skill-9f3a2b/SKILL.md' }, 'u');
     assert.equal(unknown.error.code, -32602);
@@ -241,7 +241,7 @@ test(
   T,
   async (t) => {
     const s = server();
-    s.skill(PDF);
+    addSkill(s, PDF);
     const client = new WireClient(s);
     t.after(() => client.end());
     const init = await client.initialize('2025-11-25');
@@ -271,11 +271,11 @@ test(
 
 test('a skill added or removed is one resources list_changed, and its files stop being served', T, async (t) => {
   const s = server();
-  s.skill(NOTES); // resources are served from the start: the session is told of list changes
+  addSkill(s, NOTES); // resources are served from the start: the session is told of list changes
   const client = new WireClient(s);
   t.after(() => client.end());
   await client.initialize('2025-11-25');
-  const added = s.skill(PDF);
+  const added = addSkill(s, PDF);
   assert.equal(added.uri, 'skill://pdf-processing/SKILL.md');
   await client.notification('notifications/resources/list_changed');
   const before = await client.request('skills/list', {});
@@ -295,7 +295,7 @@ test('a skill added or removed is one resources list_changed, and its files stop
   );
   const gone = await client.request('resources/read', { uri: 'skill://pdf-processing/SKILL.md' });
   assert.equal(gone.error.code, -32002); // 2025's resource-not-found
-  s.skill(PDF); // the name is free again
+  addSkill(s, PDF); // the name is free again
 });
 
 test('registration refuses hostile or broken bundles, naming the mistake, and serves nothing of them', async (t) => {
@@ -350,23 +350,23 @@ test('registration refuses hostile or broken bundles, naming the mistake, and se
     [5 as unknown as SkillBundle, /skillMd/],
   ];
   for (const [bundle, message] of refusals)
-    assert.throws(() => s.skill(bundle), { name: 'TypeError', message }, String(message));
+    assert.throws(() => addSkill(s, bundle), { name: 'TypeError', message }, String(message));
   const call = stdioModern(t, s);
   assert.equal((await call('resources/list', {}, 'nothing')).error.code, -32601, 'nothing of them: not even resources');
   assert.equal((await call('server/discover', {}, 'undeclared')).result.capabilities.extensions, undefined);
-  s.skill(PDF);
-  assert.throws(() => s.skill(PDF), /already served/);
+  addSkill(s, PDF);
+  assert.throws(() => addSkill(s, PDF), /already served/);
   assert.throws(
-    () => s.skill({ ...NOTES, skillMd: NOTES.skillMd.replace('release-notes', 'pdf-processing') }),
+    () => addSkill(s, { ...NOTES, skillMd: NOTES.skillMd.replace('release-notes', 'pdf-processing') }),
     /already served/,
   );
   const nested = { prefix: 'pdf-processing', skillMd: frontmatter('name: inner\ndescription: d') };
-  assert.throws(() => s.skill(nested), /hold one another/);
+  assert.throws(() => addSkill(s, nested), /hold one another/);
   // A file whose URI another resource holds: nothing of the skill is served.
   s.resource('skill://taken/SKILL.md', { name: 'x' }, () => ({ contents: [] }));
-  assert.throws(() => s.skill({ skillMd: frontmatter('name: taken\ndescription: d') }));
+  assert.throws(() => addSkill(s, { skillMd: frontmatter('name: taken\ndescription: d') }));
   const digests = { 'SKILL.md': digest(Buffer.from(NOTES.skillMd)) };
-  s.skill({ ...NOTES, digests }); // matching digests pass
+  addSkill(s, { ...NOTES, digests }); // matching digests pass
 });
 
 test('the extension is declared with the others in 2025 initialize (extensions maps merge)', T, async (t) => {
@@ -376,7 +376,7 @@ test('the extension is declared with the others in 2025 initialize (extensions m
     settings: {},
     legacyCapabilities: () => ({ extensions: { 'com.example/other': {} } }),
   });
-  s.skill(NOTES);
+  addSkill(s, NOTES);
   const client = new WireClient(s);
   t.after(() => client.end());
   const init = await client.initialize('2025-11-25');
@@ -386,13 +386,13 @@ test('the extension is declared with the others in 2025 initialize (extensions m
 test('more refusals: files in a Map, a lone surrogate, a prefix that is not a string; inherited names are files too', () => {
   const s = server();
   const skillMd = '---\nname: ok\ndescription: d\n---\n';
-  assert.throws(() => s.skill({ skillMd, files: new Map() as never }), /files must be a plain object/);
-  assert.throws(() => s.skill({ skillMd, files: { 'a.md': 'x\ud800y' } }), /lone surrogate/);
-  assert.throws(() => s.skill({ skillMd: `${skillMd}\udc00` }), /lone surrogate/);
-  assert.throws(() => s.skill({ skillMd, prefix: 5 as never }), /prefix must be a string/);
-  assert.throws(() => s.skill({ skillMd, digests: new Map() as never }), /digests must be a plain object/);
+  assert.throws(() => addSkill(s, { skillMd, files: new Map() as never }), /files must be a plain object/);
+  assert.throws(() => addSkill(s, { skillMd, files: { 'a.md': 'x\ud800y' } }), /lone surrogate/);
+  assert.throws(() => addSkill(s, { skillMd: `${skillMd}\udc00` }), /lone surrogate/);
+  assert.throws(() => addSkill(s, { skillMd, prefix: 5 as never }), /prefix must be a string/);
+  assert.throws(() => addSkill(s, { skillMd, digests: new Map() as never }), /digests must be a plain object/);
   // A digest list that does not name `constructor` checks nothing for it (no inherited property is taken for one).
-  s.skill({ skillMd, files: { constructor: 'c', toString: 't' }, digests: {} });
+  addSkill(s, { skillMd, files: { constructor: 'c', toString: 't' }, digests: {} });
 });
 
 test('a failing registration rolls back every file it registered; the last removal undeclares the extension', async (t) => {
@@ -402,7 +402,7 @@ test('a failing registration rolls back every file it registered; the last remov
     skillMd: '---\nname: roll\ndescription: d\n---\n',
     files: { 'references/A.md': 'a', 'references/B.md': 'b' },
   };
-  assert.throws(() => s.skill(bundle), {
+  assert.throws(() => addSkill(s, bundle), {
     name: 'TypeError',
     message: /skill 'roll': .*skill:\/\/roll\/references\/B\.md/,
   });
@@ -412,13 +412,13 @@ test('a failing registration rolls back every file it registered; the last remov
     ['skill://roll/references/B.md'],
   );
   assert.equal((await call('server/discover', {}, 'd1')).result.capabilities.extensions, undefined);
-  const pdf = s.skill(PDF);
+  const pdf = addSkill(s, PDF);
   assert.ok((await call('server/discover', {}, 'd2')).result.capabilities.extensions[SKILLS_EXTENSION]);
   assert.equal((await call('resources/directory/read', { uri: 'skill://pdf-processing' }, 'r1')).error, undefined);
   pdf.remove();
   assert.equal((await call('resources/directory/read', { uri: 'skill://pdf-processing' }, 'r2')).error.code, -32601);
   assert.equal((await call('server/discover', {}, 'd3')).result.capabilities.extensions, undefined);
-  s.skill(NOTES);
+  addSkill(s, NOTES);
   const notes = await call('resources/directory/read', { uri: 'skill://pdf-processing' }, 'r3');
   assert.equal(notes.error.code, -32602, "the removed skill's folder is gone from the tree");
 });
@@ -435,7 +435,7 @@ test('2026-07-28: a skill added or removed reaches a listen stream as one resour
     method: 'notifications/resources/list_changed',
     params: { _meta: { [SUBSCRIPTION_ID]: 'listen' } },
   };
-  const added = s.skill(PDF);
+  const added = addSkill(s, PDF);
   assert.deepEqual(await client.notification('notifications/resources/list_changed'), changed);
   added.remove();
   assert.deepEqual(await client.notification('notifications/resources/list_changed'), changed);

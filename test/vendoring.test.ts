@@ -1,22 +1,22 @@
-// The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies
-// are the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or
-// fetch.ts beyond it, the tasks add-on that of tasks-extension.ts, the Redis add-on that of redis.ts beyond the
-// node:http set, and the layout table names every root module once. Computed from the imports, so the README
-// cannot drift from the tree (README.md, Vendoring and Layout).
+// The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies are
+// the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or fetch.ts
+// beyond it, the tasks add-on that of tasks-extension.ts, the skills add-on that of its folder (skills/), the Redis
+// add-on that of redis.ts beyond the node:http set, and the layout table names every module once. Computed from the
+// imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { closure, ROOT } from './imports.ts';
+import { closure, FOLDERS, modulesOf, ROOT } from './imports.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-/** The `name.ts` files named in the README between `<!-- tag -->` and `<!-- /tag -->`, in order. */
+/** The `name.ts` (or `folder/name.ts`) files named in the README between `<!-- tag -->` and `<!-- /tag -->`. */
 function namedIn(tag: string): string[] {
   const start = README.indexOf(`<!-- ${tag} -->`);
   const end = README.indexOf(`<!-- /${tag} -->`);
   assert.ok(start !== -1 && end > start, `README.md has the ${tag} markers`);
-  return [...README.slice(start, end).matchAll(/`([a-z-]+\.ts)`/g)].map((match) => match[1]!);
+  return [...README.slice(start, end).matchAll(/`((?:[a-z]+\/)?[a-z0-9-]+\.ts)`/g)].map((match) => match[1]!);
 }
 
 const sorted = (files: Iterable<string>): string[] => [...files].sort();
@@ -41,6 +41,15 @@ for (const [tag, entry, reaches] of [
   });
 }
 
+test('the README lists exactly the files the skills/ folder adds to the core set: the folder, nothing else', () => {
+  const added = sorted(
+    new Set(modulesOf('skills').flatMap((module) => [...closure(module)].filter((file) => !CORE.has(file)))),
+  );
+  assert.deepEqual(added, modulesOf('skills'));
+  assert.deepEqual(namedIn('vendoring:skills'), added);
+  assert.match(README, new RegExp(`\\(\`mcp-core/skills\`[^)]*\\) adds ${added.length}[,:]`));
+});
+
 test('the README lists exactly the files redis.ts adds to the core and node:http sets', () => {
   const http = closure('http.ts');
   const added = sorted([...closure('redis.ts')].filter((file) => !CORE.has(file) && !http.has(file)));
@@ -49,11 +58,11 @@ test('the README lists exactly the files redis.ts adds to the core and node:http
   assert.match(README, new RegExp(`beside the \`node:http\` set\\) adds ${added.length}[,:]`));
 });
 
-test('the README layout table names every root module exactly once', () => {
+test('the README layout table names every module of the root and of each add-on folder exactly once', () => {
   const start = README.indexOf('<!-- layout -->');
   assert.ok(start !== -1, 'README.md has the layout markers');
   const table = README.slice(start, README.indexOf('<!-- /layout -->'));
-  const rows = [...table.matchAll(/^\| `([a-z-]+\.ts)` \|/gm)].map((match) => match[1]!);
+  const rows = [...table.matchAll(/^\| `((?:[a-z]+\/)?[a-z0-9-]+\.ts)` \|/gm)].map((match) => match[1]!);
   assert.equal(new Set(rows).size, rows.length, 'no module has two rows');
-  assert.deepEqual(sorted(rows), sorted(readdirSync(ROOT).filter((name) => name.endsWith('.ts'))));
+  assert.deepEqual(sorted(rows), sorted([...modulesOf(), ...FOLDERS.flatMap((folder) => modulesOf(folder))]));
 });

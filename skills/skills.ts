@@ -1,13 +1,22 @@
-// Agent Skills over MCP (the extension io.modelcontextprotocol/skills, docs/skills.md): a skill bundle (its SKILL.md
-// and files) is checked into the skill it serves, under skill://<prefix>/<name>/…, with each file's size and SHA-256
-// digest; the extension answers skills/list, skills/get and resources/directory/read from the skills served. Reads no
-// file system (skills-fs.ts does), and never serves a byte that was not registered.
+// The skills add-on (`mcp-core/skills`, extension io.modelcontextprotocol/skills, docs/skills.md): addSkill() checks a
+// bundle into the skill it serves under skill://<prefix>/<name>/… (each file's size and SHA-256 digest), registers its
+// files as resources in one batch, and installs the extension (skills/list, skills/get, resources/directory/read) only
+// while it serves a skill. Reads no file system (skills-fs.ts does); never serves a byte that was not registered.
 
-import { sha256, toBase64, utf8 } from './bytes.ts';
+import { toBase64, utf8 } from '../bytes.ts';
+import type { Registration, Server } from '../core.ts';
+import { invalidParams, isPlainObject } from '../jsonrpc.ts';
+import { decodeCursor, encodeCursor } from '../registry.ts';
+import type {
+  Extension,
+  ExtensionHost,
+  ExtensionMethod,
+  ReadResourceResult,
+  ResourceDefinition,
+  ResourceUpdate,
+} from '../types.ts';
 import { parseFrontmatter } from './frontmatter.ts';
-import { invalidParams, isPlainObject } from './jsonrpc.ts';
-import { decodeCursor, encodeCursor } from './registry.ts';
-import type { Extension, ExtensionHost, ExtensionMethod, ReadResourceResult, ResourceDefinition } from './types.ts';
+import { sha256 } from './sha256.ts';
 
 /** The extension's identifier (SEP-2640). */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -23,7 +32,7 @@ const DIRECTORY_MIME_TYPE = 'inode/directory';
 const SKILLS_CURSOR = 's';
 const DIRECTORY_CURSOR = 'd';
 
-/** A skill as given to `server.skill()`: its SKILL.md and the files beside it. */
+/** A skill as given to `addSkill()`: its SKILL.md and the files beside it. */
 export interface SkillBundle {
   /** The SKILL.md text: YAML frontmatter (`name`, `description`, …) between `---` lines, then Markdown. */
   skillMd: string;
@@ -52,8 +61,15 @@ interface SkillFile {
   readonly digest: string;
 }
 
+/** What `addSkill()` returns: the skill's SKILL.md URI, and its removal (its files stop being served). */
+export interface SkillRegistration {
+  readonly uri: string;
+  /** Stops serving the skill and its files (a no-op once removed); clients are told the resource list changed. */
+  remove(): void;
+}
+
 /** A skill as served: its SKILL.md's URI and root, its frontmatter, and its files (SKILL.md first). */
-export interface Skill {
+interface Skill {
   readonly uri: string;
   readonly root: string;
   readonly name: string;
@@ -131,7 +147,7 @@ function segmentsOf(what: string, path: string): string[] {
  * when given, the prefix and file paths (no traversal, nothing to escape), the limits (MAX_SKILL_FILES and
  * MAX_SKILL_BYTES), and the digests when given.
  */
-export function checkSkill(bundle: SkillBundle): Skill {
+function checkSkill(bundle: SkillBundle): Skill {
   if (!isRecord(bundle) || typeof bundle.skillMd !== 'string')
     throw new TypeError('a skill needs its SKILL.md text as skillMd (a string)');
   if (LONE_SURROGATE.test(bundle.skillMd)) throw new TypeError('skill: SKILL.md has a lone surrogate (not UTF-8 text)');
@@ -205,14 +221,14 @@ export function checkSkill(bundle: SkillBundle): Skill {
 }
 
 /** What a file is listed as (resources/list, resources/directory/read): SKILL.md with the skill's name. */
-export function definitionOf(skill: Skill, file: SkillFile): ResourceDefinition {
+function definitionOf(skill: Skill, file: SkillFile): ResourceDefinition {
   return file.path === 'SKILL.md'
     ? { name: skill.name, description: skill.description, mimeType: file.mimeType, size: file.bytes.length }
     : { name: file.path, mimeType: file.mimeType, size: file.bytes.length };
 }
 
 /** What reading a file answers (resources/read): its text, or its bytes as a base64 blob. */
-export function contentOf(file: SkillFile): ReadResourceResult['contents'][number] {
+function contentOf(file: SkillFile): ReadResourceResult['contents'][number] {
   return file.text === undefined
     ? { uri: file.uri, mimeType: file.mimeType, blob: toBase64(file.bytes) }
     : { uri: file.uri, mimeType: file.mimeType, text: file.text };
@@ -236,10 +252,10 @@ interface Directory {
 /**
  * The skills extension: declared as `{directoryRead: true}` in both eras (2026-07-28 `server/discover`, 2025
  * `initialize`), its methods served to every client (a client learns of them from the declaration), skills/list and
- * skills/get cacheable. The skills are registered by `server.skill()`, which serves their files as resources and
+ * skills/get cacheable. The skills are registered by `addSkill()`, which serves their files as resources and
  * installs the extension only while it serves one.
  */
-export class SkillsExtension implements Extension {
+class SkillsExtension implements Extension {
   readonly id = SKILLS_EXTENSION;
   readonly settings: Record<string, unknown> = { directoryRead: true };
   readonly modernMethods: Readonly<Record<string, ExtensionMethod>>;
@@ -358,4 +374,53 @@ export class SkillsExtension implements Extension {
     this.#directories = tree;
     return tree;
   }
+}
+
+/** Each server's skills extension, made by its first addSkill() (installed only while it serves a skill). */
+const extensions = new WeakMap<Server, SkillsExtension>();
+
+/**
+ * Serves an Agent Skill on `server` (the io.modelcontextprotocol/skills extension, docs/skills.md) from its bundle:
+ * its SKILL.md and files become resources under `skill://[prefix/]<name>/`, listed and read in both eras, and the
+ * extension (declared while it serves a skill) lists it with each file's size and SHA-256 digest. Throws a TypeError
+ * naming the mistake for a bundle the extension refuses (frontmatter, name, paths, limits, digests) or one whose
+ * name or URIs another skill or resource holds; nothing of it is then served. Clients are told the resource list
+ * changed, once (Server.batchResources).
+ */
+export function addSkill(server: Server, bundle: SkillBundle): SkillRegistration {
+  const skill = checkSkill(bundle);
+  let skills = extensions.get(server);
+  if (skills === undefined) extensions.set(server, (skills = new SkillsExtension()));
+  skills.admit(skill);
+  // Declared only while it serves a skill: installed with the first, uninstalled with the last.
+  if (skills.size === 0) server.use(skills);
+  const registrations: Registration<ResourceUpdate>[] = [];
+  try {
+    server.batchResources(() => {
+      for (const file of skill.files) {
+        const content = contentOf(file);
+        // Each read gets its own content object; its strings are shared (they never change).
+        registrations.push(
+          server.resource(file.uri, definitionOf(skill, file), () => ({ contents: [{ ...content }] })),
+        );
+      }
+    });
+  } catch (error) {
+    if (skills.size === 0) server.unuse(skills); // the batch removed what it registered: none of it is served
+    throw new TypeError(`skill '${skill.name}': ${(error as Error).message}`);
+  }
+  skills.add(skill);
+  let removed = false;
+  return {
+    uri: skill.uri,
+    remove: () => {
+      if (removed) return;
+      removed = true;
+      skills.remove(skill.uri);
+      if (skills.size === 0) server.unuse(skills);
+      server.batchResources(() => {
+        for (const registration of registrations) registration.remove();
+      });
+    },
+  };
 }

@@ -1,4 +1,4 @@
-// Loads an Agent Skill's folder from disk into the bundle `server.skill()` serves (mcp-core/skills-fs): SKILL.md and
+// Loads an Agent Skill's folder from disk into the bundle `addSkill()` serves (mcp-core/skills-fs): SKILL.md and
 // every regular file below it, within the skill limits. Owns nothing; never follows a symbolic link in the folder,
 // never reads a file but the one it listed, never waits on a FIFO, looks names up only in the folders it listed (on
 // Linux: docs/skills.md "Loading from disk"), holds at most MAX_DEPTH + 2 handles; the core never imports it.
@@ -77,7 +77,7 @@ export interface LoadSkillOptions {
  * every other regular file as bytes, with paths from the folder. Rejects a folder without SKILL.md, a symbolic link
  * anywhere below it, a file or folder that is not the one listed when it is opened, folders more than MAX_DEPTH
  * deep, more than MAX_SKILL_FILES files or MAX_SKILL_BYTES bytes (before reading past the limit), with an Error
- * naming the path. Hidden entries (a name starting with `.`) are skipped. `server.skill()` checks the rest.
+ * naming the path. Hidden entries (a name starting with `.`) are skipped. `addSkill()` checks the rest.
  */
 export async function loadSkillDirectory(directory: string, options: LoadSkillOptions = {}): Promise<SkillBundle> {
   // No prototype: a file named `__proto__` is a file like any other.
