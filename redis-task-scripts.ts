@@ -4,7 +4,7 @@
 // script text and the key layout it implies; never runs a command itself, and the core never imports it.
 
 import { INTERNAL_ERROR } from './jsonrpc.ts';
-import { RECORD_BYTES, TASK_TRANSITIONS } from './task-store.ts';
+import { RECORD_BYTES, TASK_TRANSITIONS } from './tasks/task-store.ts';
 
 /** What a record whose process stopped holds: `failed`, with the generic internal error. */
 export const LOST_BODY = JSON.stringify({

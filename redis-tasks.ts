@@ -35,7 +35,7 @@ import {
   type TaskStore,
   taskLimit,
   variableText,
-} from './task-store.ts';
+} from './tasks/task-store.ts';
 
 /** The task options of createRedisEngine(). */
 export interface RedisTaskOptions {

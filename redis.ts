@@ -8,7 +8,7 @@ import { positive, RedisCommands, type RedisLink } from './redis-link.ts';
 import { type RedisTaskOptions, RedisTaskStore } from './redis-tasks.ts';
 import type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
 import { type EventStore, newStreamId } from './sse.ts';
-import type { TaskStore } from './task-store.ts';
+import type { TaskStore } from './tasks/task-store.ts';
 
 export type { RedisLink } from './redis-link.ts';
 export type { RedisTaskOptions } from './redis-tasks.ts';

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { type Context, createServer, type Server, type ServerOptions } from '../core.ts';
 import { type HttpOptions, serveHttp } from '../http.ts';
 import { serveStdio } from '../stdio.ts';
-import { createTasksExtension, type TaskStore } from '../tasks-extension.ts';
+import { createTasksExtension, type TaskStore } from '../tasks/tasks-extension.ts';
 import { registerModernFixtures } from './modern-fixtures.ts';
 import { registerSkillFixtures } from './skill-fixtures.ts';
 import { registerTaskFixtures } from './task-fixtures.ts';

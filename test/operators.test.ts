@@ -13,7 +13,7 @@ import { type TestContext, test } from 'node:test';
 import { createServer, ProtocolError, REQUEST_TRACING_CHANNEL, type RequestTrace, type Server } from '../core.ts';
 import { createFetchHandler } from '../fetch.ts';
 import { serveHttp } from '../http.ts';
-import { createTasksExtension } from '../tasks-extension.ts';
+import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';
 import { modernHeaders, watchExchanges } from './raw-http.ts';
 import { SseReader } from './sse-reader.ts';

@@ -36,7 +36,7 @@ import type {
   TaskStatus,
   Tool,
 } from '../protocol.ts';
-import { createTasksExtension } from '../tasks-extension.ts';
+import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { type Frame, untilResponse, WireClient } from './harness.ts';
 
 test('frames typed with the exported wire types are served, and their answers fit the result types', async () => {

@@ -22,7 +22,7 @@ import {
   SharedSessions,
 } from '../shared-sessions.ts';
 import { newStreamId } from '../sse.ts';
-import { createTasksExtension } from '../tasks-extension.ts';
+import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';
 import { type Cleanup, findBinary, needBinary, type RedisService, startRedis } from './services.ts';
 import { SseReader } from './sse-reader.ts';

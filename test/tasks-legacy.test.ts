@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { type Context, createServer, elicitInput, inputRequired, ProtocolError, type Server } from '../core.ts';
 import { type HttpServer, serveHttp } from '../http.ts';
-import { createTasksExtension, MemoryTaskStore, type TasksExtension } from '../tasks-extension.ts';
+import { createTasksExtension, MemoryTaskStore, type TasksExtension } from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 import { fail, type Id, notification, ok, request } from './wire.ts';

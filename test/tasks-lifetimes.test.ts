@@ -16,7 +16,7 @@ import {
   type MemoryTaskStoreOptions,
   type TaskRecord,
   type TasksExtension,
-} from '../tasks-extension.ts';
+} from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import { modernHeaders, raw } from './raw-http.ts';
 import { CLIENT_CAPABILITIES, type Id, modern, notification, request, SERVER_INFO } from './wire.ts';

@@ -27,7 +27,7 @@ import {
   type TaskRecord,
   type TaskStore,
   type TasksExtension,
-} from '../tasks-extension.ts';
+} from '../tasks/tasks-extension.ts';
 import type { AuthInfo } from '../types.ts';
 import { deferred, type Frame, MemoryLogger, untilResponse, WireClient } from './harness.ts';
 import { modernHeaders, raw } from './raw-http.ts';

@@ -1,8 +1,8 @@
-// The task store and runner (task-store.ts, tasks.ts, docs/tasks.md): the records MemoryTaskStore keeps (timestamps, TTL clamp,
-// the live-task cap, paging by owner, expiry, close), the state machine and its terminal rule, the mapping of a
-// handler's outcome to a record, input requests, cancellation, expiry of a running task, close() with tasks
-// running, a task's own listener hearing its terminal transition, and a 1 000-task storm that leaves no record and
-// no timer behind. Every wait is on an explicit signal; expiry runs on node:test's mocked timers and clock.
+// The task store and runner (tasks/task-store.ts, tasks/tasks.ts, docs/tasks.md): the records MemoryTaskStore keeps
+// (timestamps, TTL clamp, the live-task cap, paging by owner, expiry, close), the state machine and its terminal rule,
+// the mapping of a handler's outcome to a record, input requests, cancellation, expiry of a running task, close() with
+// tasks running, a task's own listener hearing its terminal transition, and a 1 000-task storm that leaves no record
+// and no timer behind. Every wait is on an explicit signal; expiry runs on node:test's mocked timers and clock.
 
 import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
@@ -16,8 +16,8 @@ import {
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
-} from '../task-store.ts';
-import { POLL_INTERVAL_MS, type TaskContext, TaskRunner } from '../tasks.ts';
+} from '../tasks/task-store.ts';
+import { POLL_INTERVAL_MS, type TaskContext, TaskRunner } from '../tasks/tasks.ts';
 import { MemoryLogger } from './harness.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -3,15 +3,15 @@
 // (Basic > Utilities > Tasks): which tool calls become tasks, the methods, the wire shapes, owners and notifications.
 // An add-on the core never imports; every task is bound to its caller, and another caller's task is unknown.
 
-import { OutboundRequestError } from './core.ts';
-import { since, toolFailureResult } from './features.ts';
+import { OutboundRequestError } from '../core.ts';
+import { since, toolFailureResult } from '../features.ts';
 import {
   type InputRequest,
   InputRequired,
   MAX_INPUT_ROUNDS,
   readInputResponses,
   requiredCapabilities,
-} from './input.ts';
+} from '../input.ts';
 import {
   describeValue,
   ErrorCode,
@@ -19,8 +19,17 @@ import {
   isPlainObject,
   type JsonRpcErrorObject,
   ProtocolError,
-} from './jsonrpc.ts';
-import { declaresExtension, missingCapability, missingExtension } from './modern.ts';
+} from '../jsonrpc.ts';
+import { declaresExtension, missingCapability, missingExtension } from '../modern.ts';
+import type {
+  DetachedContext,
+  Extension,
+  ExtensionContext,
+  ExtensionHost,
+  ExtensionMethod,
+  ToolCall,
+  ToolDefinition,
+} from '../types.ts';
 import {
   isTerminal,
   MemoryTaskStore,
@@ -30,15 +39,6 @@ import {
   type TaskStore,
 } from './task-store.ts';
 import { type TaskContext, TaskRunner } from './tasks.ts';
-import type {
-  DetachedContext,
-  Extension,
-  ExtensionContext,
-  ExtensionHost,
-  ExtensionMethod,
-  ToolCall,
-  ToolDefinition,
-} from './types.ts';
 
 export {
   canTransition,

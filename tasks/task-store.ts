@@ -3,8 +3,8 @@
 // status transitions every store enforces, the bounded MemoryTaskStore. Runs no handler, owns no protocol method or
 // wire shape (docs/tasks.md); the core never imports it; terminal records never change.
 
-import { ErrorCode, type JsonRpcErrorObject, ProtocolError } from './jsonrpc.ts';
-import { decodeCursor, encodeCursor } from './registry.ts';
+import { ErrorCode, type JsonRpcErrorObject, ProtocolError } from '../jsonrpc.ts';
+import { decodeCursor, encodeCursor } from '../registry.ts';
 
 /** A task's status, the same five in both eras. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
