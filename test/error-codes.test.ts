@@ -9,8 +9,14 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode } from '../core.ts';
+import { FOLDERS } from './imports.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The root's files and those of each add-on folder (`skills/skills.ts`), by path from the root. */
+const SOURCES = [
+  ...readdirSync(ROOT),
+  ...FOLDERS.flatMap((folder) => readdirSync(join(ROOT, folder)).map((file) => `${folder}/${file}`)),
+];
 const WIRE_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022]);
 
 function codeWithoutComments(file: string): string {
@@ -20,9 +26,7 @@ function codeWithoutComments(file: string): string {
 }
 
 test('every error code in the library is one of the codes docs/eras.md lets the core emit', () => {
-  const files = [...readdirSync(ROOT), ...readdirSync(join(ROOT, 'skills')).map((file) => `skills/${file}`)].filter(
-    (file) => file.endsWith('.ts'),
-  );
+  const files = SOURCES.filter((file) => file.endsWith('.ts'));
   assert.ok(files.length >= 10);
   const seen = new Map<number, string[]>();
   for (const file of files) {
@@ -53,9 +57,7 @@ test('the exported ErrorCode constants are wire codes', () => {
 const VOCABULARY = new Set(['jsonrpc.ts', 'protocol.ts']);
 
 test('outside jsonrpc.ts, error codes are ErrorCode names and error frames come from errorResponse', () => {
-  const files = [...readdirSync(ROOT), ...readdirSync(join(ROOT, 'skills')).map((file) => `skills/${file}`)].filter(
-    (file) => file.endsWith('.ts') && !VOCABULARY.has(file),
-  );
+  const files = SOURCES.filter((file) => file.endsWith('.ts') && !VOCABULARY.has(file));
   assert.ok(files.length >= 10);
   for (const file of files) {
     const code = codeWithoutComments(file);

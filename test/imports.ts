@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"](\.\.?\/[^'"]+)['"]/g;
 /** The add-on folders: each holds its modules flat (docs/design.md, Layers). */
-export const FOLDERS = ['skills'] as const;
+export const FOLDERS = ['skills', 'tasks'] as const;
 
 /** The `.ts` modules of the root (`folder` undefined) or of one folder, by path from the root, sorted. */
 export function modulesOf(folder?: string): string[] {

@@ -1,15 +1,16 @@
 // The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
 // sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch,
-// testing, wire-type or task module and nothing of an add-on folder (skills/); each add-on folder's modules reach
-// only the core set and the folder itself; and no module takes part in an import cycle. Transports hand the core
-// what they know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
+// testing, wire-type or Redis module and nothing of an add-on folder (skills/, tasks/); each add-on folder's modules
+// reach only the core set and the folder itself; a root module reaches into a folder only along a declared
+// cross-add-on edge (Redis → tasks/); and no module takes part in an import cycle. Transports hand the core what they
+// know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { closure, FOLDERS, IMPORT, importsOf, modulesOf } from './imports.ts';
 
 const ADD_ON =
-  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|tasks?|redis|skills\/)/;
+  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|redis|skills\/|tasks\/)/;
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
@@ -46,14 +47,45 @@ for (const entry of ['stdio.ts', 'core.ts']) {
   });
 }
 
-test('the core set holds nothing of an add-on folder: the skills add-on and its YAML reader and digest stay out', () => {
+test('the core set holds nothing of an add-on folder: the skills and tasks add-ons stay out', () => {
   const core = [...closure('stdio.ts')];
   assert.deepEqual(
     core.filter((file) => file.includes('/')),
     [],
   );
-  for (const file of ['frontmatter.ts', 'skills.ts', 'skills-fs.ts', 'sha256.ts'])
+  for (const file of [
+    'frontmatter.ts',
+    'skills.ts',
+    'skills-fs.ts',
+    'sha256.ts',
+    'task-store.ts',
+    'tasks.ts',
+    'tasks-extension.ts',
+  ])
     assert.ok(!core.includes(file), file);
+});
+
+/**
+ * The declared cross-add-on edges (docs/design.md, Layers): the root modules that reach into an add-on folder, and
+ * the folders each reaches. Every Redis module reaches the task store of tasks/; nothing else crosses into a folder.
+ */
+const DECLARED_NEIGHBOURS: Readonly<Record<string, readonly string[]>> = {
+  'redis-link.ts': ['tasks'],
+  'redis-task-scripts.ts': ['tasks'],
+  'redis-tasks.ts': ['tasks'],
+  'redis.ts': ['tasks'],
+};
+
+test('a root module reaches into an add-on folder only along a declared edge: the Redis add-on into tasks/', () => {
+  const reached: Record<string, string[]> = {};
+  for (const module of modulesOf()) {
+    const folders = [
+      ...new Set([...closure(module)].filter((file) => file.includes('/')).map((file) => file.split('/')[0]!)),
+    ];
+    if (folders.length > 0) reached[module] = folders.sort();
+  }
+  assert.deepEqual(reached, DECLARED_NEIGHBOURS);
+  assert.ok(closure('redis.ts').has('tasks/task-store.ts'), 'the Redis add-on reaches the task store');
 });
 
 for (const folder of FOLDERS) {
@@ -72,6 +104,8 @@ test('the folder check sees a folder module reach the core and its siblings', ()
   const reached = closure('skills/skills.ts');
   for (const file of ['core.ts', 'skills/frontmatter.ts', 'skills/sha256.ts']) assert.ok(reached.has(file), file);
   assert.ok(closure('skills/skills-fs.ts').has('skills/skills.ts'));
+  const tasks = closure('tasks/tasks-extension.ts');
+  for (const file of ['core.ts', 'tasks/tasks.ts', 'tasks/task-store.ts']) assert.ok(tasks.has(file), file);
 });
 
 test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {

@@ -179,7 +179,8 @@ test("the packed package holds only dist/*.js, dist/*.d.ts (an add-on folder's t
 // ---------------------------------------------------------------------------------------------------------------
 // Module layout
 
-test('every root module imports only node: built-ins and ./*.ts siblings', () => {
+// Which root modules may import from a folder is the layering test's declared cross-add-on edges (Redis → tasks/).
+test("every root module imports only node: built-ins, ./*.ts siblings and an add-on folder's ./<folder>/*.ts", () => {
   assert.ok(MODULES.includes('core.ts') && MODULES.includes('stdio.ts'));
   const builtins = new Set(builtinModules);
   for (const file of MODULES) {
@@ -190,8 +191,9 @@ test('every root module imports only node: built-ins and ./*.ts siblings', () =>
         assert.ok(builtins.has(specifier.slice('node:'.length)), `${file}: ${specifier} is not a Node built-in`);
         continue;
       }
-      assert.match(specifier, /^\.\/[^/]+\.ts$/, `${file} imports '${specifier}'`);
-      assert.ok(MODULES.includes(specifier.slice(2)), `${file}: ${specifier} is not a root module`);
+      assert.match(specifier, /^\.\/(?:[a-z]+\/)?[^/]+\.ts$/, `${file} imports '${specifier}'`);
+      const path = specifier.slice(2);
+      assert.ok(MODULES.includes(path) || FOLDER_MODULES.includes(path), `${file}: ${specifier} is no module of ours`);
     }
   }
 });
@@ -199,7 +201,7 @@ test('every root module imports only node: built-ins and ./*.ts siblings', () =>
 test("every add-on folder's module imports only node: built-ins, ../<core module>.ts and ./<sibling>.ts", () => {
   const core = closure('stdio.ts');
   const builtins = new Set(builtinModules);
-  assert.ok(FOLDER_MODULES.includes('skills/skills.ts'));
+  assert.ok(FOLDER_MODULES.includes('skills/skills.ts') && FOLDER_MODULES.includes('tasks/tasks-extension.ts'));
   for (const module of FOLDER_MODULES) {
     const folder = module.slice(0, module.indexOf('/'));
     const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, module), 'utf8'), true, true);
@@ -236,7 +238,7 @@ test('npm run build emitted a current dist/*.js and .d.ts for every root and add
   }
 });
 
-test('the built JavaScript imports ./*.js siblings, and a folder ../*.js too (the .ts extensions were rewritten)', () => {
+test('the built JavaScript imports ./*.js siblings, a folder ../*.js, a root module ./<folder>/*.js (the .ts extensions were rewritten)', () => {
   const built = [
     ...readdirSync(DIST).filter((name) => name.endsWith('.js')),
     ...FOLDERS.flatMap((folder) =>
@@ -245,7 +247,7 @@ test('the built JavaScript imports ./*.js siblings, and a folder ../*.js too (th
         .map((name) => `${folder}/${name}`),
     ),
   ];
-  assert.ok(built.includes('skills/skills.js'), 'the folders are built');
+  assert.ok(built.includes('skills/skills.js') && built.includes('tasks/tasks-extension.js'), 'the folders are built');
   for (const file of built) {
     const inFolder = file.includes('/');
     const { importedFiles } = ts.preProcessFile(readFileSync(join(DIST, file), 'utf8'), true, true);
@@ -253,7 +255,7 @@ test('the built JavaScript imports ./*.js siblings, and a folder ../*.js too (th
       if (specifier.startsWith('node:')) continue;
       assert.match(
         specifier,
-        inFolder ? /^\.\.?\/[^/]+\.js$/ : /^\.\/[^/]+\.js$/,
+        inFolder ? /^\.\.?\/[^/]+\.js$/ : /^\.\/(?:[a-z]+\/)?[^/]+\.js$/,
         `dist/${file} imports '${specifier}'`,
       );
       assert.ok(existsSync(join(DIST, file, '..', specifier)), `dist/${file} imports the missing ${specifier}`);
@@ -288,7 +290,7 @@ test("the built package imported by file URL serves initialize and tools/call on
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills add-on on Node 20, and internals stay private', {
+test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills and tasks add-ons on Node 20, and internals stay private', {
   timeout: 30_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -308,6 +310,9 @@ test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills add-o
       `const { addSkill } = await import('mcp-core/skills');`,
       `const { loadSkillDirectory } = await import('mcp-core/skills-fs');`,
       `if (typeof addSkill !== 'function' || typeof loadSkillDirectory !== 'function') process.exit(5);`,
+      // The tasks add-on resolves from its folder.
+      `const { createTasksExtension } = await import('mcp-core/tasks');`,
+      `if (typeof createTasksExtension !== 'function') process.exit(6);`,
       SERVER_BODY,
     ].join('\n'),
   );
@@ -325,10 +330,13 @@ test("the exports map's types serve a strict TypeScript consumer", { timeout: 60
 import { createServer, ProtocolError, type Context } from 'mcp-core';
 import { addSkill, type SkillRegistration } from 'mcp-core/skills';
 import { serveStdio, type StdioServer } from 'mcp-core/stdio';
+import { createTasksExtension, type TasksExtension } from 'mcp-core/tasks';
 
 const server = createServer({ name: 'consumer', version: '1.0.0' }, { pageSize: 10 });
 const skill: SkillRegistration = addSkill(server, { skillMd: '---\\nname: notes\\ndescription: Notes.\\n---\\n' });
 void skill;
+const tasks: TasksExtension = createTasksExtension();
+server.use(tasks);
 server.tool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
   (args: { a: number }, ctx: Context) => {
     ctx.progress(1);
@@ -343,6 +351,8 @@ void closed;
 createServer({});
 // @ts-expect-error a skill bundle needs its SKILL.md text
 addSkill(server, {});
+// @ts-expect-error a task store is an object
+createTasksExtension({ store: 'memory' });
 // @ts-expect-error maxLineBytes is a number
 serveStdio(server, { maxLineBytes: 'big' });
 `,

@@ -137,7 +137,9 @@ test(
         copyFileSync(join(ROOT, name), join(source, name));
       }
     }
-    cpSync(join(ROOT, 'skills'), join(source, 'skills'), { recursive: true }); // the add-on folder the package ships
+    for (const folder of ['skills', 'tasks']) {
+      cpSync(join(ROOT, folder), join(source, folder), { recursive: true }); // the add-on folders the package ships
+    }
     symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
     const packed = join(temp, 'packed');
     mkdirSync(packed);

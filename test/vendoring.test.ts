@@ -1,7 +1,7 @@
 // The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies are
 // the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or fetch.ts
-// beyond it, the tasks add-on that of tasks-extension.ts, the skills add-on that of its folder (skills/), the Redis
-// add-on that of redis.ts beyond the node:http set, and the layout table names every module once. Computed from the
+// beyond it, the tasks and skills add-ons that of their folders (tasks/, skills/), the Redis add-on that of redis.ts
+// beyond the node:http set (the task store of tasks/ among it), and the layout table names every module once. Computed from the
 // imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
@@ -31,7 +31,6 @@ test('the README lists exactly the files a stdio server copies: the import closu
 for (const [tag, entry, reaches] of [
   ['vendoring:http', 'http.ts', 'http-core.ts'],
   ['vendoring:fetch', 'fetch.ts', 'http-core.ts'],
-  ['vendoring:tasks', 'tasks-extension.ts', 'tasks.ts'],
 ] as const) {
   test(`the README lists exactly the files ${entry} adds to the core set`, () => {
     const added = sorted([...closure(entry)].filter((file) => !CORE.has(file)));
@@ -41,14 +40,16 @@ for (const [tag, entry, reaches] of [
   });
 }
 
-test('the README lists exactly the files the skills/ folder adds to the core set: the folder, nothing else', () => {
-  const added = sorted(
-    new Set(modulesOf('skills').flatMap((module) => [...closure(module)].filter((file) => !CORE.has(file)))),
-  );
-  assert.deepEqual(added, modulesOf('skills'));
-  assert.deepEqual(namedIn('vendoring:skills'), added);
-  assert.match(README, new RegExp(`\\(\`mcp-core/skills\`[^)]*\\) adds ${added.length}[,:]`));
-});
+for (const folder of FOLDERS) {
+  test(`the README lists exactly the files the ${folder}/ folder adds to the core set: the folder, nothing else`, () => {
+    const added = sorted(
+      new Set(modulesOf(folder).flatMap((module) => [...closure(module)].filter((file) => !CORE.has(file)))),
+    );
+    assert.deepEqual(added, modulesOf(folder));
+    assert.deepEqual(namedIn(`vendoring:${folder}`), added);
+    assert.match(README, new RegExp(`\\(\`mcp-core/${folder}\`[^)]*\\) adds ${added.length}[,:]`));
+  });
+}
 
 test('the README lists exactly the files redis.ts adds to the core and node:http sets', () => {
   const http = closure('http.ts');
