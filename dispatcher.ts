@@ -66,7 +66,7 @@ export interface DispatcherPeer {
    * (transports with one stream per request route by it); responses carry their own id. A notification that is not
    * `essential` may be dropped by a backed-up transport; an essential one is bounded by its own stream (a listen's).
    * `change`: a change notification (Dispatcher.notifyChange). With a change bus every process's copy of a shared
-   * session hears each change, so a transport sending from one copy only (session-get-stream.ts) tells them apart by it.
+   * session hears each change, so a transport sending from one copy only (http/session-get-stream.ts) tells them apart by it.
    */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean, change?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */

@@ -1,6 +1,6 @@
 // Streamable HTTP as a Web-standard handler, `(Request) => Promise<Response>`, for Deno.serve, Bun.serve and Workers:
-// the transport-neutral core (http-core.ts) over a Reply of Web APIs only (JSON bodies; SSE as a ReadableStream whose
-// cancellation is the client leaving). 2025 sessions are off by default (they need one long-lived process). Nothing
+// the transport-neutral core (http/http-core.ts) over a Reply of Web APIs only (JSON bodies; SSE as a ReadableStream
+// whose cancellation is the client leaving). 2025 sessions are off by default (they need one long-lived process). Nothing
 // it loads imports a node: built-in, so it runs in a Worker without Node compatibility (test/workerd.test.ts).
 
 import type { Server } from './core.ts';
@@ -11,16 +11,16 @@ import {
   jsonText,
   PAYLOAD_TOO_LARGE,
   type Reply,
-} from './exchange.ts';
-import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
+} from './http/exchange.ts';
+import { HttpCore, type HttpMetrics, type HttpOptions } from './http/http-core.ts';
+import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './http/sse.ts';
 import { ErrorCode, errorResponse } from './jsonrpc.ts';
-import { CloseListeners, KEEP_ALIVE, keepAliveOf, SSE_HEADERS } from './sse.ts';
 import type { ErrorCounts } from './tracing.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
-export type { HttpMetrics, HttpOptions } from './http-core.ts';
-export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
+export type { HttpMetrics, HttpOptions } from './http/http-core.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './http/http-guard.ts';
+export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './http/shared-sessions.ts';
 
 /**
  * The options of the node:http adapter, with one different default: `sessions` is false, so 2025 requests are

@@ -1,7 +1,7 @@
 // Streamable HTTP on node:http: createHttpHandler() gives a `(req, res)` handler to mount in any node:http server
 // (and so express, fastify, …), serveHttp() listens on its own (127.0.0.1 by default) with bounded timeouts and a
 // bounded close(). This adapter reads bodies under the size limit (or takes one a framework already parsed) and maps
-// node's request/response onto the core's Reply; all MCP logic is in http-core.ts. Uses documented node APIs only.
+// node's request/response onto the core's Reply; all MCP logic is in http/http-core.ts. Uses documented node APIs only.
 
 import {
   createServer as createNodeServer,
@@ -18,15 +18,15 @@ import {
   jsonText,
   PAYLOAD_TOO_LARGE,
   type Reply,
-} from './exchange.ts';
-import { HttpCore, type HttpMetrics, type HttpOptions } from './http-core.ts';
-import { SSE_HEADERS, SseWriter } from './sse.ts';
+} from './http/exchange.ts';
+import { HttpCore, type HttpMetrics, type HttpOptions } from './http/http-core.ts';
+import { SSE_HEADERS, SseWriter } from './http/sse.ts';
 import type { AuthInfo, HttpRequestInfo } from './types.ts';
 
-export type { HttpMetrics, HttpOptions } from './http-core.ts';
-export type { AuthOptions, ProtectedResourceMetadata } from './http-guard.ts';
-export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
-export { type EventStore, MemoryEventStore } from './sse.ts';
+export type { HttpMetrics, HttpOptions } from './http/http-core.ts';
+export type { AuthOptions, ProtectedResourceMetadata } from './http/http-guard.ts';
+export type { GetStreamHolder, SessionRecord, SharedSessionStore } from './http/shared-sessions.ts';
+export { type EventStore, MemoryEventStore } from './http/sse.ts';
 
 /** What handlers see of the request (`ctx.http`); node builds the joined header object only if one reads it. */
 class NodeRequestInfo implements HttpRequestInfo {

@@ -13,7 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { serveHttp } from '../http.ts';
-import { createRedisEngine, type RedisEngine, type RedisLink } from '../redis.ts';
+import { createRedisEngine, type RedisEngine, type RedisLink } from '../redis/redis.ts';
 import { createEverythingServer, EVERYTHING_HTTP_OPTIONS } from './everything.ts';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '3000' }, redis: { type: 'string' } } });

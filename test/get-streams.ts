@@ -5,8 +5,8 @@
 
 import assert from 'node:assert/strict';
 import type { Server } from '../core.ts';
-import { MAX_GET_STREAMS } from '../sessions.ts';
-import { type EventStore, MemoryEventStore } from '../sse.ts';
+import { MAX_GET_STREAMS } from '../http/sessions.ts';
+import { type EventStore, MemoryEventStore } from '../http/sse.ts';
 import { deferred, type Frame } from './harness.ts';
 import { SseReader } from './sse-reader.ts';
 

@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HeaderBag } from '../exchange.ts';
 import { type HeaderParam, headerParamsOf } from '../features.ts';
-import { checkParamHeaders, checkRoutingHeaders as checkWithSource, decodeHeaderValue } from '../http-modern.ts';
+import type { HeaderBag } from '../http/exchange.ts';
+import { checkParamHeaders, checkRoutingHeaders as checkWithSource, decodeHeaderValue } from '../http/http-modern.ts';
 import { encodeHeaderValue } from './raw-http.ts';
 
 /** The core's Mcp-Name sources (Server.routingParam without extensions). */

@@ -16,6 +16,7 @@ import { type TestContext, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Context, createServer, OutboundRequestError, type Server } from '../core.ts';
 import { createEverythingServer } from '../examples/everything.ts';
+import { sessionsOf } from '../http/http-core.ts';
 import {
   type EventStore,
   type HttpServer,
@@ -25,7 +26,6 @@ import {
   type SharedSessionStore,
   serveHttp,
 } from '../http.ts';
-import { sessionsOf } from '../http-core.ts';
 import {
   firstChunkAtOnce,
   getStreamBound,

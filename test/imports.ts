@@ -9,7 +9,24 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"](\.\.?\/[^'"]+)['"]/g;
 /** The add-on folders: each holds its modules flat (docs/design.md, Layers). */
-export const FOLDERS = ['skills', 'tasks'] as const;
+export const FOLDERS = ['http', 'redis', 'skills', 'tasks'] as const;
+/** The entry files at the root beside the core set, which users import by path (docs/design.md, Layers). */
+export const ENTRIES = ['fetch.ts', 'http.ts', 'protocol.ts', 'testing.ts'] as const;
+/**
+ * The declared edges out of the core (docs/design.md, Layers): the add-on folders an entry file or a folder may reach
+ * beyond the core set and itself. The node:http and fetch entries reach the HTTP internals; the Redis add-on reaches
+ * the HTTP internals (the shared session and event stores it implements) and the task store of tasks/.
+ */
+export const DECLARED_NEIGHBOURS: Readonly<Record<string, readonly string[]>> = {
+  'fetch.ts': ['http'],
+  'http.ts': ['http'],
+  'protocol.ts': [],
+  'testing.ts': [],
+  http: [],
+  redis: ['http', 'tasks'],
+  skills: [],
+  tasks: [],
+};
 
 /** The `.ts` modules of the root (`folder` undefined) or of one folder, by path from the root, sorted. */
 export function modulesOf(folder?: string): string[] {

@@ -1,16 +1,12 @@
-// The core never loads transport or add-on code: the import closure of stdio.ts and of core.ts, computed from the
-// sources (value and type imports and re-exports alike), holds no HTTP, SSE, session, exchange, guard, auth, fetch,
-// testing, wire-type or Redis module and nothing of an add-on folder (skills/, tasks/); each add-on folder's modules
-// reach only the core set and the folder itself; a root module reaches into a folder only along a declared
-// cross-add-on edge (Redis → tasks/); and no module takes part in an import cycle. Transports hand the core what they
-// know of an exchange as data (FrameExtras), never through a module (docs/design.md, Layers).
+// The tree shows the layers (docs/design.md, Layers). The root holds exactly the core set — the import closure of
+// stdio.ts, computed from the sources (value and type imports and re-exports alike) — and the entry files users import
+// by path; each add-on folder's modules, and each entry, reach only the core set, themselves and the folders declared
+// as their neighbours; and no module takes part in an import cycle. Transports hand the core what they know of an
+// exchange as data (FrameExtras), never through a module.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closure, FOLDERS, IMPORT, importsOf, modulesOf } from './imports.ts';
-
-const ADD_ON =
-  /^(?:http|sse|sessions|shared-|session-get-stream|session-table|post-streams|exchange|auth|fetch|testing|protocol|redis|skills\/|tasks\/)/;
+import { closure, DECLARED_NEIGHBOURS, ENTRIES, FOLDERS, IMPORT, importsOf, modulesOf } from './imports.ts';
 
 /** One import cycle of `graph` as a path that starts and ends at the same module, or undefined when it has none. */
 function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
@@ -36,82 +32,70 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
   return undefined;
 }
 
-for (const entry of ['stdio.ts', 'core.ts']) {
-  test(`the import closure of ${entry} holds no transport or add-on module`, () => {
-    const reached = [...closure(entry)];
-    assert.ok(reached.includes('dispatcher.ts'), 'the closure is computed (it reaches the dispatcher)');
-    assert.deepEqual(
-      reached.filter((file) => ADD_ON.test(file)),
-      [],
-    );
-  });
+/** What `modules` reach beyond the core set, themselves and the modules of the folders `neighbours` names. */
+function beyondDeclared(modules: readonly string[], neighbours: readonly string[]): string[] {
+  const allowed = new Set([...closure('stdio.ts'), ...modules, ...neighbours.flatMap((folder) => modulesOf(folder))]);
+  return [...new Set(modules.flatMap((module) => [...closure(module)]))].filter((file) => !allowed.has(file)).sort();
 }
 
-test('the core set holds nothing of an add-on folder: the skills and tasks add-ons stay out', () => {
-  const core = [...closure('stdio.ts')];
+test('the root holds exactly the core set (the import closure of stdio.ts) and the entry files', () => {
+  const core = [...closure('stdio.ts')].sort();
+  assert.ok(core.includes('dispatcher.ts') && core.includes('core.ts'), 'the closure is computed');
   assert.deepEqual(
     core.filter((file) => file.includes('/')),
     [],
+    'the core set holds nothing of a folder',
   );
-  for (const file of [
-    'frontmatter.ts',
-    'skills.ts',
-    'skills-fs.ts',
-    'sha256.ts',
-    'task-store.ts',
-    'tasks.ts',
-    'tasks-extension.ts',
-  ])
-    assert.ok(!core.includes(file), file);
+  assert.deepEqual(modulesOf(), [...core, ...ENTRIES].sort());
+  assert.deepEqual(
+    ENTRIES.filter((entry) => core.includes(entry)),
+    [],
+    'no entry file is part of the core set',
+  );
 });
 
-/**
- * The declared cross-add-on edges (docs/design.md, Layers): the root modules that reach into an add-on folder, and
- * the folders each reaches. Every Redis module reaches the task store of tasks/; nothing else crosses into a folder.
- */
-const DECLARED_NEIGHBOURS: Readonly<Record<string, readonly string[]>> = {
-  'redis-link.ts': ['tasks'],
-  'redis-task-scripts.ts': ['tasks'],
-  'redis-tasks.ts': ['tasks'],
-  'redis.ts': ['tasks'],
-};
+test('core.ts reaches no more than stdio.ts does: the core set is one', () => {
+  assert.deepEqual(
+    [...closure('core.ts')].sort(),
+    [...closure('stdio.ts')].filter((file) => file !== 'stdio.ts').sort(),
+  );
+});
 
-test('a root module reaches into an add-on folder only along a declared edge: the Redis add-on into tasks/', () => {
-  const reached: Record<string, string[]> = {};
-  for (const module of modulesOf()) {
-    const folders = [
-      ...new Set([...closure(module)].filter((file) => file.includes('/')).map((file) => file.split('/')[0]!)),
-    ];
-    if (folders.length > 0) reached[module] = folders.sort();
-  }
-  assert.deepEqual(reached, DECLARED_NEIGHBOURS);
-  assert.ok(closure('redis.ts').has('tasks/task-store.ts'), 'the Redis add-on reaches the task store');
+test('every folder and entry file has its declared neighbours, and nothing else is declared', () => {
+  assert.deepEqual(Object.keys(DECLARED_NEIGHBOURS).sort(), [...FOLDERS, ...ENTRIES].sort());
 });
 
 for (const folder of FOLDERS) {
-  test(`the ${folder}/ add-on reaches only the core set and itself, from every module it holds`, () => {
-    const core = closure('stdio.ts');
+  test(`the ${folder}/ add-on reaches only the core set, itself and its declared neighbours`, () => {
     const own = modulesOf(folder);
     assert.ok(own.length > 1, `${folder}/ holds its modules`);
-    for (const module of own) {
-      const outside = [...closure(module)].filter((file) => !core.has(file) && !own.includes(file));
-      assert.deepEqual(outside, [], `${module} reaches beyond the core and ${folder}/`);
-    }
+    assert.deepEqual(beyondDeclared(own, DECLARED_NEIGHBOURS[folder]!), []);
   });
 }
 
-test('the folder check sees a folder module reach the core and its siblings', () => {
-  const reached = closure('skills/skills.ts');
-  for (const file of ['core.ts', 'skills/frontmatter.ts', 'skills/sha256.ts']) assert.ok(reached.has(file), file);
-  assert.ok(closure('skills/skills-fs.ts').has('skills/skills.ts'));
-  const tasks = closure('tasks/tasks-extension.ts');
-  for (const file of ['core.ts', 'tasks/tasks.ts', 'tasks/task-store.ts']) assert.ok(tasks.has(file), file);
+for (const entry of ENTRIES) {
+  test(`the entry ${entry} reaches only the core set, itself and its declared neighbours`, () => {
+    assert.deepEqual(beyondDeclared([entry], DECLARED_NEIGHBOURS[entry]!), []);
+  });
+}
+
+test('every declared edge is used: a neighbour nobody reaches is no neighbour', () => {
+  for (const [from, neighbours] of Object.entries(DECLARED_NEIGHBOURS)) {
+    const modules = from.endsWith('.ts') ? [from] : modulesOf(from);
+    const reached = new Set(modules.flatMap((module) => [...closure(module)]));
+    for (const folder of neighbours)
+      assert.ok(
+        modulesOf(folder).some((file) => reached.has(file)),
+        `${from} reaches ${folder}/`,
+      );
+  }
 });
 
-test('the closure check sees add-ons: http.ts reaches the HTTP set', () => {
-  const reached = closure('http.ts');
-  for (const file of ['http-core.ts', 'http-guard.ts', 'sessions.ts', 'sse.ts', 'exchange.ts'])
-    assert.ok(reached.has(file), file);
+test('the neighbour check sees an undeclared edge: the Redis add-on without its neighbours reaches beyond', () => {
+  const redis = modulesOf('redis');
+  assert.ok(beyondDeclared(redis, []).includes('tasks/task-store.ts'));
+  assert.ok(beyondDeclared(redis, ['tasks']).includes('http/shared-sessions.ts'));
+  assert.deepEqual(beyondDeclared(['http.ts'], []).includes('http/http-core.ts'), true);
 });
 
 test('no module takes part in an import cycle, type-only imports included', () => {

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { closure, FOLDERS, modulesOf } from './imports.ts';
+import { closure, DECLARED_NEIGHBOURS, FOLDERS, modulesOf } from './imports.ts';
 import { machineNode } from './machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -179,7 +179,7 @@ test("the packed package holds only dist/*.js, dist/*.d.ts (an add-on folder's t
 // ---------------------------------------------------------------------------------------------------------------
 // Module layout
 
-// Which root modules may import from a folder is the layering test's declared cross-add-on edges (Redis → tasks/).
+// Which modules may import from a folder is the layering test's declared edges (test/imports.ts, DECLARED_NEIGHBOURS).
 test("every root module imports only node: built-ins, ./*.ts siblings and an add-on folder's ./<folder>/*.ts", () => {
   assert.ok(MODULES.includes('core.ts') && MODULES.includes('stdio.ts'));
   const builtins = new Set(builtinModules);
@@ -198,7 +198,7 @@ test("every root module imports only node: built-ins, ./*.ts siblings and an add
   }
 });
 
-test("every add-on folder's module imports only node: built-ins, ../<core module>.ts and ./<sibling>.ts", () => {
+test("every add-on folder's module imports only node: built-ins, ../<core module>.ts, ./<sibling>.ts and a declared neighbour's ../<folder>/<module>.ts", () => {
   const core = closure('stdio.ts');
   const builtins = new Set(builtinModules);
   assert.ok(FOLDER_MODULES.includes('skills/skills.ts') && FOLDER_MODULES.includes('tasks/tasks-extension.ts'));
@@ -210,8 +210,13 @@ test("every add-on folder's module imports only node: built-ins, ../<core module
         assert.ok(builtins.has(specifier.slice('node:'.length)), `${module}: ${specifier} is not a Node built-in`);
         continue;
       }
-      assert.match(specifier, /^\.\.?\/[^/]+\.ts$/, `${module} imports '${specifier}'`);
-      if (specifier.startsWith('../')) assert.ok(core.has(specifier.slice(3)), `${module}: ${specifier} is not core`);
+      assert.match(specifier, /^(?:\.\/|\.\.\/(?:[a-z]+\/)?)[^/]+\.ts$/, `${module} imports '${specifier}'`);
+      const neighbour = /^\.\.\/([a-z]+)\/(.+)$/.exec(specifier);
+      if (neighbour !== null) {
+        assert.ok(DECLARED_NEIGHBOURS[folder]!.includes(neighbour[1]!), `${module}: ${specifier} is no declared edge`);
+        assert.ok(FOLDER_MODULES.includes(specifier.slice(3)), `${module}: ${specifier} is no module of ours`);
+      } else if (specifier.startsWith('../'))
+        assert.ok(core.has(specifier.slice(3)), `${module}: ${specifier} is not core`);
       else
         assert.ok(FOLDER_MODULES.includes(`${folder}/${specifier.slice(2)}`), `${module}: ${specifier} is no sibling`);
     }
@@ -238,7 +243,7 @@ test('npm run build emitted a current dist/*.js and .d.ts for every root and add
   }
 });
 
-test('the built JavaScript imports ./*.js siblings, a folder ../*.js, a root module ./<folder>/*.js (the .ts extensions were rewritten)', () => {
+test('the built JavaScript imports ./*.js siblings, a folder ../*.js or ../<folder>/*.js, a root module ./<folder>/*.js (the .ts extensions were rewritten)', () => {
   const built = [
     ...readdirSync(DIST).filter((name) => name.endsWith('.js')),
     ...FOLDERS.flatMap((folder) =>
@@ -255,7 +260,7 @@ test('the built JavaScript imports ./*.js siblings, a folder ../*.js, a root mod
       if (specifier.startsWith('node:')) continue;
       assert.match(
         specifier,
-        inFolder ? /^\.\.?\/[^/]+\.js$/ : /^\.\/(?:[a-z]+\/)?[^/]+\.js$/,
+        inFolder ? /^(?:\.\/|\.\.\/(?:[a-z]+\/)?)[^/]+\.js$/ : /^\.\/(?:[a-z]+\/)?[^/]+\.js$/,
         `dist/${file} imports '${specifier}'`,
       );
       assert.ok(existsSync(join(DIST, file, '..', specifier)), `dist/${file} imports the missing ${specifier}`);

@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { FOLDERS } from './imports.ts';
 import { machineNode } from './machine-node.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -137,7 +138,7 @@ test(
         copyFileSync(join(ROOT, name), join(source, name));
       }
     }
-    for (const folder of ['skills', 'tasks']) {
+    for (const folder of FOLDERS) {
       cpSync(join(ROOT, folder), join(source, folder), { recursive: true }); // the add-on folders the package ships
     }
     symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');

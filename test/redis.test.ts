@@ -1,4 +1,4 @@
-// The Redis add-on (redis.ts) on a real redis-server, over both client libraries' glue (node-redis and ioredis):
+// The Redis add-on (redis/redis.ts) on a real redis-server, over both client libraries' glue (node-redis and ioredis):
 // the session store (sliding TTL, corrupt records, watch in store order), the event store on Redis Streams (ids,
 // replay, hostile ids, dropSession, TTLs), follow across engines (the early buffer), the change bus (fan-out, the
 // resync after a reconnect, what the server refuses), the options; then the core's change-bus seams without Redis.
@@ -11,17 +11,17 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { utf8 } from '../bytes.ts';
 import { type ChangeBus, type ChangeEvent, createServer, type Logger } from '../core.ts';
-import type { SessionRecord } from '../http.ts';
-import { serveHttp } from '../http.ts';
-import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc.ts';
-import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis.ts';
 import {
   MAX_RELAYED_BYTES,
   MAX_RELAYED_CANCEL_BYTES,
   type SharedSessionStore,
   SharedSessions,
-} from '../shared-sessions.ts';
-import { newStreamId } from '../sse.ts';
+} from '../http/shared-sessions.ts';
+import { newStreamId } from '../http/sse.ts';
+import type { SessionRecord } from '../http.ts';
+import { serveHttp } from '../http.ts';
+import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc.ts';
+import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis/redis.ts';
 import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';
 import { type Cleanup, findBinary, needBinary, type RedisService, startRedis } from './services.ts';

@@ -1,4 +1,4 @@
-// A shared 2025 session's GET stream (session-get-stream.ts) as a unit, over fakes of its stream, connection and stores:
+// A shared 2025 session's GET stream (http/session-get-stream.ts) as a unit, over fakes of its stream, connection and stores:
 // where a message for no request goes (held here, stored for the holder, a change sent by the holder only), the bound
 // on messages waiting to be stored, announcements winning over older loads, letting go of a stream resumed
 // elsewhere, and how a held stream's connection is fed (from the store, or directly when its start is unknown).
@@ -6,10 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventSink, Stream, StreamOwner } from '../exchange.ts';
+import type { EventSink, Stream, StreamOwner } from '../http/exchange.ts';
+import { type GetStreamHolds, MAX_HANDED_ON, SharedGetStream } from '../http/session-get-stream.ts';
+import type { EventStore } from '../http/sse.ts';
 import type { GetStreamHolder } from '../http.ts';
-import { type GetStreamHolds, MAX_HANDED_ON, SharedGetStream } from '../session-get-stream.ts';
-import type { EventStore } from '../sse.ts';
 import { deferred, MemoryLogger } from './harness.ts';
 
 const ME = 'process-me';

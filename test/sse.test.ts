@@ -1,4 +1,4 @@
-// sse.ts: SSE event text, the 2025-11-25 priming event and resumability store (MCP 2025-11-25, Basic > Transports >
+// http/sse.ts: SSE event text, the 2025-11-25 priming event and resumability store (MCP 2025-11-25, Basic > Transports >
 // Streamable HTTP > Resumability and Redelivery: server-minted ids, replay of one stream only, never across
 // sessions), and the single-writer SSE response (keep-alive, peer disconnect, backpressure, no leaked listeners or
 // timers).
@@ -18,7 +18,7 @@ import {
   newStreamId,
   SSE_HEADERS,
   SseWriter,
-} from '../sse.ts';
+} from '../http/sse.ts';
 import { deferred } from './harness.ts';
 
 /** A WHATWG EventSource parser (html.spec.whatwg.org §9.2.6), enough to check what a client sees. */

@@ -1,14 +1,14 @@
 // The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies are
-// the import closure of stdio.ts (and core.ts), a node:http or fetch server adds the closure of http.ts or fetch.ts
-// beyond it, the tasks and skills add-ons that of their folders (tasks/, skills/), the Redis add-on that of redis.ts
-// beyond the node:http set (the task store of tasks/ among it), and the layout table names every module once. Computed from the
-// imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
+// the import closure of stdio.ts (and core.ts), a node:http or fetch server adds its entry and the http/ folder, the
+// tasks and skills add-ons their folders, the Redis add-on its folder and the task store of tasks/ beyond the node:http
+// set; and the layout table names every module once, under the layer it belongs to (the core set, the entries, each
+// folder). Computed from the imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { closure, FOLDERS, modulesOf, ROOT } from './imports.ts';
+import { closure, ENTRIES, FOLDERS, modulesOf, ROOT } from './imports.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The `name.ts` (or `folder/name.ts`) files named in the README between `<!-- tag -->` and `<!-- /tag -->`. */
@@ -28,19 +28,19 @@ test('the README lists exactly the files a stdio server copies: the import closu
   assert.match(README, new RegExp(`A stdio server\\*\\* copies ${CORE.size} files`));
 });
 
-for (const [tag, entry, reaches] of [
-  ['vendoring:http', 'http.ts', 'http-core.ts'],
-  ['vendoring:fetch', 'fetch.ts', 'http-core.ts'],
+for (const [tag, entry] of [
+  ['vendoring:http', 'http.ts'],
+  ['vendoring:fetch', 'fetch.ts'],
 ] as const) {
-  test(`the README lists exactly the files ${entry} adds to the core set`, () => {
+  test(`the README lists exactly the files ${entry} adds to the core set: the entry and the http/ folder`, () => {
     const added = sorted([...closure(entry)].filter((file) => !CORE.has(file)));
-    assert.ok(added.includes(entry) && added.includes(reaches), `the closure reaches ${reaches}`);
+    assert.deepEqual(added, sorted([entry, ...modulesOf('http')]));
     assert.deepEqual(namedIn(tag), added);
     assert.match(README, new RegExp(`adds ${added.length}[,:]`));
   });
 }
 
-for (const folder of FOLDERS) {
+for (const folder of ['skills', 'tasks']) {
   test(`the README lists exactly the files the ${folder}/ folder adds to the core set: the folder, nothing else`, () => {
     const added = sorted(
       new Set(modulesOf(folder).flatMap((module) => [...closure(module)].filter((file) => !CORE.has(file)))),
@@ -51,19 +51,36 @@ for (const folder of FOLDERS) {
   });
 }
 
-test('the README lists exactly the files redis.ts adds to the core and node:http sets', () => {
+test('the README lists exactly the files the redis/ folder adds to the core and node:http sets', () => {
   const http = closure('http.ts');
-  const added = sorted([...closure('redis.ts')].filter((file) => !CORE.has(file) && !http.has(file)));
+  const reached = modulesOf('redis').flatMap((module) => [...closure(module)]);
+  const added = sorted(new Set(reached.filter((file) => !CORE.has(file) && !http.has(file))));
   assert.deepEqual(namedIn('vendoring:redis'), added);
-  assert.ok(added.includes('redis.ts'));
+  assert.deepEqual(added, sorted([...modulesOf('redis'), 'tasks/task-store.ts']));
   assert.match(README, new RegExp(`beside the \`node:http\` set\\) adds ${added.length}[,:]`));
 });
 
-test('the README layout table names every module of the root and of each add-on folder exactly once', () => {
+/** The README layout table's modules by group: a `| **group** … |` row heads the module rows under it. */
+function layoutGroups(): Map<string, string[]> {
   const start = README.indexOf('<!-- layout -->');
   assert.ok(start !== -1, 'README.md has the layout markers');
-  const table = README.slice(start, README.indexOf('<!-- /layout -->'));
-  const rows = [...table.matchAll(/^\| `((?:[a-z]+\/)?[a-z0-9-]+\.ts)` \|/gm)].map((match) => match[1]!);
+  const groups = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of README.slice(start, README.indexOf('<!-- /layout -->')).split('\n')) {
+    const group = /^\| \*\*`?([a-z/ ]+?)`?\*\*/.exec(line);
+    const module = /^\| `((?:[a-z]+\/)?[a-z0-9-]+\.ts)` \|/.exec(line);
+    if (group !== null) groups.set(group[1]!, (current = []));
+    else if (module !== null) current?.push(module[1]!);
+  }
+  return groups;
+}
+
+test('the README layout table names every module exactly once, under its layer: core set, entries, each folder', () => {
+  const groups = layoutGroups();
+  const rows = [...groups.values()].flat();
   assert.equal(new Set(rows).size, rows.length, 'no module has two rows');
-  assert.deepEqual(sorted(rows), sorted([...modulesOf(), ...FOLDERS.flatMap((folder) => modulesOf(folder))]));
+  assert.deepEqual([...groups.keys()].sort(), ['core set', 'entries', ...FOLDERS.map((folder) => `${folder}/`)].sort());
+  assert.deepEqual(sorted(groups.get('core set')!), sorted(CORE));
+  assert.deepEqual(sorted(groups.get('entries')!), sorted(ENTRIES));
+  for (const folder of FOLDERS) assert.deepEqual(sorted(groups.get(`${folder}/`)!), modulesOf(folder), folder);
 });

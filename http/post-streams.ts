@@ -3,8 +3,8 @@
 // gets its replay only, a withdrawn one stays open carrying nothing. Owns one session's POST streams by id, its
 // withdrawn-stream memory and the GETs resuming or relaying them; never routes a frame, never resumes a GET stream.
 
+import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc.ts';
 import { type EventSink, type Reply, type Resumption, Stream, type StreamOwner } from './exchange.ts';
-import { ErrorCode, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from './jsonrpc.ts';
 import { formatEvent } from './sse.ts';
 
 /**

@@ -3,9 +3,20 @@
 // JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
-import { fromBase64, toBase64 } from './bytes.ts';
-import type { Connection, Server } from './core.ts';
-import { NO_BACK_CHANNEL } from './dispatcher.ts';
+import { fromBase64, toBase64 } from '../bytes.ts';
+import type { Connection, Server } from '../core.ts';
+import { NO_BACK_CHANNEL } from '../dispatcher.ts';
+import type { HeaderParam } from '../features.ts';
+import {
+  ErrorCode,
+  errorResponse,
+  isPlainObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type ProtocolError,
+  type RequestId,
+} from '../jsonrpc.ts';
+import { readEnvelope } from '../modern.ts';
 import {
   accepted,
   type EventSink,
@@ -16,17 +27,6 @@ import {
   type StreamBudget,
   shuttingDown,
 } from './exchange.ts';
-import type { HeaderParam } from './features.ts';
-import {
-  ErrorCode,
-  errorResponse,
-  isPlainObject,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type ProtocolError,
-  type RequestId,
-} from './jsonrpc.ts';
-import { readEnvelope } from './modern.ts';
 import { formatEvent } from './sse.ts';
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {

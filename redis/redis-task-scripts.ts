@@ -3,8 +3,8 @@
 // never see half a change; the byte and per-owner bounds are kept inside them (docs/tasks.md, The store). Holds only
 // script text and the key layout it implies; never runs a command itself, and the core never imports it.
 
-import { INTERNAL_ERROR } from './jsonrpc.ts';
-import { RECORD_BYTES, TASK_TRANSITIONS } from './tasks/task-store.ts';
+import { INTERNAL_ERROR } from '../jsonrpc.ts';
+import { RECORD_BYTES, TASK_TRANSITIONS } from '../tasks/task-store.ts';
 
 /** What a record whose process stopped holds: `failed`, with the generic internal error. */
 export const LOST_BODY = JSON.stringify({

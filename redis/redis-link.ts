@@ -2,7 +2,7 @@
 // commands sent over it with a key prefix and a timeout, so an outage rejects within a known bound. It owns no key
 // and no state of its own; it never opens a socket or speaks RESP itself, and the core never imports it.
 
-import { MAX_TIMER_MS } from './tasks/task-store.ts';
+import { MAX_TIMER_MS } from '../tasks/task-store.ts';
 
 /**
  * The user's Redis client as this add-on uses it. `send` sends one command (its name and arguments, as strings) and

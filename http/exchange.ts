@@ -3,9 +3,9 @@
 // refusal, and a 2025 session's resumable SSE stream. Knows no session table and no MCP method; never writes an
 // event before the store has taken it (or failed to: then it goes without an id).
 
-import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from './jsonrpc.ts';
+import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from '../jsonrpc.ts';
+import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from '../types.ts';
 import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
-import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from './types.ts';
 
 /** Header names as node:http gives them: lowercase keys; a repeated header may arrive as an array or as a comma-joined string (node joins unknown repeated headers with ", "). */
 export type HeaderBag = Record<string, string | string[] | undefined>;

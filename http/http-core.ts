@@ -3,10 +3,7 @@
 // 2026-07-28 exchanges (http-modern.ts) or the 2025 session path with its session table, idle reaper and shared-store
 // restores, all over the Reply interface. Never answers a refusal with a session id.
 
-import type { Server } from './core.ts';
-import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
-import { type GuardOptions, HttpGuard } from './http-guard.ts';
-import { ModernExchanges, mismatch } from './http-modern.ts';
+import type { Server } from '../core.ts';
 import {
   batchTooLong,
   classify,
@@ -22,16 +19,19 @@ import {
   ProtocolError,
   parseJson,
   type RequestId,
-} from './jsonrpc.ts';
-import { initializeParamsRefusal, type SessionState } from './legacy.ts';
-import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from './modern.ts';
+} from '../jsonrpc.ts';
+import { initializeParamsRefusal, type SessionState } from '../legacy.ts';
+import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from '../modern.ts';
+import { ErrorCounts } from '../tracing.ts';
+import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from '../types.ts';
+import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
+import { type GuardOptions, HttpGuard } from './http-guard.ts';
+import { ModernExchanges, mismatch } from './http-modern.ts';
 import type { GetStreamHolds } from './session-get-stream.ts';
 import { SessionTable } from './session-table.ts';
 import { newSessionId, SESSION_NOT_FOUND, Session, type SessionOptions } from './sessions.ts';
 import { type SessionRecord, type SharedSessionStore, SharedSessions, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, MemoryEventStore } from './sse.ts';
-import { ErrorCounts } from './tracing.ts';
-import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from './types.ts';
 
 /** Options of the HTTP endpoint (node and fetch adapters): admission checks, limits, sessions, streams and auth. */
 export interface HttpOptions extends GuardOptions {

@@ -4,7 +4,7 @@
 // taken for "no session", and a client's message for another process goes to that process only (bounded). Never holds
 // a session itself; a record is removed only by the client's DELETE.
 
-import { randomBytes, toHex, utf8 } from './bytes.ts';
+import { randomBytes, toHex, utf8 } from '../bytes.ts';
 import {
   describeValue,
   ErrorCode,
@@ -12,9 +12,9 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcResponse,
-} from './jsonrpc.ts';
-import type { Handshake, SessionState } from './legacy.ts';
-import type { Logger } from './types.ts';
+} from '../jsonrpc.ts';
+import type { Handshake, SessionState } from '../legacy.ts';
+import type { Logger } from '../types.ts';
 
 /**
  * What a shared session store keeps of a 2025 session: its handshake, who opened it (with `auth`), and once the

@@ -3,12 +3,12 @@
 // (a RedisLink: two functions), plus the task store of redis-tasks.ts. It owns the session, event and change keys and
 // gives each one a TTL; it never opens a socket, never speaks RESP itself, and the core never imports it.
 
-import type { ChangeBus, ChangeEvent, JsonRpcMessage } from './core.ts';
+import type { ChangeBus, ChangeEvent, JsonRpcMessage } from '../core.ts';
+import type { GetStreamHolder, SessionRecord, SharedSessionStore } from '../http/shared-sessions.ts';
+import { type EventStore, newStreamId } from '../http/sse.ts';
+import type { TaskStore } from '../tasks/task-store.ts';
 import { positive, RedisCommands, type RedisLink } from './redis-link.ts';
 import { type RedisTaskOptions, RedisTaskStore } from './redis-tasks.ts';
-import type { GetStreamHolder, SessionRecord, SharedSessionStore } from './shared-sessions.ts';
-import { type EventStore, newStreamId } from './sse.ts';
-import type { TaskStore } from './tasks/task-store.ts';
 
 export type { RedisLink } from './redis-link.ts';
 export type { RedisTaskOptions } from './redis-tasks.ts';

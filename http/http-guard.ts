@@ -3,11 +3,11 @@
 // 6750 bearer tokens verified by the author's hook, RFC 9728 metadata and challenges); plus which principal owns a
 // 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
 
+import { ErrorCode, errorResponse } from '../jsonrpc.ts';
+import { principalOf } from '../request.ts';
+import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from '../types.ts';
 import { type HeaderBag, type Reply, single } from './exchange.ts';
-import { ErrorCode, errorResponse } from './jsonrpc.ts';
-import { principalOf } from './request.ts';
 import type { Session } from './sessions.ts';
-import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from './types.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 /** Request headers a browser client may send (any `Mcp-Param-*` it asks for is allowed too). */

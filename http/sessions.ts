@@ -3,10 +3,9 @@
 // or a GET stream), stored first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
 // idle reaping end it; a restored one follows its shared record. Never touches another session or a modern request.
 
-import { randomBytes, toBase64Url } from './bytes.ts';
-import type { Connection, Server } from './core.ts';
-import { NO_BACK_CHANNEL } from './dispatcher.ts';
-import { type EventSink, extrasOf, JsonText, type Reply, Stream, type StreamBudget, shuttingDown } from './exchange.ts';
+import { randomBytes, toBase64Url } from '../bytes.ts';
+import type { Connection, Server } from '../core.ts';
+import { NO_BACK_CHANNEL } from '../dispatcher.ts';
 import {
   classify,
   ErrorCode,
@@ -18,13 +17,14 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RequestId,
-} from './jsonrpc.ts';
-import type { SaveSessionState, SessionState } from './legacy.ts';
+} from '../jsonrpc.ts';
+import type { SaveSessionState, SessionState } from '../legacy.ts';
+import type { Logger } from '../types.ts';
+import { type EventSink, extrasOf, JsonText, type Reply, Stream, type StreamBudget, shuttingDown } from './exchange.ts';
 import { PostStreams } from './post-streams.ts';
 import { type GetStreamHolds, SharedGetStream } from './session-get-stream.ts';
 import { type GetStreamHolder, type SessionRecord, STORE_UNAVAILABLE } from './shared-sessions.ts';
 import { type EventStore, isGetStreamId, KEEP_ALIVE, newGetStreamId } from './sse.ts';
-import type { Logger } from './types.ts';
 
 /**
  * How many GET streams a session holds at once (2025-11-25 transports, Streamable HTTP: the client MAY remain

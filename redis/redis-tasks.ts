@@ -4,21 +4,9 @@
 // task, over the scripts of redis-task-scripts.ts. It owns the `<prefix>task…` keys and gives each a TTL; it never runs
 // a handler, and the core never imports it.
 
-import { randomBytes, toBase64Url } from './bytes.ts';
-import { ErrorCode, isPlainObject, ProtocolError } from './jsonrpc.ts';
-import { positive, type RedisCommands } from './redis-link.ts';
-import {
-  CREATE_TASK,
-  DELETE_TASK,
-  DRAIN_TASK,
-  GET_TASK,
-  LIST_TASKS,
-  LOST_BODY,
-  RENEW_LEASES,
-  SEND_TASK,
-  UPDATE_TASK,
-} from './redis-task-scripts.ts';
-import { decodeCursor, encodeCursor } from './registry.ts';
+import { randomBytes, toBase64Url } from '../bytes.ts';
+import { ErrorCode, isPlainObject, ProtocolError } from '../jsonrpc.ts';
+import { decodeCursor, encodeCursor } from '../registry.ts';
 import {
   isTerminal,
   MAX_TIMER_MS,
@@ -35,7 +23,19 @@ import {
   type TaskStore,
   taskLimit,
   variableText,
-} from './tasks/task-store.ts';
+} from '../tasks/task-store.ts';
+import { positive, type RedisCommands } from './redis-link.ts';
+import {
+  CREATE_TASK,
+  DELETE_TASK,
+  DRAIN_TASK,
+  GET_TASK,
+  LIST_TASKS,
+  LOST_BODY,
+  RENEW_LEASES,
+  SEND_TASK,
+  UPDATE_TASK,
+} from './redis-task-scripts.ts';
 
 /** The task options of createRedisEngine(). */
 export interface RedisTaskOptions {
