@@ -52,12 +52,18 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Spawns a server. Its environment is the bench's, without NODE_COMPILE_CACHE (a cache the caller happens to have
+ * enabled would speed up every contender), plus `env` (the compile-cache contenders set it there).
+ */
 export async function startServer(
   command: string,
   args: string[],
   transport: 'stdio' | 'http',
+  env: Record<string, string> = {},
 ): Promise<ServerProcess> {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { NODE_COMPILE_CACHE: _inherited, ...inherited } = process.env;
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...inherited, ...env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,9 +1,10 @@
-// What the benchmark measures, one function per figure: call throughput and latency, cold start, short-lived
-// stdio sessions, memory per session / listen stream, import time and package weight. Each takes a contender and returns plain numbers;
-// the orchestration (alternation, medians, reporting) lives in run.ts. Nothing here asserts a target.
+// What the benchmark measures, one function per figure: call throughput and latency, cold start (and the warm-up
+// of a compile cache before it), short-lived stdio sessions, memory per session / listen stream, import time and
+// package weight. Each takes a contender and returns plain numbers; the orchestration (alternation, medians,
+// reporting) lives in run.ts. Nothing here asserts a target.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, type IncomingMessage } from 'node:http';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -37,6 +38,12 @@ export interface Contender {
   imports: string[];
   /** Packages a user installs (for the installed-size figure); undefined: the packed tarball is everything. */
   installs?: string[];
+  /** Environment added to the server's (NODE_COMPILE_CACHE for the compile-cache contenders). */
+  env?: Record<string, string>;
+  /** The key of the one-file `.ts` floor on the same Node, reported beside a stripped `.ts` build's cold start. */
+  tsFloor?: string;
+  /** Measured in the cold-start section only (the floors and builds on the other Nodes, and the `.ts` floors). */
+  coldStartOnly?: boolean;
 }
 
 export function start(
@@ -48,6 +55,7 @@ export function start(
     contender.node,
     [...contender.nodeArgs, ...extraNodeArgs, contender.script, transport, ...contender.scriptArgs],
     transport,
+    contender.env,
   );
 }
 
@@ -147,6 +155,22 @@ export async function shortSession(contender: Contender, calls: number): Promise
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Fills a compile-cache contender's cache (the directory in its NODE_COMPILE_CACHE, emptied first) with one short
+ * session: Node writes the cache when the process exits, and a cold start ends in SIGKILL, which writes nothing.
+ * Throws when the directory holds no file afterwards (that Node cached nothing, or the server did not exit).
+ */
+export async function warmCompileCache(contender: Contender): Promise<void> {
+  const dir = contender.env?.NODE_COMPILE_CACHE;
+  if (dir === undefined) throw new Error(`${contender.key} has no NODE_COMPILE_CACHE to warm`);
+  rmSync(dir, { recursive: true, force: true });
+  await shortSession(contender, 1);
+  const files = existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    : [];
+  if (files.length === 0) throw new Error(`${contender.key}: no compile cache written to ${dir}`);
 }
 
 function rssBytes(pid: number): number {

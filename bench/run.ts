@@ -2,10 +2,12 @@
 // peers (tmcp, FastMCP, mcp-lite), in one run on one machine. Alternates the contenders, takes medians of
 // repetitions, prints a Markdown table and writes it to bench/results.md with the raw figures in bench/results.json.
 // Flags: --smoke (tiny sizes, for the test suite: proves the harness works, measures nothing), --reps N, --out DIR,
-// --only SECTION,... (some of the sections in SECTIONS), --render FILE (re-renders a results.json).
+// --only SECTION,... (some of the sections in SECTIONS), --contenders KEY,... (some of the contenders, in every
+// section they take part in), --render FILE (re-renders a results.json).
 // Never asserts a target: it reports.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,6 +27,7 @@ import {
   type Throughput,
   type Transport,
   throughput,
+  warmCompileCache,
 } from './measure.ts';
 import { type Results, renderMarkdown } from './report.ts';
 import { validationCosts } from './validation.ts';
@@ -39,6 +42,7 @@ const { values: flags } = parseArgs({
     out: { type: 'string', default: join(ROOT, 'bench') },
     render: { type: 'string' },
     only: { type: 'string' },
+    contenders: { type: 'string' },
   },
 });
 
@@ -67,6 +71,7 @@ const SIZES = flags.smoke
       warmMs: 30,
       measureMs: 120,
       coldReps: 1,
+      coldStartReps: 1,
       importReps: 1,
       sessionCalls: [1, 10, 20],
       sample: 20,
@@ -79,6 +84,8 @@ const SIZES = flags.smoke
       warmMs: 1_500,
       measureMs: 1_500,
       coldReps: 5,
+      // Starts are short and the ratio targets tight (1.10×): more samples than a short session gets.
+      coldStartReps: 15,
       importReps: 7,
       sessionCalls: [1, 100, 1_000],
       sample: 1_000,
@@ -90,6 +97,14 @@ const SIZES = flags.smoke
 
 const MACHINE_NODE = machineNode();
 const DEV_NODE = join(ROOT, 'node_modules', '.bin', 'node');
+// The other dev Nodes (devDependencies node24 and node26), for the cold start of the `.ts` sources on each.
+const NODE_24 = join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const NODE_26 = join(ROOT, 'node_modules', 'node26', 'bin', 'node');
+const STRIP = ['--experimental-strip-types', '--no-warnings'];
+// The compile-cache contenders' cache directories (one per Node), made by their warm-up and removed at exit,
+// however the run ends (a server that dies in its warm-up leaves the run's last await unsettled).
+const COMPILE_CACHES = join(tmpdir(), `mcp-bench-compile-cache-${process.pid}`);
+process.once('exit', () => rmSync(COMPILE_CACHES, { recursive: true, force: true }));
 const dist = (file: string) => new URL(`../dist/${file}`, import.meta.url).href;
 const source = (file: string) => new URL(`../${file}`, import.meta.url).href;
 
@@ -109,7 +124,7 @@ const FLOOR: Contender = {
 const FLOOR_DEV: Contender = {
   ...FLOOR,
   key: 'floor-dev',
-  label: 'raw floor (dev Node)',
+  label: 'raw floor (Node 22)',
   node: DEV_NODE,
   floor: 'floor-dev',
 };
@@ -129,14 +144,15 @@ const CONTENDERS: Contender[] = [
   },
   {
     key: 'core-ts',
-    label: 'mcp-core (.ts, dev Node)',
+    label: 'mcp-core (.ts, Node 22)',
     node: DEV_NODE,
-    nodeArgs: ['--experimental-strip-types', '--no-warnings'],
+    nodeArgs: STRIP,
     script: join(SERVERS, 'mcp-core.mjs'),
     scriptArgs: ['ts'],
     eras: ['2025', '2026'],
     transports: ['stdio', 'http'],
     floor: 'floor-dev',
+    tsFloor: 'floor-ts-22',
     imports: [source('core.ts'), source('stdio.ts'), source('http.ts')],
   },
   {
@@ -229,11 +245,73 @@ const CONTENDERS: Contender[] = [
     installs: ['mcp-lite', 'hono', '@hono/node-server', 'zod'],
   },
 ];
+/**
+ * The stdio cold-start contenders on one dev Node beyond the dist and the Node 22 runs above: the `.mjs` floor on
+ * that Node (Node 24, 26), the one-file `.ts` floor stripped the same way as the sources (every dev Node), the `.ts`
+ * sources stripped (Node 24, 26), and with Node's compile cache warmed by a first run (Node 24, 26, where the cache
+ * holds the stripped sources; Node 22 caches only V8's compilation and strips again at every start).
+ */
+function coldStartOnNode(major: 22 | 24 | 26, node: string): Contender[] {
+  const floor = major === 22 ? 'floor-dev' : `floor-${major}`;
+  // Cold start only: no import-time figure (`imports`), no other section.
+  const base = {
+    node,
+    scriptArgs: [],
+    eras: ['2025'] as Era[],
+    transports: ['stdio'] as Transport[],
+    floor,
+    imports: [],
+    coldStartOnly: true,
+  };
+  const core = { ...base, script: join(SERVERS, 'mcp-core.mjs'), scriptArgs: ['ts'], nodeArgs: STRIP };
+  const tsFloor: Contender = {
+    ...base,
+    key: `floor-ts-${major}`,
+    label: `one-file .ts floor (Node ${major})`,
+    nodeArgs: STRIP,
+    script: join(SERVERS, 'floor.ts'),
+  };
+  if (major === 22) return [tsFloor];
+  return [
+    { ...FLOOR, ...base, key: floor, label: `raw floor (Node ${major})` },
+    tsFloor,
+    {
+      ...core,
+      key: `core-ts-${major}`,
+      label: `mcp-core (.ts, Node ${major})`,
+      tsFloor: tsFloor.key,
+    },
+    {
+      ...core,
+      key: `core-ts-cache-${major}`,
+      label: `mcp-core (.ts + compile cache, Node ${major})`,
+      env: { NODE_COMPILE_CACHE: join(COMPILE_CACHES, `node${major}`) },
+    },
+  ];
+}
 // Spawn-to-answer and spawn-to-exit figures: every contender, and the floor on each Node.
 const STARTUP = [FLOOR, FLOOR_DEV, ...CONTENDERS.slice(1)];
+// Cold start adds the one-file `.ts` floors and the other Nodes' floors and `.ts` runs (in this order in its table).
+const COLD_START = [
+  FLOOR,
+  FLOOR_DEV,
+  ...coldStartOnNode(22, DEV_NODE),
+  ...CONTENDERS.slice(1),
+  ...coldStartOnNode(24, NODE_24),
+  ...coldStartOnNode(26, NODE_26),
+];
 // The contenders the memory figures cover (the peers' sessions are not measured).
 const MEMORY = ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'];
-const CORES = CONTENDERS.filter((c) => c.key.startsWith('core'));
+const CORES = COLD_START.filter((c) => c.key.startsWith('core'));
+
+// --contenders KEY,...: only those contenders run, in every section they take part in.
+const picked = flags.contenders?.split(',');
+for (const key of picked ?? []) {
+  if (!COLD_START.some((c) => c.key === key))
+    throw new Error(`--contenders: unknown contender ${key} (contenders: ${COLD_START.map((c) => c.key).join(', ')})`);
+}
+/** Whether `contender` runs in this invocation (--contenders). */
+const chosen = (contender: Contender): boolean => picked === undefined || picked.includes(contender.key);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -259,7 +337,15 @@ const results: Results & Required<Pick<Results, 'shortSessions'>> = {
     cores: 0,
     smoke: flags.smoke,
   },
-  contenders: STARTUP.map(({ key, label, eras, transports, floor }) => ({ key, label, eras, transports, floor })),
+  contenders: COLD_START.filter(chosen).map(({ key, label, eras, transports, floor, tsFloor, coldStartOnly }) => ({
+    key,
+    label,
+    eras,
+    transports,
+    floor,
+    tsFloor,
+    coldStartOnly,
+  })),
   throughput: [],
   coldStart: [],
   shortSessions: [],
@@ -278,7 +364,9 @@ for (const transport of ['stdio', 'http'] as const) {
 
 for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
   const runs = new Map<string, Throughput[]>();
-  const eligible = CONTENDERS.filter((c) => c.eras.includes(scenario.era) && c.transports.includes(scenario.transport));
+  const eligible = CONTENDERS.filter(
+    (c) => chosen(c) && c.eras.includes(scenario.era) && c.transports.includes(scenario.transport),
+  );
   for (let rep = 0; rep < SIZES.reps; rep++) {
     for (const contender of rotation(eligible, rep)) {
       const figure = await throughput(
@@ -308,19 +396,25 @@ for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
 
 for (const transport of only.includes('cold-start') ? (['stdio', 'http'] as const) : []) {
   const runs = new Map<string, number[]>();
-  const eligible = STARTUP.filter((c) => c.transports.includes(transport));
-  for (let rep = 0; rep < SIZES.coldReps; rep++) {
+  const eligible = COLD_START.filter((c) => chosen(c) && c.transports.includes(transport));
+  // A compile cache is warmed by a first, unmeasured run, as a host's first start of the server warms it.
+  for (const contender of eligible.filter((c) => c.env?.NODE_COMPILE_CACHE !== undefined)) {
+    await warmCompileCache(contender);
+  }
+  for (let rep = 0; rep < SIZES.coldStartReps; rep++) {
     for (const contender of rotation(eligible, rep)) {
       runs.set(contender.key, [...(runs.get(contender.key) ?? []), await coldStart(contender, transport)]);
     }
   }
   for (const [key, times] of runs) results.coldStart.push({ transport, contender: key, ms: median(times) });
-  log(`cold start ${transport} done`);
+  log(
+    `cold start ${transport}: ${[...runs.keys()].map((k) => `${k} ${median(runs.get(k)!).toFixed(1)} ms`).join(', ')}`,
+  );
 }
 
 for (const calls of only.includes('short-sessions') ? SIZES.sessionCalls : []) {
   const runs = new Map<string, number[]>();
-  const eligible = STARTUP.filter((c) => c.transports.includes('stdio'));
+  const eligible = STARTUP.filter((c) => chosen(c) && c.transports.includes('stdio'));
   for (let rep = 0; rep < SIZES.coldReps; rep++) {
     for (const contender of rotation(eligible, rep)) {
       runs.set(contender.key, [...(runs.get(contender.key) ?? []), await shortSession(contender, calls)]);
@@ -333,7 +427,9 @@ for (const calls of only.includes('short-sessions') ? SIZES.sessionCalls : []) {
 }
 
 for (const kind of only.includes('memory') ? (['sessions', 'listens'] as const) : []) {
-  const eligible = CONTENDERS.filter((c) => MEMORY.includes(c.key) && (kind === 'sessions' || c.eras.includes('2026')));
+  const eligible = CONTENDERS.filter(
+    (c) => chosen(c) && MEMORY.includes(c.key) && (kind === 'sessions' || c.eras.includes('2026')),
+  );
   for (const contender of eligible) {
     const figure: Memory = await memory(contender, kind, SIZES.sample, SIZES.total);
     results.memory.push({ kind, contender: contender.key, ...figure });
@@ -343,7 +439,7 @@ for (const kind of only.includes('memory') ? (['sessions', 'listens'] as const) 
 
 if (only.includes('weight')) {
   const corePack = await packed(ROOT, ROOT);
-  for (const contender of CONTENDERS.filter((c) => c !== FLOOR)) {
+  for (const contender of CONTENDERS.filter((c) => c !== FLOOR && chosen(c))) {
     const times: number[] = [];
     for (let rep = 0; rep < SIZES.importReps; rep++) times.push(await importTime(contender, ROOT));
     const tarball =

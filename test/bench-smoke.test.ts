@@ -1,7 +1,8 @@
 // The benchmark harness itself (npm run bench) at smoke size: every contender starts, answers every scenario in the
-// eras and on the transports it serves, runs short stdio sessions to exit, every validation case runs, the deployment
-// rows (direct, on Redis, three workers behind haproxy) are measured per era, and every
-// figure lands in results.json and results.md.
+// eras and on the transports it serves, runs short stdio sessions to exit, the cold-start rows of every Node (the
+// floors, the one-file `.ts` floors, the `.ts` sources stripped and with a warmed compile cache) start once, every
+// validation case runs, the deployment rows (direct, on Redis, three workers behind haproxy) are measured per era,
+// and every figure lands in results.json and results.md.
 // Asserts shape, never speed.
 
 import assert from 'node:assert/strict';
@@ -38,6 +39,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     assert.deepEqual(keys, [
       'floor',
       'floor-dev',
+      'floor-ts-22',
       'core-dist',
       'core-ts',
       'sdk-v2',
@@ -45,11 +47,21 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       'tmcp',
       'fastmcp',
       'mcp-lite',
+      'floor-24',
+      'floor-ts-24',
+      'core-ts-24',
+      'core-ts-cache-24',
+      'floor-26',
+      'floor-ts-26',
+      'core-ts-26',
+      'core-ts-cache-26',
     ]);
-    const serving = (transport: string, era?: string) =>
+    // Every contender serving `transport` (and `era`); `all` keeps the cold-start-only runs of the other Nodes.
+    const serving = (transport: string, era?: string, all = false) =>
       results.contenders
         .filter(
           (c) =>
+            (all || c.coldStartOnly !== true) &&
             c.transports!.includes(transport as 'stdio' | 'http') &&
             (era === undefined || c.eras.includes(era as '2025' | '2026')),
         )
@@ -74,9 +86,18 @@ test('npm run bench -- --smoke measures every contender on every transport x era
           .filter((r) => r.transport === transport)
           .map((r) => r.contender)
           .sort(),
-        serving(transport).sort(),
+        serving(transport, undefined, true).sort(),
       );
     }
+    for (const row of results.coldStart) assert.ok(row.ms > 0, JSON.stringify(row));
+    // Each stripped `.ts` run stands beside the one-file `.ts` floor of its Node; the cached runs against the floor.
+    const contender = new Map(results.contenders.map((c) => [c.key, c]));
+    for (const major of [22, 24, 26]) {
+      const ts = major === 22 ? 'core-ts' : `core-ts-${major}`;
+      assert.equal(contender.get(ts)?.tsFloor, `floor-ts-${major}`);
+      assert.equal(contender.get(`floor-ts-${major}`)?.floor, major === 22 ? 'floor-dev' : `floor-${major}`);
+    }
+    for (const major of [24, 26]) assert.equal(contender.get(`core-ts-cache-${major}`)?.floor, `floor-${major}`);
     const sessionCalls = [...new Set(results.shortSessions!.map((r) => r.calls))];
     assert.equal(sessionCalls.length, 3);
     for (const calls of sessionCalls) {
@@ -118,6 +139,24 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       else if (row.era === '2025') assert.ok(row.redisCommandsPerCall >= 1, JSON.stringify(row));
     }
     const markdown = await readFile(join(out, 'results.md'), 'utf8');
+    // The report marks each cold-start target met or missed, and sets each stripped run beside its `.ts` floor.
+    const line = (prefix: string) => markdown.split('\n').find((l) => l.startsWith(prefix)) ?? `no line ${prefix}`;
+    for (const major of [24, 26]) {
+      assert.match(
+        line(`| mcp-core (.ts + compile cache, Node ${major}) cold start stdio: ≤ 1.3× raw floor (Node ${major}) |`),
+        / \| [\d.]+× \| (met|\*\*missed\*\*) \|$/,
+      );
+    }
+    for (const ts of ['(.ts, Node 22)', '(.ts, Node 24)', '(.ts, Node 26)']) {
+      assert.match(
+        line(`| mcp-core ${ts} cold start stdio: reported beside one-file .ts floor`),
+        /× \.ts floor \| no target \|$/,
+      );
+    }
+    assert.match(
+      line('| mcp-core (dist, machine Node) cold start stdio: ≤ 1.1× raw floor |'),
+      /(met|\*\*missed\*\*) \|$/,
+    );
     for (const heading of [
       '## Echo tool round trips',
       '## Cold start',
