@@ -1,17 +1,19 @@
 // Public entry of mcp-core: createServer(), registration of tools, resources (one by one or in a batch), resource
-// templates and prompts, change notifications, extensions (use, unuse, close), and connect() for transports. Owns
-// the server-wide model shared by all connections; holds no per-connection state, names no extension, and its only
-// I/O is the default logger's lines on stderr.
+// templates and prompts, change notifications, extensions (use, unuse, close), and the transport side (connect).
+// Owns the server-wide model shared by all connections; holds no per-connection state, names no extension, and its
+// only I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
-import { checkArrival, isCoreMethod, routingParam } from './modern.ts';
+import { checkArrival, isCoreMethod, readEnvelope, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import { ErrorCounts } from './tracing.ts';
 import type {
+  Envelope,
+  Era,
   Extension,
   Implementation,
   InitializeHook,
@@ -76,26 +78,11 @@ export interface ChangeBus {
 /** Whether `value`, delivered by a change bus from another process, is a change event this server can fan out. */
 function isChangeEvent(value: unknown): value is ChangeEvent {
   if (typeof value !== 'object' || value === null) return false;
-  const event = value as Record<string, unknown>;
-  switch (event.type) {
-    case 'tools':
-    case 'prompts':
-    case 'resources':
-      return true;
-    case 'resource':
-      return typeof event.uri === 'string';
-    case 'keyed':
-      return (
-        typeof event.key === 'string' &&
-        typeof event.id === 'string' &&
-        typeof event.method === 'string' &&
-        (event.audience === undefined || typeof event.audience === 'string') &&
-        typeof event.params === 'object' &&
-        event.params !== null
-      );
-    default:
-      return false;
-  }
+  const { type, uri, key, id, method, audience, params } = value as Record<string, unknown>;
+  if (type === 'tools' || type === 'prompts' || type === 'resources') return true;
+  if (type === 'resource') return typeof uri === 'string';
+  const named = [key, id, method, audience === undefined ? '' : audience].every((field) => typeof field === 'string');
+  return type === 'keyed' && named && typeof params === 'object' && params !== null;
 }
 
 /** Options of createServer(): limits, defaults and hooks shared by every connection of the server. */
@@ -110,10 +97,7 @@ export interface ServerOptions {
   maxInFlight?: number;
   /** Elements one 2025-03-26 batch may hold; a longer batch is refused whole with -32600 (default 100). */
   maxBatchLength?: number;
-  /**
-   * Bytes the answers held for one connection's open batches may take together; past it each further answer is
-   * replaced by -32603 naming the bound (default 16 MiB).
-   */
+  /** Bytes of the answers held for a connection's open batches; an answer past it is -32603 (default 16 MiB). */
   maxBatchAnswerBytes?: number;
   /** Default timeout of server→client requests (default 60 000 ms). */
   requestTimeoutMs?: number;
@@ -131,17 +115,13 @@ export interface ServerOptions {
    */
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
   /**
-   * Carries change events (list changed, resource updated) between the processes of a deployment. Without it they
-   * reach this process's connections only. With it, every change of this server is published on the bus, and what
-   * the bus delivers (this process's own changes included) goes to this process's connections.
+   * Carries change events (list changed, resource updated) between the processes of a deployment: every change is
+   * published on it, and what it delivers (this process's own changes too) goes to this process's connections.
    */
   changeBus?: ChangeBus;
   /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
   exposeToolErrors?: boolean;
-  /**
-   * Debug mode: an unexpected handler error (a tool's too) goes out as the generic -32603, then ends the connection
-   * and is handed to the transport's caller as is (for stdio, `closed` rejects with it).
-   */
+  /** Debug: a handler's unexpected error, answered -32603, ends the connection and reaches the transport's caller. */
   rethrow?: boolean;
   /** Runs when a 2025 client initializes; later frames of that connection wait for it. */
   onInitialize?: InitializeHook;
@@ -165,15 +145,10 @@ const stderrLogger: Logger = {
   },
 };
 
-type LimitOption =
-  | 'maxInFlight'
-  | 'maxBatchLength'
-  | 'maxBatchAnswerBytes'
-  | 'requestTimeoutMs'
-  | 'maxSubscriptions'
-  | 'maxListens'
-  | 'maxBufferedEvents'
-  | 'pageSize';
+/** The numeric options of ServerOptions, each a limit. */
+type LimitOption = {
+  [K in keyof ServerOptions]-?: ServerOptions[K] extends number | undefined ? K : never;
+}[keyof ServerOptions];
 
 /** A numeric limit of ServerOptions: `fallback` when absent, else a positive safe integer (NaN would lift the bound). */
 function limit(options: ServerOptions, name: LimitOption, fallback: number): number {
@@ -185,48 +160,45 @@ function limit(options: ServerOptions, name: LimitOption, fallback: number): num
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The `subscriptions/listen` filter keys of the core (2026-07-28 Basic > Subscriptions), which no extension may take. */
-const LISTEN_FLAGS: ReadonlySet<string> = new Set([
-  'toolsListChanged',
-  'promptsListChanged',
-  'resourcesListChanged',
-  'resourceSubscriptions',
-]);
+const LISTEN_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions'];
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
 
-/** A tool's registry entry: schemas compiled, mistakes thrown with the tool's name (at registration and update). */
-function toolEntry(name: string, definition: ToolDefinition, handler: ToolHandler<never>): ToolEntry {
-  if (typeof handler !== 'function') throw new TypeError(`tool '${name}': the handler must be a function`);
-  const { taskSupport } = definition;
-  if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required')
-    throw new TypeError(
-      `tool '${name}': taskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport)}`,
-    );
-  const input = compileToolSchema(
-    definition.inputSchema ?? EMPTY_OBJECT_SCHEMA,
-    `tool '${name}': inputSchema`,
-    'input',
-  );
-  const output =
-    definition.outputSchema === undefined
-      ? undefined
-      : compileToolSchema(definition.outputSchema, `tool '${name}': outputSchema`, 'output');
-  let headerParams: HeaderParam[];
-  try {
-    headerParams = headerParamsOf(input.json);
-  } catch (error) {
-    throw new TypeError(`tool '${name}': inputSchema: ${(error as Error).message}`, { cause: error });
-  }
-  return {
-    name,
-    era: definition.era,
-    definition,
-    inputSchema: input.json,
-    outputSchema: output?.json,
-    parseInput: input.parse,
-    parseOutput: output?.parse,
-    headerParams,
-    handler,
-  };
+/**
+ * What a transport uses of a server (`server.transport`), apart from what an author uses (docs/api.md, Transports):
+ * it opens connections, and reads the options that decide what it does before a connection sees a frame.
+ */
+export interface TransportSide {
+  /** Opens a connection, which the transport feeds frame text (or parsed frames) and gives a way to send frames. */
+  connect(options: ConnectionOptions): Connection;
+  /** ServerOptions.logger (stderr by default): where the transport reports its own failures. */
+  readonly logger: Logger;
+  /** ServerOptions.rethrow: the transport passes `onHandlerError` to connect() and hands that error to its caller. */
+  readonly rethrow: boolean;
+  /** ServerOptions.maxBatchLength, for a transport that refuses a long batch before it opens a connection. */
+  readonly maxBatchLength: number;
+  /** Whether a `changeBus` carries every change to every process, not only to this one's connections. */
+  readonly hasChangeBus: boolean;
+  /** Whether a 2025 initialize waits for `onInitialize` (HTTP then streams its answer so clients can pipeline). */
+  readonly hasInitializeHook: boolean;
+  /** The param a 2026-07-28 HTTP request of `method` mirrors in its `Mcp-Name` header, if any (Streamable HTTP). */
+  routingParam(method: string): string | undefined;
+  /** Reads a 2026-07-28 request's envelope or throws its -32602/-32022 refusal; hand it on as FrameExtras.envelope. */
+  readEnvelope(params: Record<string, unknown>): Envelope;
+  /**
+   * For a transport that answers a 2026-07-28 request's arrival refusals itself (each with its own status), once it
+   * read the envelope: throws the -32601 of a removed or unserved method, else returns the `x-mcp-header`
+   * parameters of the tool a `tools/call` names (none otherwise).
+   */
+  checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[];
+}
+
+/** A resource, template or prompt entry after `update()`: the given fields merged, the handler replaced if given. */
+function updated<E extends { era: Era | undefined; definition: { era?: Era }; handler: unknown }>(
+  current: E,
+  { handler, ...fields }: Partial<E['definition']> & { handler?: E['handler'] },
+): E {
+  const definition = { ...current.definition, ...fields };
+  return { ...current, era: definition.era, definition, handler: handler ?? current.handler };
 }
 
 /** A resource batch under way (Server.batchResources): what it registered, and whether anything else changed. */
@@ -243,14 +215,14 @@ export class Server {
   readonly #announce: (event: ChangeEvent) => void;
   /** The live connections (the model's change hub, seen with their type). */
   readonly #connections: ChangeHub<Connection>;
-  readonly #hasChangeBus: boolean;
   /** The resource batch under way (batchResources), if any. */
   #batch: ResourceBatch | undefined;
+  /** What transports use (connect, the options they act on): not part of the author's API. */
+  readonly transport: TransportSide;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
-    if (typeof info?.name !== 'string' || typeof info.version !== 'string') {
+    if (typeof info?.name !== 'string' || typeof info.version !== 'string')
       throw new TypeError('createServer needs {name: string, version: string}');
-    }
     this.#connectionSettings = {
       errors: new ErrorCounts(),
       servesMethod: (method) => isCoreMethod(method) || this.#extensionServes(method),
@@ -267,9 +239,9 @@ export class Server {
     const hub = new ChangeHub<Connection>();
     this.#connections = hub;
     const bus = options.changeBus;
-    this.#hasChangeBus = bus !== undefined;
     this.#announce = bus === undefined ? (event) => hub.publish(event) : (event) => this.#publishOn(bus, event);
-    this.#model = {
+    const logger = options.logger ?? stderrLogger;
+    const model: ServerModel = {
       info,
       instructions: options.instructions,
       tools: new Registry('tool', () => this.#announce({ type: 'tools' })),
@@ -284,8 +256,21 @@ export class Server {
         exposeToolErrors: options.exposeToolErrors ?? false,
         rethrow: options.rethrow ?? false,
         onInitialize: options.onInitialize,
-        logger: options.logger ?? stderrLogger,
+        logger,
       },
+    };
+    this.#model = model;
+    const settings = this.#connectionSettings;
+    this.transport = {
+      connect: (connection) => new Connection(model, settings, logger, connection),
+      logger,
+      rethrow: model.settings.rethrow,
+      maxBatchLength: settings.maxBatchLength,
+      hasChangeBus: bus !== undefined,
+      hasInitializeHook: options.onInitialize !== undefined,
+      routingParam: (method) => routingParam(model, method),
+      readEnvelope,
+      checkArrival: (method, params) => checkArrival(model, method, params)?.headerParams ?? [],
     };
     if (bus !== undefined) this.#subscribeTo(bus);
   }
@@ -300,17 +285,18 @@ export class Server {
 
   /** Fans what `bus` delivers out to this process's connections; a delivery that is no change event is dropped. */
   #subscribeTo(bus: ChangeBus): void {
+    const { logger } = this.transport;
     const subscribed = bus.subscribe((event) => {
       if (isChangeEvent(event)) this.#connections.publish(event);
-      else this.logger.warn(`change bus: dropped a delivery that is not a change event: ${describeValue(event)}`);
+      else logger.warn(`change bus: dropped a delivery that is not a change event: ${describeValue(event)}`);
     });
-    Promise.resolve(subscribed).catch((error: unknown) => this.logger.error('change bus: subscribe failed', error));
+    Promise.resolve(subscribed).catch((error: unknown) => logger.error('change bus: subscribe failed', error));
   }
 
   /** Publishes a change of this server on `bus`; a bus that fails is logged (the change then reaches no process). */
   #publishOn(bus: ChangeBus, event: ChangeEvent): void {
     const failed = (error: unknown): void =>
-      this.logger.error(`change bus: publish of a ${event.type} change failed`, error);
+      this.transport.logger.error(`change bus: publish of a ${event.type} change failed`, error);
     try {
       Promise.resolve(bus.publish(event)).catch(failed);
     } catch (error) {
@@ -318,38 +304,9 @@ export class Server {
     }
   }
 
-  get rethrow(): boolean {
-    return this.#model.settings.rethrow;
-  }
-
-  /** Whether changes reach every process of a deployment (a `changeBus`), not only this one's connections. */
-  get hasChangeBus(): boolean {
-    return this.#hasChangeBus;
-  }
-
-  /** Whether a 2025 initialize waits for a hook (HTTP then streams its answer so clients can pipeline). */
-  get hasInitializeHook(): boolean {
-    return this.#model.settings.onInitialize !== undefined;
-  }
-
-  /** The most elements one batch may hold (transports that check batches before the dispatcher refuse past it). */
-  get maxBatchLength(): number {
-    return this.#connectionSettings.maxBatchLength;
-  }
-
-  get logger(): Logger {
-    return this.#model.settings.logger;
-  }
-
-  /** Live connections (each holds one change listener while it is open). */
-  get connectionCount(): number {
-    return this.#model.hub.size;
-  }
-
   /**
-   * A plain snapshot of what the server holds now, summed over every transport serving it, and the error answers
-   * it wrote so far by code; then each extension's own counters (Extension.metrics). Walks the live connections:
-   * nothing is counted on a request's path (docs/http-deployment.md, Metrics and tracing).
+   * A plain snapshot of what the server holds now over every transport, its error answers so far by code, then each
+   * extension's counters. Walks the live connections: nothing is counted on a request's path (docs/http-deployment.md).
    */
   metrics(): ServerMetrics {
     let inFlight = 0;
@@ -371,27 +328,51 @@ export class Server {
     return snapshot;
   }
 
+  /** A tool's registry entry: schemas compiled, each extension's checkTool passed, mistakes named with the tool. */
+  #toolEntry(name: string, definition: ToolDefinition, handler: ToolHandler<never>): ToolEntry {
+    const where = `tool '${name}'`;
+    if (typeof handler !== 'function') throw new TypeError(`${where}: the handler must be a function`);
+    for (const extension of this.#model.extensions) extension.checkTool?.(name, definition);
+    const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `${where}: inputSchema`, 'input');
+    const { outputSchema } = definition;
+    const output =
+      outputSchema === undefined ? undefined : compileToolSchema(outputSchema, `${where}: outputSchema`, 'output');
+    let headerParams: HeaderParam[];
+    try {
+      headerParams = headerParamsOf(input.json);
+    } catch (error) {
+      throw new TypeError(`${where}: inputSchema: ${(error as Error).message}`, { cause: error });
+    }
+    return {
+      name,
+      era: definition.era,
+      definition,
+      inputSchema: input.json,
+      outputSchema: output?.json,
+      parseInput: input.parse,
+      parseOutput: output?.parse,
+      headerParams,
+      handler,
+    };
+  }
+
   /**
-   * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema
-   * without a JSON Schema export, a duplicate name) throws here with a message naming it, not per call. With a
-   * Standard Schema `inputSchema` the handler's arguments are typed as its output (and `structuredContent` as a
-   * Standard Schema `outputSchema`'s input); with a JSON Schema they are a record, or what the handler's parameter
-   * is annotated with. Returns the registration: `remove()`, `update({...definition fields, handler})` (schemas
-   * recompiled, same checks), `disable()`/`enable()`; each tells clients the tool list changed.
+   * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema without
+   * a JSON Schema export, a duplicate name) throws here naming it. A Standard Schema types the handler's arguments (its
+   * output) and `structuredContent` (an `outputSchema`'s input); a JSON Schema gives a record, or the parameter's
+   * annotation. Returns the registration (remove, update with the same checks, enable/disable).
    */
   tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(
     name: string,
     definition: D,
     handler: ToolHandler<Args, ToolStructuredFor<D>>,
   ): Registration<ToolUpdate> {
-    if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    if (typeof name !== 'string' || !TOOL_NAME.test(name))
       throw new TypeError(`tool name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ - .`);
-    }
-    const entry = toolEntry(name, definition, handler as unknown as ToolHandler<never>);
-    return this.#model.tools.register(name, entry, (current, changes: ToolUpdate) => {
-      const { handler: next, ...fields } = changes;
-      return toolEntry(name, { ...current.definition, ...fields }, (next ?? current.handler) as ToolHandler<never>);
-    });
+    const entry = this.#toolEntry(name, definition, handler as unknown as ToolHandler<never>);
+    return this.#model.tools.register(name, entry, (current, { handler: next, ...fields }: ToolUpdate) =>
+      this.#toolEntry(name, { ...current.definition, ...fields }, (next ?? current.handler) as ToolHandler<never>),
+    );
   }
 
   /** Registers a resource at a fixed URI; returns its registration (remove, update, enable/disable). */
@@ -400,13 +381,9 @@ export class Server {
     if (typeof handler !== 'function') throw new TypeError(`resource '${uri}': the handler must be a function`);
     const batch = this.#batch;
     const changed = batch?.changed;
-    const registration = this.#model.resources.register(
-      uri,
-      { uri, era: definition.era, definition, handler },
-      (current, { handler: next, ...fields }: ResourceUpdate) => {
-        const merged = { ...current.definition, ...fields };
-        return { uri, era: merged.era, definition: merged, handler: next ?? current.handler };
-      },
+    const entry = { uri, era: definition.era, definition, handler };
+    const registration = this.#model.resources.register(uri, entry, (current, changes: ResourceUpdate) =>
+      updated(current, changes),
     );
     if (batch !== undefined) {
       // Kept apart from the batch's other changes: a batch that throws removes it again, and it then changed nothing.
@@ -422,14 +399,9 @@ export class Server {
     definition: ResourceTemplateDefinition,
     handler: ResourceTemplateHandler,
   ): Registration<ResourceTemplateUpdate> {
-    const template = new UriTemplate(uriTemplate);
-    return this.#model.templates.register(
-      uriTemplate,
-      { template, era: definition.era, definition, handler },
-      (current, { handler: next, ...fields }: ResourceTemplateUpdate) => {
-        const merged = { ...current.definition, ...fields };
-        return { template, era: merged.era, definition: merged, handler: next ?? current.handler };
-      },
+    const entry = { template: new UriTemplate(uriTemplate), era: definition.era, definition, handler };
+    return this.#model.templates.register(uriTemplate, entry, (current, changes: ResourceTemplateUpdate) =>
+      updated(current, changes),
     );
   }
 
@@ -470,14 +442,8 @@ export class Server {
   prompt(name: string, definition: PromptDefinition, handler: PromptHandler): Registration<PromptUpdate> {
     if (typeof name !== 'string' || name === '') throw new TypeError('a prompt needs a non-empty name');
     if (typeof handler !== 'function') throw new TypeError(`prompt '${name}': the handler must be a function`);
-    return this.#model.prompts.register(
-      name,
-      { name, era: definition.era, definition, handler },
-      (current, { handler: next, ...fields }: PromptUpdate) => {
-        const merged = { ...current.definition, ...fields };
-        return { name, era: merged.era, definition: merged, handler: next ?? current.handler };
-      },
-    );
+    const entry = { name, era: definition.era, definition, handler };
+    return this.#model.prompts.register(name, entry, (current, changes: PromptUpdate) => updated(current, changes));
   }
 
   /** Tells every initialized client that a list changed (registration does this by itself). */
@@ -491,8 +457,8 @@ export class Server {
   }
 
   /**
-   * Installs an extension (the tasks add-on, …) before the server serves: its methods, what it advertises and its
-   * hooks. Throws for a second extension of the same id, or a method another extension or the core already serves.
+   * Installs an extension before the server serves: its methods, what it advertises and its hooks. Throws for a second
+   * extension of the same id, a method or listen key already taken, or a registered tool its checkTool refuses.
    */
   use(extension: Extension): this {
     const { extensions } = this.#model;
@@ -501,10 +467,7 @@ export class Server {
     if (extensions.some((installed) => installed.id === extension.id))
       throw new TypeError(`extension '${extension.id}' is already installed`);
     const { listenKey } = extension;
-    if (
-      listenKey !== undefined &&
-      (LISTEN_FLAGS.has(listenKey) || extensions.some((installed) => installed.listenKey === listenKey))
-    )
+    if (listenKey !== undefined && [...LISTEN_FLAGS, ...extensions.map((other) => other.listenKey)].includes(listenKey))
       throw new TypeError(`extension '${extension.id}': listen key '${listenKey}' is already taken`);
     for (const era of ['modernMethods', 'legacyMethods'] as const) {
       for (const method of Object.keys(extension[era] ?? {})) {
@@ -515,18 +478,21 @@ export class Server {
         }
       }
     }
+    const { tools } = this.#model;
+    for (const tool of new Set([...tools.registered('legacy'), ...tools.registered('modern')]))
+      extension.checkTool?.(tool.name, tool.definition);
     extensions.push(extension);
     extension.attach?.({
       publish: (event) => this.#announce(event),
-      logger: this.logger,
+      logger: this.transport.logger,
       pageSize: this.#model.settings.pageSize,
     });
     return this;
   }
 
   /**
-   * Uninstalls an extension `use()` installed: its methods and declaration go (for an extension declared only while
-   * it serves something, such as the skills add-on). It is not closed; a no-op for one not installed.
+   * Uninstalls an extension `use()` installed, for one declared only while it serves something: its methods and
+   * declaration go. It is not closed; a no-op for one not installed.
    */
   unuse(extension: Extension): void {
     const { extensions } = this.#model;
@@ -535,31 +501,11 @@ export class Server {
   }
 
   /**
-   * Closes what the server holds beyond its connections: every installed extension (the tasks add-on cancels its
-   * running tasks). Transports close their own connections (HttpHandler.close(), the stdio `closed` promise).
+   * Closes what the server holds beyond its connections: every installed extension (which ends the work it runs).
+   * Transports close their own connections (HttpHandler.close(), the stdio `closed` promise).
    */
   async close(): Promise<void> {
     await Promise.all(this.#model.extensions.map((extension) => extension.close?.()));
-  }
-
-  /** The param a 2026-07-28 HTTP request of `method` mirrors in its `Mcp-Name` header, if any (Streamable HTTP). */
-  routingParam(method: string): string | undefined {
-    return routingParam(this.#model, method);
-  }
-
-  /**
-   * What a 2026-07-28 request meets on arrival, before any handler runs, for a transport that answers refusals
-   * itself (each with its own status) or holds a request to what its tool declares: throws the ProtocolError it
-   * would be refused with (its envelope; a method that revision removed or this server does not serve), else
-   * returns the `x-mcp-header` parameters of the tool a `tools/call` names (none for another method or tool).
-   */
-  checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[] {
-    return checkArrival(this.#model, method, params)?.headerParams ?? [];
-  }
-
-  /** Opens a connection for a transport, which feeds it frame text and gives it a way to send frames. */
-  connect(options: ConnectionOptions): Connection {
-    return new Connection(this.#model, this.#connectionSettings, this.logger, options);
   }
 }
 

@@ -1,9 +1,8 @@
 // The JSON-RPC engine of one connection: frames in, the in-flight table (removed on every path) where each request is
 // settled once (answered | cancelled | abandoned), cancellation, bounded batches, the answers, and server→client
-// requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's; never writes anything related
-// to a request after it settled. Hands each request to tracing.ts while it has subscribers; counts the error answers.
+// requests (correlation, timeout, cancel). Knows no MCP method beyond the base protocol's; never writes anything
+// related to a request after it settled. Hands requests to tracing.ts while it has subscribers; counts error answers.
 
-import { randomBytes, toBase64Url, utf8 } from './bytes.ts';
 import {
   batchTooLong,
   classify,
@@ -20,8 +19,11 @@ import {
   type JsonRpcResponse,
   ProtocolError,
   type RequestId,
+  randomBytes,
   successResponse,
+  toBase64Url,
   tooManyInFlight,
+  utf8,
 } from './jsonrpc.ts';
 import {
   InboundRequest,
@@ -59,36 +61,26 @@ export interface DispatcherHooks {
   readonly era?: 'legacy' | 'modern' | undefined;
 }
 
-/** The transport side of a dispatcher (a connection's options): how frames go out and what happens to withdrawn requests. */
+/** The transport side of a dispatcher (a connection's options): how frames go out, what a withdrawn request does. */
 export interface DispatcherPeer {
   /**
-   * Writes a frame. `related` names the inbound request a notification or server→client request belongs to
-   * (transports with one stream per request route by it); responses carry their own id. A notification that is not
-   * `essential` may be dropped by a backed-up transport; an essential one is bounded by its own stream (a listen's).
-   * `change`: a change notification (Dispatcher.notifyChange). With a change bus every process's copy of a shared
-   * session hears each change, so a transport sending from one copy only (http/session-get-stream.ts) tells them apart by it.
+   * Writes a frame. `related`: the inbound request a notification or server→client request belongs to (transports
+   * with one stream per request route by it). A notification not `essential` may be dropped by a backed-up transport
+   * (an essential one is bounded by its own stream, a listen's). `change`: a change notification, which every copy of
+   * a shared session hears through the change bus; http/session-get-stream.ts sends it from one copy only.
    */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean, change?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */
   noBackChannel?(related: RequestId | undefined): string | undefined;
   /** A request left the table without an answer (cancelled or abandoned). */
   onWithdrawn?(id: RequestId): void;
-  /**
-   * Whom requests without a verified identity speak for (ExtensionContext.caller): HTTP gives a 2025 session's id,
-   * or '' for a sessionless exchange. Absent: the connection is its own caller (stdio).
-   */
+  /** Whom requests without a verified identity speak for (ExtensionContext.caller); absent: the connection itself. */
   caller?(): string;
   /** The transport's name for tracing (RequestTrace.transport): 'stdio', 'http', 'memory', … */
   readonly transport?: string;
-  /**
-   * A client response that answers none of this connection's outbound requests (after the lifecycle's own check):
-   * a 2025 session shared by processes hands it to the one that asked (Connection.settleOutbound there).
-   */
+  /** A response no outbound request here awaits: a shared session passes it on (Connection.settleOutbound there). */
   onStrayResponse?(message: JsonRpcResponse): void;
-  /**
-   * The id of this connection's first outbound request (default 0; then counting up). Copies of one shared 2025
-   * session in several processes start far apart, so a client's response names exactly one process's request.
-   */
+  /** The first outbound id (default 0): copies of a shared session start far apart, so an id names one request. */
   readonly firstOutboundId?: number;
 }
 
@@ -104,11 +96,8 @@ export interface DispatcherLimits {
   readonly servesMethod: (method: string) => boolean;
 }
 
-interface PendingOutbound {
-  resolve(result: unknown): void;
-  reject(error: unknown): void;
-  cleanup(): void;
-}
+type Shaped = Record<string, unknown>;
+type PendingOutbound = { resolve(result: unknown): void; reject(error: unknown): void; cleanup(): void };
 
 /** The JSON-RPC engine of one connection: in-flight table, cancellation, batches, answers and outbound requests. */
 export class Dispatcher implements RequestConnection {
@@ -143,10 +132,6 @@ export class Dispatcher implements RequestConnection {
 
   get inFlightCount(): number {
     return this.#inFlight.size;
-  }
-
-  get pendingOutboundCount(): number {
-    return this.#pending?.size ?? 0;
   }
 
   get closed(): boolean {
@@ -184,30 +169,21 @@ export class Dispatcher implements RequestConnection {
   /** Serves a batch as one array answer, or answers its refusal; a batch held until after close() gets neither. */
   #receiveBatch(items: unknown[], refusal: JsonRpcErrorObject | undefined, extras: FrameExtras | undefined): void {
     if (this.#closed) return;
-    if (refusal !== undefined) {
-      this.#write(errorResponse(null, refusal));
-      return;
+    if (refusal !== undefined) this.#write(errorResponse(null, refusal));
+    else {
+      const batch = new Batch();
+      for (const item of items) this.#receiveOne(item, batch, extras);
+      this.#settleBatch(batch);
     }
-    const batch = new Batch();
-    for (const item of items) this.#receiveOne(item, batch, extras);
-    this.#settleBatch(batch);
   }
 
+  /** One frame, alone or an element of `batch`. */
   #receiveOne(value: unknown, batch: Batch | undefined, extras: FrameExtras | undefined): void {
     const frame = classify(value);
-    switch (frame.kind) {
-      case 'request':
-        this.#startRequest(frame.message, batch, extras);
-        return;
-      case 'notification':
-        this.#hooks.onNotification(frame.message);
-        return;
-      case 'response':
-        this.#receiveResponse(frame.message);
-        return;
-      case 'invalid':
-        this.#answer(errorResponse(frame.id, frame.error), batch);
-    }
+    if (frame.kind === 'request') this.#startRequest(frame.message, batch, extras);
+    else if (frame.kind === 'notification') this.#hooks.onNotification(frame.message);
+    else if (frame.kind === 'response') this.#receiveResponse(frame.message);
+    else this.#answer(errorResponse(frame.id, frame.error), batch);
   }
 
   #answer(response: JsonRpcResponse, batch: Batch | undefined): void {
@@ -237,7 +213,7 @@ export class Dispatcher implements RequestConnection {
       bytes = utf8(JSON.stringify(response)).byteLength;
     } catch (error) {
       this.#logger.error(`${what} could not be serialized`, error);
-      response = unserializable(response);
+      response = errorResponse(response.id, INTERNAL_ERROR);
       bytes = utf8(JSON.stringify(response)).byteLength;
     }
     const max = this.#limits.maxBatchAnswerBytes;
@@ -283,13 +259,12 @@ export class Dispatcher implements RequestConnection {
       this.#fail(request, error);
       return;
     }
-    if (isThenable(result)) {
+    if (!isThenable(result)) this.#succeed(request, result);
+    else {
       result.then(
         (value) => this.#succeed(request, value),
         (error: unknown) => this.#fail(request, error),
       );
-    } else {
-      this.#succeed(request, result);
     }
   }
 
@@ -336,19 +311,15 @@ export class Dispatcher implements RequestConnection {
     request.sendHeld();
   }
 
+  /** A ProtocolError is the wire error; anything else is logged and answered -32603 without its message. */
   #fail(request: AdmittedRequest, error: unknown): void {
     if (!this.#settle(request, 'answered')) return;
-    if (error instanceof ProtocolError) {
-      const response = this.#finish(request, errorResponse(request.id, error.toJSON()));
-      if (request.traced !== undefined) this.#traceEnd(request, response, error);
-      request.sendHeld();
-      return;
-    }
-    this.#logger.error(`handler for '${request.method}' failed`, error);
-    const response = this.#finish(request, errorResponse(request.id, INTERNAL_ERROR));
-    request.sendHeld();
+    const expected = error instanceof ProtocolError;
+    if (!expected) this.#logger.error(`handler for '${request.method}' failed`, error);
+    const response = this.#finish(request, errorResponse(request.id, expected ? error.toJSON() : INTERNAL_ERROR));
     if (request.traced !== undefined) this.#traceEnd(request, response, error);
-    this.#hooks.onUnexpectedError?.(error, request);
+    request.sendHeld();
+    if (!expected) this.#hooks.onUnexpectedError?.(error, request);
   }
 
   /** Writes (or collects into its batch) a request's answer; returns the answer as written, maybe replaced. */
@@ -361,7 +332,7 @@ export class Dispatcher implements RequestConnection {
         this.#peer.send(response);
       } catch (error) {
         this.#logger.error(`the answer to '${request.method}' could not be serialized`, error);
-        response = unserializable(response);
+        response = errorResponse(response.id, INTERNAL_ERROR);
         this.#peer.send(response);
       }
       this.#count(response);
@@ -387,13 +358,7 @@ export class Dispatcher implements RequestConnection {
   }
 
   /** Sends a notification (DispatcherPeer.send says what `related`, `essential` and `change` mean). */
-  notify(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    related?: RequestId,
-    essential = false,
-    change = false,
-  ): void {
+  notify(method: string, params: Shaped | undefined, related?: RequestId, essential = false, change = false): void {
     if (this.#closed) return;
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
@@ -401,14 +366,14 @@ export class Dispatcher implements RequestConnection {
   }
 
   /** A change notification (list_changed, resources/updated) related to no request: see DispatcherPeer.send. */
-  notifyChange(method: string, params: Record<string, unknown> | undefined): void {
+  notifyChange(method: string, params: Shaped | undefined): void {
     this.notify(method, params, undefined, false, true);
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
   request(
     method: string,
-    params: Record<string, unknown> | undefined,
+    params: Shaped | undefined,
     options: OutboundOptions = {},
     related?: RequestId,
   ): Promise<unknown> {
@@ -423,7 +388,7 @@ export class Dispatcher implements RequestConnection {
     return new Promise((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.#limits.requestTimeoutMs;
       const withdraw = (error: unknown, reason: string): void => {
-        pending.cleanup();
+        cleanup();
         this.notify('notifications/cancelled', { requestId: id, reason }, related);
         reject(error);
       };
@@ -432,17 +397,13 @@ export class Dispatcher implements RequestConnection {
         timeoutMs,
       );
       const onAbort = (): void => withdraw(signal?.reason, 'cancelled');
-      const pending: PendingOutbound = {
-        resolve,
-        reject,
-        cleanup: () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          this.#pending!.delete(id);
-        },
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#pending!.delete(id);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      (this.#pending ??= new Map()).set(id, pending);
+      (this.#pending ??= new Map()).set(id, { resolve, reject, cleanup });
       this.#peer.send(
         params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
         related,
@@ -458,40 +419,32 @@ export class Dispatcher implements RequestConnection {
       : new OutboundRequestError(`Cannot send '${method}': ${noBackChannel}`, ErrorCode.InvalidRequest);
   }
 
+  /** A response from the peer: it settles an outbound request, or is stray (an error without an id is logged). */
   #receiveResponse(message: JsonRpcResponse): void {
-    const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
-    if (pending === undefined) {
+    if (this.settleOutbound(message)) return;
+    if (message.id === null) {
       // Only the code and a bounded message are logged: the error's data is the peer's, of any size and depth.
-      if (message.id === null) {
-        const { code, message: text } = (message as JsonRpcFailure).error;
-        this.#logger.warn(`peer sent an error without an id: code ${code}, message ${describeValue(text)}`);
-      } else {
-        this.#hooks.onStrayResponse?.(message);
-        this.#peer.onStrayResponse?.(message);
-      }
-      return;
+      const { code, message: text } = (message as JsonRpcFailure).error;
+      this.#logger.warn(`peer sent an error without an id: code ${code}, message ${describeValue(text)}`);
+    } else {
+      this.#hooks.onStrayResponse?.(message);
+      this.#peer.onStrayResponse?.(message);
     }
-    this.#settleOutbound(pending, message);
   }
 
   /**
-   * A response another process of a shared session received for one of this connection's outbound requests
-   * (DispatcherPeer.onStrayResponse there): settles it; false when none is waiting here (nothing else happens).
+   * Settles the outbound request `message` answers, received here or by another process of a shared session
+   * (DispatcherPeer.onStrayResponse there); false when none is waiting here (nothing else happens).
    */
   settleOutbound(message: JsonRpcResponse): boolean {
     const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
-    if (pending !== undefined) this.#settleOutbound(pending, message);
-    return pending !== undefined;
-  }
-
-  #settleOutbound(pending: PendingOutbound, message: JsonRpcResponse): void {
+    if (pending === undefined) return false;
     pending.cleanup();
-    if ('error' in message) {
-      // Not a ProtocolError: a client's refusal must not pass for the server's own answer to the client.
+    // Not a ProtocolError: a client's refusal must not pass for the server's own answer to the client.
+    if ('error' in message)
       pending.reject(new OutboundRequestError(message.error.message, message.error.code, message.error.data));
-    } else {
-      pending.resolve(message.result);
-    }
+    else pending.resolve(message.result);
+    return true;
   }
 
   #rejectPending(reason: string): void {
@@ -531,10 +484,6 @@ export class Dispatcher implements RequestConnection {
     }
     this.#rejectPending('the connection closed');
   }
-}
-
-function unserializable(response: JsonRpcResponse): JsonRpcFailure {
-  return errorResponse(response.id, INTERNAL_ERROR);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -20,7 +20,7 @@ import {
   ProtocolError,
   parseJson,
 } from './jsonrpc.ts';
-import { type Handshake, LegacyLifecycle, type SaveSessionState, type SessionState } from './legacy.ts';
+import { BATCH_REFUSAL, type Handshake, LegacyLifecycle, type SaveSessionState, type SessionState } from './legacy.ts';
 import {
   type CachePolicy,
   hasClaim,
@@ -66,7 +66,8 @@ export type EraState = 'undecided' | 'legacy' | 'modern';
 export class EraRouter implements DispatcherHooks {
   #state: EraState = 'undecided';
   #held: JsonRpcNotification[] = [];
-  readonly #legacy: LegacySide;
+  /** The 2025 side, built on first use: only once the connection is 2025 does the router ask for it. */
+  readonly #legacy: () => LegacySide;
   /** Absent on a connection whose era is fixed to 2025, which refuses every claim before reaching it. */
   readonly #modern: Lifecycle | undefined;
   readonly #dispatcher: Dispatcher;
@@ -75,7 +76,7 @@ export class EraRouter implements DispatcherHooks {
   onUnexpectedError?: (error: unknown) => void;
 
   constructor(
-    legacy: LegacySide,
+    legacy: () => LegacySide,
     modern: Lifecycle | undefined,
     dispatcher: Dispatcher,
     logger: Logger,
@@ -109,7 +110,7 @@ export class EraRouter implements DispatcherHooks {
       return this.#modern!.onRequest(request);
     }
     if (this.#state === 'undecided') this.#decide('legacy');
-    if (this.#state === 'legacy') return this.#legacy.onRequest(request);
+    if (this.#state === 'legacy') return this.#legacy().onRequest(request);
     if (method === 'initialize') throw unsupportedVersion(params.protocolVersion, MODERN_HANDSHAKE_REFUSAL);
     throw new ProtocolError(ErrorCode.InvalidParams, MISSING_ENVELOPE);
   }
@@ -124,7 +125,7 @@ export class EraRouter implements DispatcherHooks {
 
   onNotification(message: JsonRpcNotification): void {
     if (this.#state === 'legacy') {
-      this.#legacy.onNotification(message);
+      this.#legacy().onNotification(message);
     } else if (message.method === 'notifications/cancelled') {
       // Notifications carry no envelope: a modern (or undecided) connection acts on cancels alone.
       const requestId = message.params?.requestId;
@@ -152,7 +153,7 @@ export class EraRouter implements DispatcherHooks {
     if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params))) {
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
     }
-    return this.#legacy.checkBatch(items, decide);
+    return this.#state === 'legacy' ? this.#legacy().checkBatch(items, decide) : BATCH_REFUSAL;
   }
 }
 
@@ -169,7 +170,7 @@ export interface ConnectionSettings extends ListenLimits, DispatcherLimits {
   sealer: RequestStateSealer;
 }
 
-/** What a transport gives `server.connect()`: how to send frames, and what it knows about its context. */
+/** What a transport gives `server.transport.connect()`: how to send frames, and what it knows about its context. */
 export interface ConnectionOptions extends DispatcherPeer {
   /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
   era?: 'legacy' | 'modern';
@@ -188,7 +189,9 @@ export interface ConnectionOptions extends DispatcherPeer {
 /** One client connection (a stdio process, a 2025 session, a modern HTTP request): frames in, frames out. */
 export class Connection {
   readonly #dispatcher: Dispatcher;
-  readonly #legacy: LegacyLifecycle;
+  /** Built on first use (#legacySide): a 2026-07-28 connection never builds the 2025 lifecycle. */
+  #legacy: LegacyLifecycle | undefined;
+  readonly #makeLegacy: () => LegacyLifecycle;
   readonly #listens: ListenStreams | undefined;
   readonly #router: EraRouter;
   readonly #modern: ModernLifecycle | undefined;
@@ -200,13 +203,13 @@ export class Connection {
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
-    this.#legacy = new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
+    this.#makeLegacy = () => new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
     if (options.era !== 'legacy') {
       this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
       this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     }
-    this.#router = new EraRouter(this.#legacy, this.#modern, this.#dispatcher, logger, options.era);
+    this.#router = new EraRouter(() => this.#legacySide(), this.#modern, this.#dispatcher, logger, options.era);
     const { onHandlerError } = options;
     if (onHandlerError !== undefined) {
       this.#router.onUnexpectedError = (error) => {
@@ -217,10 +220,16 @@ export class Connection {
     }
     this.#dispatcher.attach(this.#router);
     this.#extras = options.extras;
-    if (options.assumeInitialized !== undefined) this.#legacy.assumeInitialized(options.assumeInitialized);
+    if (options.assumeInitialized !== undefined) this.#legacySide().assumeInitialized(options.assumeInitialized);
     this.#hub = model.hub;
     this.#extensions = model.extensions;
     this.#hub.add(this);
+  }
+
+  /** The 2025 lifecycle, built the first time the connection needs it. */
+  #legacySide(): LegacyLifecycle {
+    this.#legacy ??= this.#makeLegacy();
+    return this.#legacy;
   }
 
   get era(): EraState {
@@ -229,7 +238,7 @@ export class Connection {
 
   /** The committed 2025 handshake (undefined before it, and on modern connections). */
   get handshake(): Handshake | undefined {
-    return this.#legacy.handshake;
+    return this.#legacy?.handshake;
   }
 
   /** Settles an outbound request with a response another process received (false: none of ours is waiting). */
@@ -239,12 +248,12 @@ export class Connection {
 
   /** Applies the session state another process set (a shared store's record of this 2025 session). */
   applySessionState(state: Partial<SessionState>): void {
-    this.#legacy.applyState(state);
+    this.#legacySide().applyState(state);
   }
 
   /** The negotiated 2025 version once the handshake committed. */
   get legacyVersion(): string | undefined {
-    return this.#legacy.initialized ? this.#legacy.version : undefined;
+    return this.#legacy?.initialized ? this.#legacy.version : undefined;
   }
 
   get listenCount(): number {
@@ -257,15 +266,7 @@ export class Connection {
 
   /** Why a 2025-03-26 batch of `length` elements arriving now is refused on arrival (see LegacyLifecycle). */
   batchRefusal(length: number): JsonRpcErrorObject | undefined {
-    return this.#legacy.batchRefusal(length);
-  }
-
-  get pendingOutboundCount(): number {
-    return this.#dispatcher.pendingOutboundCount;
-  }
-
-  get subscriptionCount(): number {
-    return this.#legacy.subscriptionCount;
+    return this.#legacySide().batchRefusal(length);
   }
 
   get closed(): boolean {
@@ -296,7 +297,7 @@ export class Connection {
 
   /** A server change (from the hub): to the 2025 side's notifications and to the listen streams. */
   onChange(event: ChangeEvent): void {
-    this.#legacy.onChange(event);
+    this.#legacy?.onChange(event);
     this.#listens?.onChange(event);
   }
 

@@ -17,7 +17,6 @@ import {
   type Era,
   type Extension,
   type ExtensionContext,
-  type GetPromptResult,
   type Implementation,
   type InitializeHook,
   type Logger,
@@ -35,10 +34,15 @@ import {
 } from './types.ts';
 import type { UriTemplate } from './uri-template.ts';
 
-export interface ToolEntry {
-  name: string;
+/** What every registration holds: the era it serves (undefined: both), its definition and its handler. */
+interface Entry<Definition, Handler> {
   era: Era | undefined;
-  definition: ToolDefinition;
+  definition: Definition;
+  handler: Handler;
+}
+
+export interface ToolEntry extends Entry<ToolDefinition, ToolHandler<never>> {
+  name: string;
   /** The JSON Schemas listed (a Standard Schema's export) and the parsers that check values against them. */
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | undefined;
@@ -46,27 +50,10 @@ export interface ToolEntry {
   parseOutput: Parser | undefined;
   /** Arguments mirrored into `Mcp-Param-*` headers on 2026-07-28 HTTP (`x-mcp-header`). */
   headerParams: HeaderParam[];
-  handler: ToolHandler<never>;
 }
-
-export interface ResourceEntry {
-  uri: string;
-  era: Era | undefined;
-  definition: ResourceDefinition;
-  handler: ResourceHandler;
-}
-export interface TemplateEntry {
-  template: UriTemplate;
-  era: Era | undefined;
-  definition: ResourceTemplateDefinition;
-  handler: ResourceTemplateHandler;
-}
-export interface PromptEntry {
-  name: string;
-  era: Era | undefined;
-  definition: PromptDefinition;
-  handler: PromptHandler;
-}
+export type ResourceEntry = Entry<ResourceDefinition, ResourceHandler> & { uri: string };
+export type TemplateEntry = Entry<ResourceTemplateDefinition, ResourceTemplateHandler> & { template: UriTemplate };
+export type PromptEntry = Entry<PromptDefinition, PromptHandler> & { name: string };
 
 export interface ServerSettings {
   pageSize: number;
@@ -97,16 +84,13 @@ export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderPara
     if (!isPlainObject(schema) || !Object.hasOwn(schema, 'x-mcp-header')) continue;
     const header = schema['x-mcp-header'];
     const where = `x-mcp-header of property '${property}'`;
-    if (typeof header !== 'string' || !TOKEN.test(header)) {
+    if (typeof header !== 'string' || !TOKEN.test(header))
       throw new TypeError(`${where} must be a non-empty HTTP token`);
-    }
     const key = header.toLowerCase();
     if (seen.has(key)) throw new TypeError(`${where}: header name '${header}' is declared twice (case-insensitively)`);
     seen.add(key);
     const type = schema.type;
-    if (!PARAM_TYPES.has(type)) {
-      throw new TypeError(`${where}: property type must be string, integer or boolean`);
-    }
+    if (!PARAM_TYPES.has(type)) throw new TypeError(`${where}: property type must be string, integer or boolean`);
     out.push({ header, property, type: type as HeaderParam['type'] });
   }
   return out;
@@ -146,12 +130,9 @@ function pick(target: Shaped, source: object, fields: readonly string[]): Shaped
   return target;
 }
 
-const ITEM_2025_06 = ['title', '_meta'] as const;
-const ITEM_2025_11 = ['icons'] as const;
-
 function shapeItem(target: Shaped, source: object, version: string): Shaped {
-  if (since(version, '2025-06-18')) pick(target, source, ITEM_2025_06);
-  if (since(version, '2025-11-25')) pick(target, source, ITEM_2025_11);
+  if (since(version, '2025-06-18')) pick(target, source, ['title', '_meta']);
+  if (since(version, '2025-11-25')) pick(target, source, ['icons']);
   return target;
 }
 
@@ -161,7 +142,7 @@ export function shapeImplementation(info: Implementation, version: string): Shap
   let shaped = byVersion.get(version);
   if (shaped === undefined) {
     shaped = { name: info.name, version: info.version };
-    if (since(version, '2025-06-18') && info.title !== undefined) shaped.title = info.title;
+    if (since(version, '2025-06-18')) pick(shaped, info, ['title']);
     if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
     byVersion.set(version, Object.freeze(shaped));
   }
@@ -171,33 +152,23 @@ export function shapeImplementation(info: Implementation, version: string): Shap
 /** A server's identity shaped per protocol version, once: every initialize result and modern `_meta` shares it. */
 const shapedImplementations = new WeakMap<Implementation, Map<string, Shaped>>();
 
-type Feature = 'tools' | 'resources' | 'prompts' | 'completions';
+const FEATURES = ['tools', 'resources', 'prompts', 'completions'] as const;
+type Feature = (typeof FEATURES)[number];
 
 /** Whether an era serves a feature, from what is registered for it (a disabled item counts: it is only hidden for a while). */
 export function serves(model: ServerModel, feature: Feature, era: Era): boolean {
-  switch (feature) {
-    case 'tools':
-      return model.tools.registered(era).length > 0;
-    case 'resources':
-      return model.resources.registered(era).length > 0 || model.templates.registered(era).length > 0;
-    case 'prompts':
-      return model.prompts.registered(era).length > 0;
-    case 'completions':
-      return (
-        model.prompts.registered(era).some((entry) => entry.definition.complete !== undefined) ||
-        model.templates.registered(era).some((entry) => entry.definition.complete !== undefined)
-      );
-  }
+  const { tools, resources, templates, prompts } = model;
+  if (feature === 'tools') return tools.registered(era).length > 0;
+  if (feature === 'prompts') return prompts.registered(era).length > 0;
+  if (feature === 'resources') return resources.registered(era).length > 0 || templates.registered(era).length > 0;
+  const completes = (entry: { definition: { complete?: object } }) => entry.definition.complete !== undefined;
+  return prompts.registered(era).some(completes) || templates.registered(era).some(completes);
 }
 
 /** What an era serves. */
 export function servedFeatures(model: ServerModel, era: Era): Record<Feature, boolean> {
-  return {
-    tools: serves(model, 'tools', era),
-    resources: serves(model, 'resources', era),
-    prompts: serves(model, 'prompts', era),
-    completions: serves(model, 'completions', era),
-  };
+  const served = Object.fromEntries(FEATURES.map((feature) => [feature, serves(model, feature, era)]));
+  return served as Record<Feature, boolean>;
 }
 
 /** Whether `value` is an Implementation (`{name: string, version: string}`), as clientInfo must be in both eras. */
@@ -278,12 +249,7 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite
 }
 
 /** Validates a tool's arguments, runs its handler with `ctx`, and checks and shapes what it answered. */
-async function runTool(
-  model: ServerModel,
-  tool: ToolEntry,
-  args: Record<string, unknown>,
-  ctx: Context,
-): Promise<Shaped | InputRequired> {
+async function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context) {
   const version = ctx.protocolVersion;
   let parsed: Parsed;
   try {
@@ -297,7 +263,7 @@ async function runTool(
     const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
     // From 2025-11-25 input-validation failures are tool execution errors the model can correct
     // (2025-11-25, Server Features > Tools > Error Handling).
-    if (since(version, '2025-11-25')) return shapeToolResult(toolFailure(message), version);
+    if (since(version, '2025-11-25')) return toolFailureResult(message, version);
     throw invalidParams(message.slice('Invalid '.length));
   }
   let result: CallToolResult | InputRequired;
@@ -320,11 +286,11 @@ async function runTool(
 function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
   // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
   if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
-  if (error instanceof ToolError) return shapeToolResult(toolFailure(error.message), ctx.protocolVersion);
+  if (error instanceof ToolError) return toolFailureResult(error.message, ctx.protocolVersion);
   if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
   model.settings.logger.error(`tool '${tool.name}' failed`, error);
   const text = model.settings.exposeToolErrors && error instanceof Error ? error.message : 'Tool execution failed';
-  return shapeToolResult(toolFailure(text), ctx.protocolVersion);
+  return toolFailureResult(text, ctx.protocolVersion);
 }
 
 /** What is wrong with the shape of a handler's result, if anything. */
@@ -335,9 +301,8 @@ function malformedResult(result: unknown): string | undefined {
     return `content that is ${describeValue(content)}, not an array`;
   const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
   if (bad >= 0) return `content[${bad}] without a string "type" (e.g. {type: 'text', text: '...'})`;
-  if (structuredContent !== undefined && !isPlainObject(structuredContent)) {
+  if (structuredContent !== undefined && !isPlainObject(structuredContent))
     return `structuredContent that is ${describeValue(structuredContent)}, not an object`;
-  }
   if (isError !== undefined && typeof isError !== 'boolean')
     return `isError that is ${describeValue(isError)}, not a boolean`;
   return undefined;
@@ -353,11 +318,7 @@ function malformed(model: ServerModel, detail: string): never {
  * A tool's result must be a CallToolResult and fit its declared output schema (whose parser may transform
  * structuredContent); a misfit is the server's bug: logged with what is wrong, the client sees no detail.
  */
-function checkToolResult(
-  model: ServerModel,
-  tool: ToolEntry,
-  result: CallToolResult,
-): CallToolResult | Promise<CallToolResult> {
+function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult) {
   const mistake = malformedResult(result);
   if (mistake !== undefined) {
     model.settings.logger.error(`tool '${tool.name}' returned ${mistake}`);
@@ -374,21 +335,17 @@ function checkToolResult(
     model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
     return toolFailure('Tool execution failed');
   };
-  if (result.structuredContent === undefined) {
+  if (result.structuredContent === undefined)
     return fit({ problems: ['structuredContent is required by the outputSchema'] });
-  }
   const pending = tool.parseOutput(result.structuredContent, 'structuredContent');
   return pending instanceof Promise ? pending.then(fit) : fit(pending);
 }
 
-const AUDIO_SINCE = '2025-03-26';
-const STRUCTURED_SINCE = '2025-06-18';
-
 /** Drops content kinds the negotiated version does not know (audio before 2025-03-26, links before 2025-06-18). */
 function shapeContent(content: Content[], version: string): Content[] {
-  if (since(version, STRUCTURED_SINCE)) return content;
+  if (since(version, '2025-06-18')) return content;
   return content.filter(
-    (item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, AUDIO_SINCE)),
+    (item) => item.type !== 'resource_link' && (item.type !== 'audio' || since(version, '2025-03-26')),
   );
 }
 
@@ -404,12 +361,8 @@ function shapeToolResult(result: CallToolResult, version: string): Shaped {
     content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
   }
   const shaped: Shaped = { content: shapeContent(content, version) };
-  if (result.structuredContent !== undefined && since(version, STRUCTURED_SINCE)) {
-    shaped.structuredContent = result.structuredContent;
-  }
-  if (result.isError !== undefined) shaped.isError = result.isError;
-  if (result._meta !== undefined) shaped._meta = result._meta;
-  return shaped;
+  if (since(version, '2025-06-18')) pick(shaped, result, ['structuredContent']);
+  return pick(shaped, result, ['isError', '_meta']);
 }
 
 function shapeResource(target: Shaped, definition: ResourceDefinition, version: string): Shaped {
@@ -454,22 +407,16 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
   }
   if (result === undefined) throw resourceNotFound(uri, ctx.era);
   if (!(result instanceof InputRequired)) {
-    const contents = isPlainObject(result) ? result.contents : undefined;
-    const bad = Array.isArray(contents)
-      ? contents.findIndex(
-          (item) =>
-            !isPlainObject(item) ||
-            typeof item.uri !== 'string' ||
-            (typeof item.text !== 'string' && typeof item.blob !== 'string'),
-        )
-      : -1;
-    if (!Array.isArray(contents))
-      malformed(model, `resource handler for '${uri}' returned ${describeValue(result)}, not {contents: [...]}`);
-    if (bad >= 0)
-      malformed(
-        model,
-        `resource handler for '${uri}' returned contents[${bad}] without a string uri and a string text or blob`,
-      );
+    const contents: unknown = isPlainObject(result) ? result.contents : undefined;
+    const where = `resource handler for '${uri}' returned`;
+    if (!Array.isArray(contents)) malformed(model, `${where} ${describeValue(result)}, not {contents: [...]}`);
+    const bad = contents.findIndex(
+      (item) =>
+        !isPlainObject(item) ||
+        typeof item.uri !== 'string' ||
+        (typeof item.text !== 'string' && typeof item.blob !== 'string'),
+    );
+    if (bad >= 0) malformed(model, `${where} contents[${bad}] without a string uri and a string text or blob`);
   }
   return result as unknown as Shaped;
 }
@@ -492,49 +439,37 @@ export function listPrompts(model: ServerModel, params: Shaped, version: string)
   return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
 }
 
-export async function getPrompt(
-  model: ServerModel,
-  params: Shaped,
-  ctx: Context,
-): Promise<GetPromptResult | InputRequired> {
+export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context) {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const prompt = model.prompts.get(params.name, ctx.era);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
   const given = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
   const args: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const key of Object.keys(given)) {
-    const value = given[key];
+  for (const [key, value] of Object.entries(given)) {
     if (typeof value !== 'string') throw invalidParams(`params.arguments.${key} must be a string`);
     args[key] = value;
   }
   for (const declared of prompt.definition.arguments ?? []) {
-    if (declared.required === true && args[declared.name] === undefined) {
+    if (declared.required === true && args[declared.name] === undefined)
       throw invalidParams(`missing required argument '${declared.name}' for prompt '${prompt.name}'`);
-    }
   }
   const result = await prompt.handler(args, ctx);
   if (!(result instanceof InputRequired)) {
-    const messages = isPlainObject(result) ? result.messages : undefined;
-    const bad = Array.isArray(messages)
-      ? messages.findIndex(
-          (m) =>
-            !isPlainObject(m) ||
-            (m.role !== 'user' && m.role !== 'assistant') ||
-            !isPlainObject(m.content) ||
-            typeof m.content.type !== 'string',
-        )
-      : -1;
-    if (!Array.isArray(messages))
-      malformed(model, `prompt '${prompt.name}' returned ${describeValue(result)}, not {messages: [...]}`);
-    if (bad >= 0)
-      malformed(
-        model,
-        `prompt '${prompt.name}' returned messages[${bad}] without a user/assistant role and a typed content`,
-      );
+    const messages: unknown = isPlainObject(result) ? result.messages : undefined;
+    const where = `prompt '${prompt.name}' returned`;
+    if (!Array.isArray(messages)) malformed(model, `${where} ${describeValue(result)}, not {messages: [...]}`);
+    const bad = messages.findIndex(
+      (m) =>
+        !isPlainObject(m) ||
+        (m.role !== 'user' && m.role !== 'assistant') ||
+        !isPlainObject(m.content) ||
+        typeof m.content.type !== 'string',
+    );
+    if (bad >= 0) malformed(model, `${where} messages[${bad}] without a user/assistant role and a typed content`);
   }
   const version = ctx.protocolVersion;
-  if (result instanceof InputRequired || since(version, STRUCTURED_SINCE)) return result;
+  if (result instanceof InputRequired || since(version, '2025-06-18')) return result;
   return { ...result, messages: result.messages.filter((m) => shapeContent([m.content], version).length === 1) };
 }
 
@@ -545,12 +480,7 @@ function ownCompleter(complete: Record<string, Completer> | undefined, argument:
   return complete !== undefined && Object.hasOwn(complete, argument) ? complete[argument] : undefined;
 }
 
-function findCompleter(
-  model: ServerModel,
-  era: Era,
-  ref: Record<string, unknown>,
-  argument: string,
-): Completer | undefined {
+function findCompleter(model: ServerModel, era: Era, ref: Shaped, argument: string): Completer | undefined {
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
     const prompt = model.prompts.get(ref.name, era);
@@ -571,15 +501,12 @@ function findCompleter(
 export async function complete(model: ServerModel, params: Shaped, era: Era): Promise<Shaped> {
   const { ref, argument } = params;
   if (!isPlainObject(ref)) throw invalidParams('params.ref must be an object');
-  if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+  if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
     throw invalidParams('params.argument must be {name: string, value: string}');
-  }
   const context = params.context;
   const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
   const others: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const key of Object.keys(chosen)) {
-    if (typeof chosen[key] === 'string') others[key] = chosen[key];
-  }
+  for (const key of Object.keys(chosen)) if (typeof chosen[key] === 'string') others[key] = chosen[key];
   const completer = findCompleter(model, era, ref, argument.name);
   const values = completer === undefined ? [] : await completer(argument.value, others);
   return {

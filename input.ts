@@ -3,8 +3,7 @@
 // bound to method, params digest and expiry under HMAC-SHA-256, by Web Crypto: paramsDigest, seal and open are async).
 // No I/O, no connection state; open() rejects with nothing but the one -32602 ProtocolError for any input.
 
-import { fromBase64, randomBytes, toBase64Url, utf8 } from './bytes.ts';
-import { invalidParams, isPlainObject, type ProtocolError } from './jsonrpc.ts';
+import { decodeUtf8, fromBase64, invalidParams, isPlainObject, randomBytes, toBase64Url, utf8 } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -28,18 +27,15 @@ export class InputRequired {
     const entries = Object.entries(inputRequests);
     for (const [key, request] of entries) {
       if (key === '') throw new TypeError('input request keys must be non-empty strings');
-      if (!isPlainObject(request) || typeof request.method !== 'string' || !Object.hasOwn(CAPABILITY, request.method)) {
+      if (!isPlainObject(request) || typeof request.method !== 'string' || !Object.hasOwn(CAPABILITY, request.method))
         throw new TypeError(
           `input request "${key}" must have method elicitation/create, sampling/createMessage or roots/list`,
         );
-      }
-      if (request.params !== undefined && !isPlainObject(request.params)) {
+      if (request.params !== undefined && !isPlainObject(request.params))
         throw new TypeError(`input request "${key}" params must be an object`);
-      }
     }
-    if (entries.length === 0 && state === undefined) {
+    if (entries.length === 0 && state === undefined)
       throw new TypeError('an input-required answer needs at least one input request or a state');
-    }
     this.inputRequests = Object.fromEntries(entries); // own data properties only, even for a "__proto__" key
     this.state = state;
   }
@@ -69,15 +65,11 @@ export function listRootsInput(): InputRequest {
 }
 
 /**
- * The client capability each input method needs: elicitation/create -> 'elicitation', sampling/createMessage ->
- * 'sampling', roots/list -> 'roots'. Undefined when every needed capability is declared (as a plain object); else
- * an object such as {sampling: {}} listing only the missing ones. Unknown methods need nothing. `declared` is a
- * ClientCapabilities (types.ts), read as a plain record so that this module needs no public type.
+ * The client capabilities (CAPABILITY) `requests` need that `declared` lacks, as {sampling: {}}; undefined when each
+ * is declared as a plain object. Unknown methods need nothing. `declared` is a ClientCapabilities (types.ts), read as
+ * a plain record so that this module needs no public type.
  */
-export function requiredCapabilities(
-  requests: Record<string, InputRequest>,
-  declared: Readonly<Record<string, unknown>>,
-): Record<string, object> | undefined {
+export function requiredCapabilities(requests: Record<string, InputRequest>, declared: Record<string, unknown>) {
   let missing: Record<string, object> | undefined;
   for (const request of Object.values(requests)) {
     const method = isPlainObject(request) ? request.method : undefined;
@@ -161,14 +153,14 @@ export async function paramsDigest(params: Record<string, unknown>): Promise<str
 export const MAX_REQUEST_STATE_LENGTH = 64 * 1024;
 const PAYLOAD_VERSION = 1;
 const SEALED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
-const decoder = new TextDecoder();
 
-function verificationFailed(): ProtocolError {
+function verificationFailed() {
   return invalidParams('requestState failed verification');
 }
 
 /** A Web Crypto key being imported (the global CryptoKey type is DOM's, not in this project's libs). */
 type HmacKey = ReturnType<typeof crypto.subtle.importKey>;
+const HMAC = { name: 'HMAC', hash: 'SHA-256' };
 
 /**
  * Seals handler state into an opaque requestState string: HMAC-SHA-256 over a canonical payload {method, params
@@ -187,9 +179,7 @@ export class RequestStateSealer {
     this.#secret =
       typeof secret === 'string' ? utf8(secret) : secret === undefined ? undefined : Uint8Array.from(secret);
     if (this.#secret?.length === 0) throw new TypeError('the requestState secret must not be empty');
-    if (typeof ttlMs !== 'number' || !(ttlMs > 0) || !Number.isFinite(ttlMs)) {
-      throw new TypeError('ttlMs must be a positive finite number');
-    }
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('ttlMs must be a positive finite number');
     this.#ttlMs = ttlMs;
     this.#now = now;
   }
@@ -210,44 +200,26 @@ export class RequestStateSealer {
     const encoded = toBase64Url(utf8(payload));
     const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), utf8(encoded));
     const sealed = `${encoded}.${toBase64Url(new Uint8Array(mac))}`;
-    if (sealed.length > MAX_REQUEST_STATE_LENGTH) {
+    if (sealed.length > MAX_REQUEST_STATE_LENGTH)
       throw new RangeError(`sealed requestState exceeds ${MAX_REQUEST_STATE_LENGTH} characters; keep state small`);
-    }
     return sealed;
   }
 
   /** Resolves to the state; rejects with ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
    * for this method and these params. */
-  async open(
-    method: string,
-    params: Record<string, unknown>,
-    requestState: unknown,
-    principal?: string,
-  ): Promise<unknown> {
-    try {
-      return await this.#open(method, params, requestState, principal);
-    } catch {
+  open(method: string, params: Record<string, unknown>, requestState: unknown, principal?: string): Promise<unknown> {
+    return this.#open(method, params, requestState, principal).catch(() => {
       throw verificationFailed();
-    }
+    });
   }
 
   /** HMAC-SHA-256 under the secret (a random 256-bit one when none was configured), for sign and verify. */
   #hmacKey(): HmacKey {
-    return (this.#key ??= crypto.subtle.importKey(
-      'raw',
-      this.#secret ?? randomBytes(32),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign', 'verify'],
-    ));
+    this.#key ??= crypto.subtle.importKey('raw', this.#secret ?? randomBytes(32), HMAC, false, ['sign', 'verify']);
+    return this.#key;
   }
 
-  async #open(
-    method: string,
-    params: Record<string, unknown>,
-    requestState: unknown,
-    principal: string | undefined,
-  ): Promise<unknown> {
+  async #open(method: string, params: Record<string, unknown>, requestState: unknown, principal?: string) {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw verificationFailed();
     const parts = SEALED.exec(requestState);
     if (parts === null) throw verificationFailed();
@@ -258,7 +230,7 @@ export class RequestStateSealer {
     if (given === undefined || given.length !== 32 || toBase64Url(given) !== mac) throw verificationFailed();
     if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), given, utf8(encoded)))) throw verificationFailed();
     // Only now is the payload ours, and worth parsing.
-    const payload: unknown = JSON.parse(decoder.decode(fromBase64(encoded)));
+    const payload: unknown = JSON.parse(decodeUtf8(fromBase64(encoded)!)!);
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();
     const { m, d, e } = payload;
     if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();
@@ -280,15 +252,11 @@ function keyPath(key: string): string {
  */
 export function readInputResponses(value: unknown): Record<string, Record<string, unknown>> | undefined {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) {
-    throw invalidParams('params.inputResponses must be an object');
-  }
+  if (!isPlainObject(value)) throw invalidParams('params.inputResponses must be an object');
   const copy: Record<string, Record<string, unknown>> = Object.create(null);
   for (const key of Object.keys(value)) {
     const response = value[key];
-    if (!isPlainObject(response)) {
-      throw invalidParams(`${keyPath(key)} must be an object`);
-    }
+    if (!isPlainObject(response)) throw invalidParams(`${keyPath(key)} must be an object`);
     copy[key] = response;
   }
   return copy;

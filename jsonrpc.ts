@@ -1,7 +1,7 @@
-// JSON-RPC 2.0 framing: frame types, newline-delimited splitting of a byte stream under a per-line cap, strict UTF-8
-// decoding and parsing, classification into request / notification / response / invalid, the exact error answers
-// for bad frames, ProtocolError with the error codes the core emits, and bounded descriptions of peer values for logs.
-// Performs no I/O and holds no state beyond one unfinished line; it must never throw on any input value.
+// JSON-RPC 2.0 framing and errors, and the bytes frames and ids travel as: frame types, newline-delimited splitting
+// under a per-line cap, strict UTF-8 decoding and parsing, classification, the exact answers to bad frames, the error
+// codes and ProtocolError, bounded renderings of peer values; UTF-8, base64(url), hex and random bytes on Web APIs only
+// (no node: import, so any runtime runs it). No I/O, no state beyond one unfinished line; never throws on peer input.
 
 /** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;
@@ -112,9 +112,8 @@ export function classify(value: unknown): Frame {
   if ('method' in value) {
     if (hasId && id === null) return invalid(null, 'id must be a string or an integer');
     if (value.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
-    if (typeof value.method !== 'string' || value.method === '') {
+    if (typeof value.method !== 'string' || value.method === '')
       return invalid(id, 'method must be a non-empty string');
-    }
     if (value.params !== undefined && !isPlainObject(value.params)) return invalid(id, 'params must be an object');
     return hasId
       ? { kind: 'request', message: value as unknown as JsonRpcRequest }
@@ -124,13 +123,10 @@ export function classify(value: unknown): Frame {
     if (value.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
     if ('error' in value) {
       const error = value.error;
-      if (!isPlainObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+      if (!isPlainObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string')
         return invalid(id, 'error must be an object with an integer code and a string message');
-      }
       if (value.id !== null && id === null) return invalid(null, 'id must be a string, an integer or null');
-    } else if (id === null) {
-      return invalid(null, 'id must be a string or an integer');
-    }
+    } else if (id === null) return invalid(null, 'id must be a string or an integer');
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
   return invalid(id, 'a message needs a method, a result or an error');
@@ -147,6 +143,48 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const encoder = new TextEncoder();
+
+/** The UTF-8 encoding of `text` (a lone surrogate becomes U+FFFD, as TextEncoder does). */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Bytes as base64 with padding. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** Bytes as base64url without padding (RFC 4648 section 5). */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Decodes base64 or base64url, padded or not; undefined when it is not base64 (a bad character or length). */
+export function fromBase64(text: string): Uint8Array | undefined {
+  let binary: string;
+  try {
+    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return undefined;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** Bytes as lowercase hex. */
+export function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** `length` bytes from the runtime's cryptographically secure generator. */
+export function randomBytes(length: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(length));
 }
 
 /** Parses one frame's text. Returns `undefined` when the text is not JSON. */
@@ -172,10 +210,7 @@ export function successResponse(id: RequestId, result: unknown): JsonRpcSuccess 
 export const PARSE_ERROR: JsonRpcFailure = errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error' });
 
 /** An unexpected failure (a handler's throw, an answer that cannot be serialized) on the wire or in a task: no detail. */
-export const INTERNAL_ERROR: JsonRpcErrorObject = Object.freeze({
-  code: ErrorCode.InternalError,
-  message: 'Internal error',
-});
+export const INTERNAL_ERROR = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' });
 
 /** The answer to bytes that are not UTF-8 (`-32700`, id null). */
 export const NOT_UTF8: JsonRpcFailure = errorResponse(null, {
@@ -259,26 +294,22 @@ export class LineSplitter {
         this.#hold(chunk, start, chunk.length, sink);
         return;
       }
-      if (this.#discarding) {
-        this.#discarding = false;
-      } else if (this.#parts.length === 0) {
-        if (end - start > this.#maxLineBytes) sink.oversized();
-        else this.#emit(chunk, start, end, sink);
-      } else {
+      if (this.#discarding || this.#parts.length > 0) {
         this.#hold(chunk, start, end, sink);
-        if (!this.#discarding) {
-          const line = Buffer.concat(this.#parts, this.#partsBytes);
-          this.#reset();
-          this.#emit(line, 0, line.length, sink);
-        }
-        this.#discarding = false;
-      }
+        this.#flush(sink);
+      } else if (end - start > this.#maxLineBytes) sink.oversized();
+      else this.#emit(chunk, start, end, sink);
       start = end + 1;
     }
   }
 
   /** The input ended: a last line without its newline still counts. */
   end(sink: LineSink): void {
+    this.#flush(sink);
+  }
+
+  /** A newline (or the end) came: the held line goes out, and a line being discarded is over. */
+  #flush(sink: LineSink): void {
     if (this.#parts.length > 0) {
       const line = Buffer.concat(this.#parts, this.#partsBytes);
       this.#reset();

@@ -1,10 +1,11 @@
 // The 2025 lifecycle of one connection: initialize (negotiation, the gate before it, the idempotent repeat), the
-// advertised capabilities, log level, resource subscriptions, change notifications and the method table, whose
-// handlers get the context of legacy-context.ts. Owns only this connection's lifecycle state; never writes a field the
-// negotiated version lacks, never serves what it did not advertise.
+// advertised capabilities, log level, subscriptions, change notifications, the method table, and its handlers' context
+// (server→client requests, the `inputRequired` shim). Owns only this connection's lifecycle state; never writes a field
+// the negotiated version lacks, never serves what it did not advertise, never asks what the client did not declare.
 
 import type { Dispatcher } from './dispatcher.ts';
 import * as features from './features.ts';
+import { type InputRequest, InputRequired, MAX_INPUT_ROUNDS, requiredCapabilities } from './input.ts';
 import {
   ErrorCode,
   invalidParams,
@@ -17,11 +18,12 @@ import {
   type RequestId,
   tooManyInFlight,
 } from './jsonrpc.ts';
-import { InputRoundError, LegacyContext, withInput } from './legacy-context.ts';
 import type { ChangeEvent } from './registry.ts';
-import type { InboundRequest } from './request.ts';
+import { type InboundRequest, OutboundRequestError, RequestContext } from './request.ts';
 import {
   type ClientCapabilities,
+  type DetachedContext,
+  type DetachOptions,
   type ExtensionMethod,
   type Implementation,
   type InitializeParams,
@@ -29,6 +31,8 @@ import {
   LEGACY_VERSIONS,
   LOGGING_LEVELS,
   type LoggingLevel,
+  MissingCapabilityError,
+  type RequestOptions,
 } from './types.ts';
 
 export interface LegacyOptions {
@@ -39,23 +43,12 @@ export interface LegacyOptions {
 
 /** `initializing`: the server's initialize hook is running; every later frame waits for it, in order. */
 type Phase = 'awaiting-initialize' | 'initializing' | 'initialized';
-
-interface Advertised {
-  tools: boolean;
-  resources: boolean;
-  prompts: boolean;
-  logging: boolean;
-  completions: boolean;
-}
-
+type Advertised = Record<'tools' | 'resources' | 'prompts' | 'logging' | 'completions', boolean>;
 type Shaped = Record<string, unknown>;
 
-/**
- * Advertised sets are few (five flags) and never change once committed: sessions share one object per set, so an
- * idle 2025 session keeps a reference instead of a copy.
- */
 const ADVERTISED_SETS = new Map<string, Advertised>();
 
+/** The one frozen object per advertised set (five flags, fixed once committed): an idle session keeps no copy. */
 function shared(advertised: Advertised): Advertised {
   const key = `${+advertised.tools}${+advertised.resources}${+advertised.prompts}${+advertised.logging}${+advertised.completions}`;
   let known = ADVERTISED_SETS.get(key);
@@ -70,19 +63,13 @@ export interface Handshake {
   clientInfo: Implementation;
 }
 
-/**
- * What a 2025 client sets on its session after the handshake (`logging/setLevel`, `resources/subscribe` and
- * unsubscribe): a shared session store keeps it with the handshake, so every process serving the session applies it.
- */
+/** What a 2025 client sets after the handshake: a shared session store keeps it, so every process applies it. */
 export interface SessionState {
   logLevel: LoggingLevel;
   subscriptions: string[];
 }
 
-/**
- * Saves the state a request is about to set, before it is acknowledged (a shared session store); rejects with the
- * error the request is answered with.
- */
+/** Saves the state a request is about to set, before it is acknowledged; rejects with the request's error answer. */
 export type SaveSessionState = (state: SessionState) => Promise<void>;
 
 /**
@@ -93,14 +80,13 @@ interface Gate {
   held: (() => void)[];
   cancels: Set<RequestId>;
   version: string;
-  /**
-   * Notifications and batch elements held, bounded by maxInFlight (held requests are in the dispatcher's in-flight
-   * table, bounded there): past it a batch is refused and a notification dropped, with one warning.
-   */
+  /** Notifications and batch elements held, at most maxInFlight (held requests are in the dispatcher's table). */
   frames: number;
+  /** Past that bound a batch is refused and a notification dropped; the first drop is logged. */
   overflowed: boolean;
 }
 type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
+type FeatureHandler = (model: features.ServerModel, params: Shaped, ctx: LegacyContext) => unknown;
 
 /** Methods served after the handshake, each behind the capability that advertises it. */
 const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
@@ -108,7 +94,7 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   'tools/call': {
     capability: 'tools',
     serve: (l, r) =>
-      withInput(l, r, (ctx) => features.callTool(l.model, r.params, ctx)).catch((error: unknown) => {
+      withInput(l, r, features.callTool).catch((error: unknown) => {
         // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
         if (!(error instanceof InputRoundError)) throw error;
         l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
@@ -120,23 +106,23 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
     capability: 'resources',
     serve: (l, r) => features.listResourceTemplates(l.model, r.params, l.version),
   },
-  'resources/read': {
-    capability: 'resources',
-    serve: (l, r) => withInput(l, r, (ctx) => features.readResource(l.model, r.params, ctx)),
-  },
+  'resources/read': { capability: 'resources', serve: (l, r) => withInput(l, r, features.readResource) },
   'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
-  'prompts/get': {
-    capability: 'prompts',
-    serve: (l, r) => withInput(l, r, (ctx) => features.getPrompt(l.model, r.params, ctx)),
-  },
+  'prompts/get': { capability: 'prompts', serve: (l, r) => withInput(l, r, features.getPrompt) },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
 };
 
 const EMPTY_RESULT = Object.freeze({});
+const NOT_INITIALIZED = 'Invalid Request: server not initialized; send initialize first';
+/** The refusal of a batch on any connection but a 2025-03-26 one (JSON-RPC batches exist in that revision only). */
+export const BATCH_REFUSAL: JsonRpcErrorObject = Object.freeze({
+  code: ErrorCode.InvalidRequest,
+  message: 'Invalid Request: batches are accepted only under protocol 2025-03-26',
+});
 
 /** What is wrong with an initialize request's params, if anything. */
 export function initializeParamsRefusal(params: Record<string, unknown>): string | undefined {
@@ -146,11 +132,13 @@ export function initializeParamsRefusal(params: Record<string, unknown>): string
   return undefined;
 }
 
-export function negotiateVersion(requested: string): string {
+/** The requested version when the server speaks it, else the latest (MCP 2025-11-25, Lifecycle). */
+function negotiateVersion(requested: string): string {
   // The known constant, not the parsed string: an idle session keeps a reference instead of its own copy.
   return LEGACY_VERSIONS.find((version) => version === requested) ?? LATEST_LEGACY_VERSION;
 }
 
+/** One connection's 2025 lifecycle: its phase, the handshake, the session state and the method table. */
 export class LegacyLifecycle {
   readonly model: features.ServerModel;
   readonly #dispatcher: Dispatcher;
@@ -167,7 +155,6 @@ export class LegacyLifecycle {
   #gate: Gate | undefined;
   /** While a released gate replays what it held: the ids its held cancels withdrew. */
   #withdrawn: Set<RequestId> | undefined;
-
   readonly #saveState: SaveSessionState | undefined;
   /** The last state change being saved (with a shared store): the next one starts from what it leaves. */
   #saving: Promise<unknown> = Promise.resolve();
@@ -184,10 +171,7 @@ export class LegacyLifecycle {
     this.#saveState = saveState;
   }
 
-  get subscriptionCount(): number {
-    return this.#subscriptions?.size ?? 0;
-  }
-
+  /** DispatcherHooks.onRequest on a 2025 connection: the phase, then the method table or an extension's method. */
   onRequest(request: InboundRequest): unknown {
     const { method } = request;
     // Withdrawn whatever the phase: after a refused handshake the cancel itself is dropped.
@@ -202,10 +186,7 @@ export class LegacyLifecycle {
       if (method === 'ping') return EMPTY_RESULT;
       const known = this.model.extensions.some((extension) => Object.hasOwn(extension.legacyMethods ?? {}, method));
       if (entry === undefined && !known) throw methodNotFound(method);
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        'Invalid Request: server not initialized; send initialize first',
-      );
+      throw new ProtocolError(ErrorCode.InvalidRequest, NOT_INITIALIZED);
     }
     if (entry === undefined) {
       const extended = this.#extensionMethod(method);
@@ -226,6 +207,7 @@ export class LegacyLifecycle {
     return undefined;
   }
 
+  /** DispatcherHooks.onNotification: held behind the gate, dropped before the handshake; a cancel withdraws. */
   onNotification(message: JsonRpcNotification): void {
     const requestId = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
     if (this.#phase === 'initializing') {
@@ -242,9 +224,7 @@ export class LegacyLifecycle {
       gate.held.push(() => this.onNotification(message));
       return;
     }
-    // Before the handshake every notification is dropped, cancels included.
-    if (this.#phase === 'awaiting-initialize') return;
-    if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
+    if (this.#phase === 'initialized' && isRequestId(requestId)) this.#dispatcher.cancel(requestId);
   }
 
   /** A request that arrived while the initialize hook runs: served after it, unless a held cancel withdrew it. */
@@ -261,6 +241,7 @@ export class LegacyLifecycle {
     });
   }
 
+  /** The hook ended: the phase it leads to, then what the gate held, replayed in order. */
   #release(committed: boolean): void {
     this.#phase = committed ? 'initialized' : 'awaiting-initialize';
     const gate = this.#gate!;
@@ -278,23 +259,20 @@ export class LegacyLifecycle {
   }
 
   /**
-   * Why a batch of `length` elements arriving now is refused on arrival: the handshake did not negotiate 2025-03-26
-   * (nor will the one whose hook runs, if it commits), or there is no room left behind that hook. Transports that must
-   * answer a batch's refusal with its own POST ask this before they hand the batch over.
+   * Why a batch of `length` elements arriving now is refused: the handshake did not (or, its hook running, will not)
+   * negotiate 2025-03-26, or no room is left behind that hook. Asked by transports that answer a refusal themselves.
    */
   batchRefusal(length: number): JsonRpcErrorObject | undefined {
     const gate = this.#gate;
     if ((gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) !== '2025-03-26') {
-      return {
-        code: ErrorCode.InvalidRequest,
-        message: 'Invalid Request: batches are accepted only under protocol 2025-03-26',
-      };
+      return BATCH_REFUSAL;
     }
     return gate !== undefined && gate.frames + length > this.#options.maxInFlight
       ? tooManyInFlight(this.#options.maxInFlight)
       : undefined;
   }
 
+  /** DispatcherHooks.checkBatch: refused (batchRefusal, or holding initialize), held behind the gate, or served. */
   checkBatch(
     items: unknown[],
     decide: (refusal?: JsonRpcErrorObject) => void,
@@ -326,7 +304,6 @@ export class LegacyLifecycle {
     const { params } = request;
     const refusal = initializeParamsRefusal(params);
     if (refusal !== undefined) throw invalidParams(refusal);
-    // initializeParamsRefusal checked the shape.
     const { protocolVersion, capabilities, clientInfo } = params as unknown as InitializeParams;
     const version = negotiateVersion(protocolVersion);
     const hook = this.model.settings.onInitialize;
@@ -336,11 +313,7 @@ export class LegacyLifecycle {
     const answer = (async () => {
       await hook(
         { protocolVersion, capabilities, clientInfo, _meta: params._meta },
-        {
-          signal: request.signal,
-          requestId: request.id,
-          protocolVersion: version,
-        },
+        { signal: request.signal, requestId: request.id, protocolVersion: version },
       );
       return this.#commit(version, capabilities, clientInfo);
     })();
@@ -354,6 +327,7 @@ export class LegacyLifecycle {
     return answer;
   }
 
+  /** Records the handshake; the phase moves on here unless a gate's release moves it. */
   #commit(version: string, capabilities: ClientCapabilities, clientInfo: Implementation): Shaped {
     const { model } = this;
     this.version = version;
@@ -364,6 +338,7 @@ export class LegacyLifecycle {
     return this.#result();
   }
 
+  /** The initialize result, from the committed handshake. */
   #result(): Shaped {
     const { model, version } = this;
     const capabilities = features.serverCapabilities(this.#advertised!, version);
@@ -376,11 +351,8 @@ export class LegacyLifecycle {
           capabilities[key] = { ...held, ...value };
         else if (!Object.hasOwn(capabilities, key)) capabilities[key] = value;
       }
-    const result: Shaped = {
-      protocolVersion: version,
-      capabilities,
-      serverInfo: features.shapeImplementation(model.info, version),
-    };
+    const serverInfo = features.shapeImplementation(model.info, version);
+    const result: Shaped = { protocolVersion: version, capabilities, serverInfo };
     if (model.instructions !== undefined) result.instructions = model.instructions;
     return result;
   }
@@ -390,12 +362,10 @@ export class LegacyLifecycle {
    * that version), or a session restored from a shared store (the handshake it recorded).
    */
   assumeInitialized(handshake: string | (Handshake & Partial<SessionState>)): void {
-    if (typeof handshake === 'string') {
-      this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
-      return;
-    }
-    this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
-    this.applyState(handshake);
+    if (typeof handshake !== 'string') {
+      this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
+      this.applyState(handshake);
+    } else this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
   }
 
   /** What the committed handshake agreed (undefined before it). */
@@ -405,48 +375,43 @@ export class LegacyLifecycle {
     return { protocolVersion: this.version, clientCapabilities: this.clientCapabilities, clientInfo: this.clientInfo! };
   }
 
+  /** Whether the handshake committed and no gate holds frames any more. */
   get initialized(): boolean {
     return this.#phase === 'initialized';
   }
 
+  /** logging/setLevel. */
   setLevel(params: Record<string, unknown>): object | Promise<object> {
     const level = LOGGING_LEVELS.indexOf(params.level as LoggingLevel);
     if (level < 0) throw invalidParams(`params.level must be one of ${LOGGING_LEVELS.join(', ')}`);
     return this.#change(
-      () => {
-        this.#logLevel = level;
-      },
+      () => (this.#logLevel = level),
       (state) => ({ ...state, logLevel: LOGGING_LEVELS[level]! }),
     );
   }
 
+  /** resources/subscribe, at most maxSubscriptions URIs per session. */
   subscribe(params: Record<string, unknown>): object | Promise<object> {
     const { uri } = params;
     if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
-    const full = (uris: ReadonlySet<string> | readonly string[]): boolean => {
-      const held = Array.isArray(uris) ? uris.includes(uri) : (uris as ReadonlySet<string>).has(uri);
-      const size = Array.isArray(uris) ? uris.length : (uris as ReadonlySet<string>).size;
-      return !held && size >= this.#options.maxSubscriptions;
-    };
-    if (full(this.#subscriptions ?? [])) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+    const full = (held = new Set<string>()) => !held.has(uri) && held.size >= this.#options.maxSubscriptions;
+    if (full(this.#subscriptions)) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     return this.#change(
-      () => {
-        (this.#subscriptions ??= new Set()).add(uri);
-      },
+      () => (this.#subscriptions ??= new Set()).add(uri),
       (state) => {
-        if (full(state.subscriptions)) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+        if (full(new Set(state.subscriptions)))
+          throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
         return state.subscriptions.includes(uri) ? state : { ...state, subscriptions: [...state.subscriptions, uri] };
       },
     );
   }
 
+  /** resources/unsubscribe. */
   unsubscribe(params: Record<string, unknown>): object | Promise<object> {
     const { uri } = params;
     if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
     return this.#change(
-      () => {
-        this.#subscriptions?.delete(uri);
-      },
+      () => this.#subscriptions?.delete(uri),
       (state) => ({ ...state, subscriptions: state.subscriptions.filter((held) => held !== uri) }),
     );
   }
@@ -456,7 +421,7 @@ export class LegacyLifecycle {
    * (`locally`). With one, changes are saved one after another, each computed (`next`) from the state the one before
    * it left, and made here once saved: two changes of this connection never overwrite each other.
    */
-  #change(locally: () => void, next: (state: SessionState) => SessionState): object | Promise<object> {
+  #change(locally: () => unknown, next: (state: SessionState) => SessionState): object | Promise<object> {
     const save = this.#saveState;
     if (save === undefined) {
       locally();
@@ -489,17 +454,165 @@ export class LegacyLifecycle {
   onChange(event: ChangeEvent): void {
     const advertised = this.#advertised;
     if (advertised === undefined || event.type === 'keyed') return; // keyed events go to 2026-07-28 listen streams
-
-    if (event.type === 'resource') {
-      if (this.#subscriptions?.has(event.uri) === true) {
-        this.#dispatcher.notifyChange('notifications/resources/updated', { uri: event.uri });
-      }
-    } else if (advertised[event.type]) {
-      this.#dispatcher.notifyChange(`notifications/${event.type}/list_changed`, undefined);
+    if (event.type !== 'resource') {
+      if (advertised[event.type]) this.#dispatcher.notifyChange(`notifications/${event.type}/list_changed`, undefined);
+    } else if (this.#subscriptions?.has(event.uri) === true) {
+      this.#dispatcher.notifyChange('notifications/resources/updated', { uri: event.uri });
     }
   }
 
+  /** Whether a log message at `level` goes to this client (logging advertised, at or above its level). */
   passesLogLevel(level: LoggingLevel): boolean {
     return this.#advertised?.logging === true && LOGGING_LEVELS.indexOf(level) >= this.#logLevel;
+  }
+}
+
+/**
+ * Runs a feature handler that may answer `inputRequired(…)`: a 2025 client gets real server→client requests, and the
+ * handler runs again with the answers, at most MAX_INPUT_ROUNDS times.
+ */
+async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, serve: FeatureHandler): Promise<unknown> {
+  const ctx = new LegacyContext(lifecycle, request);
+  for (let round = 0; ; round++) {
+    const result = await serve(lifecycle.model, request.params, ctx);
+    if (!(result instanceof InputRequired)) return withoutResultType(result);
+    if (round === MAX_INPUT_ROUNDS) {
+      throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
+    }
+    try {
+      ctx.inputResponses = await ctx.ask(result.inputRequests);
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      throw new InputRoundError('The client could not provide the requested input', error);
+    }
+    ctx.requestState = result.state;
+  }
+}
+
+/**
+ * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
+ * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603.
+ */
+function withoutResultType(result: unknown): unknown {
+  if (!isPlainObject(result) || !Object.hasOwn(result, 'resultType')) return result;
+  const { resultType, ...rest } = result;
+  if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
+  throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);
+}
+
+/** Getting input from a 2025 client failed; `cause` says why (kept off the wire). */
+class InputRoundError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
+}
+
+type Roots = { roots: { uri: string; name?: string }[] };
+
+/**
+ * The handler context on a 2025 connection: real server→client requests, the connection's log threshold. Detached (a
+ * task's handler): its input requests go to the task, its progress and log to the connection after the answer.
+ */
+class LegacyContext extends RequestContext implements features.CallSite {
+  readonly era = 'legacy';
+  // The handshake committed before any handler runs and never changes after: a context keeps what it agreed.
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  inputResponses: Record<string, Record<string, unknown>> | undefined;
+  requestState: unknown;
+  readonly #lifecycle: LegacyLifecycle;
+
+  constructor(lifecycle: LegacyLifecycle, request: InboundRequest, detached?: DetachOptions) {
+    super(request, detached);
+    this.#lifecycle = lifecycle;
+    this.protocolVersion = lifecycle.version;
+    this.clientCapabilities = lifecycle.clientCapabilities;
+    this.clientInfo = lifecycle.clientInfo;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    // `message` joined progress notifications in 2025-03-26.
+    const text = features.since(this.protocolVersion, '2025-03-26') ? message : undefined;
+    const { detached } = this;
+    this.request.progress(progress, total, text, detached !== undefined, detached?.meta);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (!this.#lifecycle.passesLogLevel(level)) return;
+    const params: Shaped = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    const { detached } = this;
+    if (detached?.meta !== undefined) params._meta = detached.meta;
+    this.request.notify('notifications/message', params, false, detached !== undefined);
+  }
+
+  /** ToolCall.detach: this request's identity and input, `options` for the rest. */
+  detach(options: DetachOptions): DetachedContext {
+    const ctx = new LegacyContext(this.#lifecycle, this.request, options);
+    ctx.inputResponses = this.inputResponses;
+    ctx.requestState = this.requestState;
+    return ctx;
+  }
+
+  /** ToolCall.notify: on the connection, related to no request, after this request's answer. */
+  notifyCaller(method: string, params: Record<string, unknown>): void {
+    this.request.notifyAfterAnswer(method, params);
+  }
+
+  /** A server→client request behind `capability`; a detached context's goes to its task's input. */
+  #send(capability: keyof ClientCapabilities | undefined, method: string, params?: Shaped, options?: RequestOptions) {
+    // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
+    // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
+    const detached = this.detached;
+    const refusal = detached === undefined ? this.request.refusal(method) : undefined;
+    if (refusal !== undefined) return Promise.reject(refusal);
+    if (capability !== undefined && !isPlainObject(this.clientCapabilities[capability])) {
+      return Promise.reject(new MissingCapabilityError(String(capability), method));
+    }
+    if (detached === undefined) return this.request.request(method, params, options);
+    if (method === 'ping')
+      return Promise.reject(new OutboundRequestError("Cannot send 'ping' from a detached handler"));
+    return detached.input({ method: method as InputRequest['method'], params: params ?? {} });
+  }
+
+  elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {
+    if (!features.since(this.protocolVersion, '2025-06-18')) {
+      return Promise.reject(new MissingCapabilityError('elicitation', 'elicitation/create'));
+    }
+    return this.#send('elicitation', 'elicitation/create', params, options) as Promise<Shaped>;
+  }
+
+  sample(params: Shaped, options?: RequestOptions): Promise<Shaped> {
+    return this.#send('sampling', 'sampling/createMessage', params, options) as Promise<Shaped>;
+  }
+
+  listRoots(options?: RequestOptions): Promise<Roots> {
+    return this.#send('roots', 'roots/list', undefined, options) as Promise<Roots>;
+  }
+
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.#send(undefined, 'ping', undefined, options);
+  }
+
+  /** ExtensionContext.sendInput: the input request as the server→client request it names. */
+  sendInput(input: InputRequest): Promise<Shaped> {
+    const params = input.params ?? {};
+    if (input.method === 'elicitation/create') return this.elicit(params);
+    if (input.method === 'sampling/createMessage') return this.sample(params);
+    // roots/list takes no params of its own: only a `_meta` (a task's) is worth sending.
+    return this.#send('roots', 'roots/list', Object.keys(params).length > 0 ? params : undefined) as Promise<Shaped>;
+  }
+
+  /** Sends every input request of one round to the client at once; resolves with the answers by key. */
+  async ask(requests: Record<string, InputRequest>): Promise<Record<string, Record<string, unknown>>> {
+    const keys = Object.keys(requests);
+    // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
+    const missing = requiredCapabilities(requests, this.clientCapabilities);
+    if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
+    const answers = await Promise.all(keys.map((key) => this.sendInput(requests[key]!)));
+    const responses: Record<string, Record<string, unknown>> = Object.create(null);
+    for (const [index, key] of keys.entries()) responses[key] = answers[index]!;
+    return responses;
   }
 }

@@ -1,8 +1,7 @@
-// The 2026-07-28 lifecycle: the envelope each request carries (its `_meta` keys, validation, the removed methods,
-// what a request meets on arrival), server/discover, the feature methods and the extensions' (behind the -32021
-// declaration gate), subscriptions/listen streams (ack, filtered events, an extension's keyed ones, a bounded buffer,
-// graceful and overflow end), and every result stamped (resultType, serverInfo, caching). Stateless between requests;
-// never sends a server→client request or reaches another connection's streams.
+// The 2026-07-28 lifecycle: the envelope (`_meta` keys, validation, removed methods, arrival checks), server/discover,
+// the feature methods and the extensions' (behind the -32021 gate), subscriptions/listen streams (ack, filtered and
+// keyed events, a bounded buffer, graceful and overflow end), every result stamped (resultType, serverInfo, caching).
+// Stateless between requests; never sends a server→client request or reaches another connection's streams.
 
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import * as features from './features.ts';
@@ -21,6 +20,7 @@ import {
   type Context,
   type DetachedContext,
   type DetachOptions,
+  type Envelope,
   type Extension,
   type ExtensionMethod,
   type Implementation,
@@ -50,14 +50,6 @@ export const MODERN_REMOVED = new Set([
   'resources/subscribe',
   'resources/unsubscribe',
 ]);
-
-/** What a valid 2026-07-28 envelope (`params._meta`) declares. */
-export interface Envelope {
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
-  logLevel: LoggingLevel | undefined;
-}
 
 /** A request claims the modern era exactly when `params._meta` holds the protocol-version key. */
 export function hasClaim(params: Record<string, unknown> | undefined): boolean {
@@ -236,16 +228,15 @@ export function missingExtension(id: string): ProtocolError {
 }
 
 /**
- * What a 2026-07-28 request meets on arrival, before any handler runs: throws the first refusal, in this order —
- * its envelope (-32602, -32022), a method that revision removed or this server does not serve (-32601) — else
- * returns the tool a `tools/call` names (undefined for another method, or a tool this era does not serve).
+ * What a 2026-07-28 request whose envelope was read (readEnvelope) meets on arrival, before any handler runs: throws
+ * -32601 for a method that revision removed or this server does not serve, else returns the tool a `tools/call` names
+ * (undefined for another method, or a tool this era does not serve).
  */
 export function checkArrival(
   model: features.ServerModel,
   method: string,
   params: Record<string, unknown>,
 ): features.ToolEntry | undefined {
-  readEnvelope(params);
   if (MODERN_REMOVED.has(method)) throw removedMethod(method);
   servedMethod(model, method);
   return method === 'tools/call' && typeof params.name === 'string'
@@ -272,7 +263,7 @@ export class ModernLifecycle {
   }
 
   onRequest(request: InboundRequest): unknown {
-    const envelope = readEnvelope(request.params);
+    const envelope = request.envelope ?? readEnvelope(request.params);
     const { method, params } = request;
     const served = servedMethod(this.model, method);
     if ('extension' in served) {

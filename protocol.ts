@@ -1,8 +1,7 @@
-// MCP wire types for both eras (2024-11-05 … 2025-11-25 and 2026-07-28), written for this core from each version's
-// schema (MCP <version>, Schema Reference): envelopes and capabilities per era, each method's params and results,
-// tasks as the tasks extension serves them in either era, server→client requests, notifications, and the
-// method→params/result maps. Types only, on their own subpath `mcp-core/protocol`: nothing here exists at runtime and
-// no module of the core imports it.
+// MCP wire types for both eras (2024-11-05 … 2025-11-25 and 2026-07-28), written from each version's schema (MCP
+// <version>, Schema Reference): envelopes and capabilities, each method's params and results, tasks in either era,
+// server→client requests, notifications and the method→params/result maps. Types only (`mcp-core/protocol`): nothing
+// here exists at runtime, and no module of the core imports it.
 
 import type { InputRequest } from './input.ts';
 import type { JsonSchema } from './schema.ts';

@@ -15,10 +15,8 @@ export interface Work {
 
 /**
  * The work one validation pass may spend (docs/api.md, Registration, "Patterns"): an uncached step costs STEP_UNITS
- * plus one per thread it moves (WIDE_UNITS past ASCII) plus one per instruction its closures walk (a SPLIT or JMP
- * is walked, not moved); a cached one nothing, its bound being the body's size.
- * Spending it all on the costliest steps measured (docs/api.md lists the inputs) takes 10–50 ms on a loaded
- * 2-core machine.
+ * plus one per thread it moves (WIDE_UNITS past ASCII) plus one per instruction its closures walk; a cached one
+ * nothing, its bound being the body's size. All of it, on the costliest steps measured, takes 10–50 ms on 2 cores.
  */
 export const WORK_BUDGET = 2 ** 21;
 /** What an uncached step costs beyond its threads: deciding assertions, building and finding the next state. */
@@ -49,18 +47,14 @@ const [START, END, BOUNDARY, NOT_BOUNDARY] = [0, 1, 2, 3];
 const [AT_START, WORD, OTHER] = [0, 1, 2];
 const [PENDING, END_OF_INPUT] = [-2, -1];
 const [MATCHED, DEAD, UNKNOWN, UNCACHED] = [-1, -2, -3, -4];
-/**
- * How many integers one pattern's cached states and transitions may hold (256 KiB as such; their maps take about
- * twice that in heap) before the cache restarts.
- */
+/** How many integers one pattern's cached states and transitions may hold (256 KiB; twice that in heap). */
 const CACHE_INTS = 1 << 16;
 
 /**
- * Compiles `pattern` as JSON Schema reads it (2020-12 Validation, 6.3.3: ECMA-262, here with the `u` flag), or
- * throws an error whose message completes "pattern <p> ...": a SyntaxError when the native parser refuses it ("is
- * not a valid regular expression"), a TypeError for a valid pattern refused here: a lookaround, backreference or
- * group modifier (no linear-time matcher exists for them), groups past MAX_NESTING, a program past MAX_PROGRAM.
- * A pattern with no quantifier, alternation or word boundary, and at most NATIVE_ATOMS atoms, runs on the native
+ * Compiles `pattern` as JSON Schema reads it (2020-12 Validation, 6.3.3: ECMA-262, here with the `u` flag), or throws
+ * an error completing "pattern <p> ...": a SyntaxError when the native parser refuses it, a TypeError for a lookaround,
+ * backreference or group modifier (no linear-time matcher exists for them), groups past MAX_NESTING or a program past
+ * MAX_PROGRAM. A pattern with no quantifier, alternation or \b and at most NATIVE_ATOMS atoms runs on the native
  * RegExp, which then tries one short path per start position; every other one runs on the program below.
  */
 export function compilePattern(pattern: string): PatternTest {
@@ -82,10 +76,7 @@ export function compilePattern(pattern: string): PatternTest {
 /** A recursive-descent parser over a pattern the native parser has accepted, so only its shape is read here. */
 class Parser {
   readonly tests: ((cp: number) => boolean)[] = [];
-  /**
-   * Whether the pattern needs this matcher: it has a quantifier or an alternation (a path the native RegExp could
-   * backtrack over), or a word boundary (V8 also tests one between the halves of a surrogate pair; ECMA-262 not).
-   */
+  /** Needs this matcher: a quantifier or alternation (native backtracking), or \b (V8 tests it in surrogate pairs). */
   needsMatcher = false;
   /** How many single-code-point atoms the pattern has (one path of the native RegExp tests each once). */
   atoms = 0;
@@ -97,6 +88,7 @@ class Parser {
     this.#src = src;
   }
 
+  /** Alternatives separated by `|`, up to the end or the `)` of the group at `depth`. */
   alternation(depth: number): Node {
     if (depth > MAX_NESTING) throw new TypeError(`nests groups more than ${MAX_NESTING} deep`);
     const alts = [this.#sequence(depth)];
@@ -108,6 +100,7 @@ class Parser {
     return alts.length === 1 ? alts[0]! : { t: 'alt', alts };
   }
 
+  /** One alternative: quantified atoms up to a `|` or `)`. */
   #sequence(depth: number): Node {
     const items: Node[] = [];
     while (this.#i < this.#src.length && this.#src[this.#i] !== '|' && this.#src[this.#i] !== ')') {
@@ -117,6 +110,7 @@ class Parser {
     return items.length === 1 ? items[0]! : { t: 'seq', items };
   }
 
+  /** One atom: an assertion, a group, a class, `.`, a character or an escape. */
   #atom(depth: number): Node {
     const src = this.#src;
     const start = this.#i;
@@ -198,13 +192,11 @@ class Parser {
     if (k === undefined) {
       k = this.tests.length;
       this.#byText.set(text, k);
-      this.tests.push(text === '.' ? isNotLineTerminator : classTest(text));
+      this.tests.push(classTest(text));
     }
     return { t: 'char', atom: ~k };
   }
 }
-
-const isNotLineTerminator = (cp: number): boolean => cp !== 10 && cp !== 13 && cp !== 0x2028 && cp !== 0x2029;
 
 /** A one-code-point test by the native RegExp of the atom, its answers for ASCII remembered (128 bytes). */
 function classTest(text: string): (cp: number) => boolean {
@@ -248,6 +240,7 @@ class Program {
     this.#tests = tests;
   }
 
+  /** Appends an instruction, refusing one past MAX_PROGRAM; returns its address. */
   push(op: number, x: number, y: number): number {
     if (this.#op.length >= MAX_PROGRAM) {
       throw new TypeError(`compiles to more than ${MAX_PROGRAM} instructions (repeat less, or with a smaller count)`);
@@ -258,6 +251,7 @@ class Program {
     return this.#op.length - 1;
   }
 
+  /** Appends the instructions of a parsed node (Thompson's construction). */
   emit(node: Node): void {
     if (node.t === 'char') this.push(CHAR, node.atom, 0);
     else if (node.t === 'assert') this.push(ASSERT, node.kind, 0);
@@ -298,12 +292,10 @@ class Program {
   }
 
   /**
-   * Whether the program matches somewhere in s. A state is the set of threads (each instruction at most once)
-   * before a code point: each code point moves every thread at once, so the work is at most program × length.
-   * States and their transitions are remembered (a lazily built DFA) within CACHE_INTS, so a known transition
-   * costs a lookup; once the cache is full, the rest of the run steps threads without it, and the next run
-   * starts with an empty cache. Each uncached step is paid from `work` before it is taken: once that is spent,
-   * the run stops (undefined) with only complete steps cached.
+   * Whether the program matches somewhere in s. A state is the set of threads (each instruction at most once) before
+   * a code point, which moves them all at once: at most program × length steps. States and transitions are cached (a
+   * lazy DFA) within CACHE_INTS; once full, the run goes on uncached and the next one starts empty. Each uncached step
+   * is paid from `work` before it is taken: once that is spent, the run stops (undefined), only complete steps cached.
    */
   run(s: string, work: Work): boolean | undefined {
     if (this.#cached > CACHE_INTS) this.#forget();
@@ -383,6 +375,7 @@ class Program {
     return id;
   }
 
+  /** Empties the cache (it is full). */
   #forget(): void {
     this.#ids.clear();
     this.#threads = [];

@@ -1,10 +1,8 @@
 // The server's registries (tools, resources, resource templates, prompts) in deterministic registration order,
 // opaque pagination cursors, and the change hub that carries list-changed, resource-updated and extensions' keyed
-// events to every live connection. Owns no per-connection state; a listener is removed by the connection that added
-// it.
+// events to every live connection. Owns no per-connection state; a listener is removed by the connection that added it.
 
-import { fromBase64, toBase64Url, utf8 } from './bytes.ts';
-import { invalidParams } from './jsonrpc.ts';
+import { fromBase64, invalidParams, toBase64Url, utf8 } from './jsonrpc.ts';
 import type { Era, KeyedEvent } from './types.ts';
 
 /** A change the server announces: a list changed, one resource was updated, or an extension's keyed notification. */
@@ -42,12 +40,6 @@ export class ChangeHub<L extends ChangeListener = ChangeListener> {
   }
 }
 
-/** One page of a registry listing and the cursor of the next one. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | undefined;
-}
-
 const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,24}$/;
 const OFFSET_SHAPE = /^([a-z])(0|[1-9][0-9]{0,8})$/;
 
@@ -72,12 +64,7 @@ export function decodeCursor(cursor: unknown, length: number, tag: string): numb
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-interface Views<T> {
-  legacy: T[];
-  modern: T[];
-  legacyAll: T[];
-  modernAll: T[];
-}
+type Views<T> = Record<'legacy' | 'modern' | 'legacyAll' | 'modernAll', T[]>;
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
 export interface Registration<Changes> {
@@ -115,24 +102,18 @@ export class Registry<T extends { era: Era | undefined }> {
     return item.era !== undefined && item.era !== era ? undefined : item;
   }
 
-  add(key: string, item: T): void {
+  /**
+   * Adds `item` under a free `key` and returns its handle; `rebuild` makes the replacement for an update (it may throw,
+   * leaving the item as it was). Only handles change the registry, so each acts on its own registration alone.
+   */
+  register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
     if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
     this.#items.set(key, item);
     this.#changed();
-  }
-
-  /**
-   * Adds `item` and returns its handle; `rebuild` makes the replacement for an update (it may throw, leaving the
-   * item as it was). A handle only ever acts on its own registration, never on a later one under the same key.
-   */
-  register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
-    this.add(key, item);
     let current: T | undefined = item;
     const disabled = this.#disabled;
     const live = (action: string): T => {
-      if (current === undefined || this.#items.get(key) !== current) {
-        throw new Error(`cannot ${action} ${this.#kind} '${key}': it was removed`);
-      }
+      if (current === undefined) throw new Error(`cannot ${action} ${this.#kind} '${key}': it was removed`);
       return current;
     };
     const setEnabled = (enabled: boolean) => {
@@ -144,9 +125,11 @@ export class Registry<T extends { era: Era | undefined }> {
     };
     return {
       remove: () => {
-        if (current === undefined || this.#items.get(key) !== current) return;
+        if (current === undefined) return;
         current = undefined;
-        this.remove(key);
+        this.#items.delete(key);
+        this.#disabled.delete(key);
+        this.#changed();
       },
       update: (changes: C) => {
         const next = rebuild(live('update'), changes);
@@ -160,13 +143,6 @@ export class Registry<T extends { era: Era | undefined }> {
         return current !== undefined && !disabled.has(key);
       },
     };
-  }
-
-  remove(key: string): boolean {
-    if (!this.#items.delete(key)) return false;
-    this.#disabled.delete(key);
-    this.#changed();
-    return true;
   }
 
   #changed(): void {
@@ -185,25 +161,24 @@ export class Registry<T extends { era: Era | undefined }> {
   }
 
   #views(): Views<T> {
-    if (this.#ordered === undefined) {
-      const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [] };
-      for (const [key, item] of this.#items) {
-        const enabled = !this.#disabled.has(key);
-        if (item.era !== 'modern') {
-          views.legacyAll.push(item);
-          if (enabled) views.legacy.push(item);
-        }
-        if (item.era !== 'legacy') {
-          views.modernAll.push(item);
-          if (enabled) views.modern.push(item);
-        }
+    if (this.#ordered !== undefined) return this.#ordered;
+    const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [] };
+    for (const [key, item] of this.#items) {
+      const enabled = !this.#disabled.has(key);
+      if (item.era !== 'modern') {
+        views.legacyAll.push(item);
+        if (enabled) views.legacy.push(item);
       }
-      this.#ordered = views;
+      if (item.era !== 'legacy') {
+        views.modernAll.push(item);
+        if (enabled) views.modern.push(item);
+      }
     }
-    return this.#ordered;
+    return (this.#ordered = views);
   }
 
-  page(cursor: unknown, pageSize: number, era: Era): Page<T> {
+  /** One page of the items `era` serves, from `cursor`, and the cursor of the next page. */
+  page(cursor: unknown, pageSize: number, era: Era): { items: T[]; nextCursor: string | undefined } {
     const all = this.values(era);
     const start = decodeCursor(cursor, all.length, this.#cursorTag);
     const end = Math.min(start + pageSize, all.length);

@@ -3,22 +3,21 @@
 // OutboundRequestError); the handler context every era shares. Owns only its signal, progress and held notifications;
 // writes nothing itself (all goes through its RequestConnection) and nothing related to itself once it has ended.
 
-import type { JsonRpcRequest, RequestId } from './jsonrpc.ts';
+import { isPlainObject, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
 import type {
   AuthInfo,
   DetachOptions,
+  Envelope,
   FrameExtras,
   HttpRequestInfo,
   ProgressToken,
+  RequestOptions,
   RequestTrace,
   TaskHandle,
   TraceContext,
 } from './types.ts';
 
-/**
- * What a request needs from the connection that admitted it (the dispatcher, which implements it): whom it speaks
- * for, and the way out for what is sent on its behalf.
- */
+/** What a request needs from the connection that admitted it (the dispatcher): whom it speaks for, and the way out. */
 export interface RequestConnection {
   /** Whom the connection's requests speak for when they carry no verified identity (DispatcherPeer.caller). */
   readonly caller: string;
@@ -35,12 +34,8 @@ export interface RequestConnection {
   ): Promise<unknown>;
 }
 
-/** Options of one server→client request: cancellation signal and timeout. */
-export interface OutboundOptions {
-  /** Aborting it withdraws the request and tells the peer with `notifications/cancelled`. */
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
+/** Options of one server→client request: aborting `signal` withdraws it (`notifications/cancelled` tells the peer). */
+export type OutboundOptions = RequestOptions;
 
 /** Why an outbound request did not get an answer; never written to the wire. */
 export class OutboundRequestError extends Error {
@@ -85,6 +80,8 @@ export class InboundRequest {
   readonly http: HttpRequestInfo | undefined;
   /** The identity the carrying request's bearer token was verified as (undefined without auth, and on stdio). */
   readonly auth: AuthInfo | undefined;
+  /** Its 2026-07-28 envelope when the transport already read it (FrameExtras.envelope). */
+  readonly envelope: Envelope | undefined;
   state: RequestState = 'running';
   /** Its context on the request TracingChannel while it runs, when there were subscribers at its start. */
   traced: RequestTrace | undefined;
@@ -98,22 +95,22 @@ export class InboundRequest {
     this.#connection = connection;
     this.http = extras?.http;
     this.auth = extras?.auth;
+    this.envelope = extras?.envelope;
     this.id = message.id;
     this.method = message.method;
     this.params = message.params ?? EMPTY_PARAMS;
     const meta = this.params._meta;
-    const token =
-      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).progressToken : undefined;
+    const token = isPlainObject(meta) ? meta.progressToken : undefined;
     this.progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   }
 
   /** The W3C trace keys of `params._meta` (string values only), or undefined when there are none. */
   get trace(): TraceContext | undefined {
     const meta = this.params._meta;
-    if (typeof meta !== 'object' || meta === null) return undefined;
+    if (!isPlainObject(meta)) return undefined;
     let trace: TraceContext | undefined;
     for (const key of TRACE_KEYS) {
-      const value = (meta as Record<string, unknown>)[key];
+      const value = meta[key];
       if (typeof value === 'string') (trace ??= {})[key] = value;
     }
     return trace;
@@ -168,10 +165,8 @@ export class InboundRequest {
    * ends unanswered. At most MAX_HELD are held; past that the oldest goes (each one supersedes the earlier).
    */
   notifyAfterAnswer(method: string, params: Record<string, unknown>): void {
-    if (this.state !== 'running') {
-      if (this.state === 'answered') this.#connection.notify(method, params);
-      return;
-    }
+    if (this.state === 'answered') this.#connection.notify(method, params);
+    if (this.state !== 'running') return;
     const held = (this.#held ??= []);
     if (held.length === MAX_HELD) held.shift();
     held.push({ method, params });
@@ -190,11 +185,7 @@ export class InboundRequest {
   }
 
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
-  request(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: OutboundOptions = {},
-  ): Promise<unknown> {
+  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}) {
     if (this.state !== 'running')
       return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);

@@ -1,8 +1,7 @@
-// JSON Schema validation (2020-12 semantics, tolerant of draft-07/04): a schema compiled once into closures, with $ref
-// resolution (JSON pointers, anchors) inside the root schema and JSON equality for enum/const/uniqueItems, and the
-// issue list (capped) with paths. Never mutates a schema or value, recurses at most MAX_DEPTH levels into a value,
-// and takes time linear in the value for a given schema (a shared node judges each object once per pass; patterns
-// never backtrack, and spend at most regex.ts's WORK_BUDGET per pass: a value past it is refused).
+// JSON Schema validation (2020-12 semantics, tolerant of draft-07/04) compiled once into closures: $ref (JSON pointers,
+// anchors) inside the root schema, JSON equality for enum/const/uniqueItems, a capped issue list with paths. Never
+// mutates a schema or value, recurses at most MAX_DEPTH levels into a value, takes time linear in the value (a shared
+// node judges each object once per pass), and refuses a value its patterns cannot test within WORK_BUDGET (regex.ts).
 
 import { isPlainObject } from './jsonrpc.ts';
 import { compilePattern, type PatternTest, WORK_BUDGET, type Work } from './regex.ts';
@@ -15,26 +14,20 @@ export interface SchemaIssue {
 /** Returns a shared frozen empty array when the value is valid, so callers must not mutate the result. */
 export type Validator = (value: unknown) => SchemaIssue[];
 
-interface State {
-  path: (string | number)[];
-  issues: SchemaIssue[];
-}
-/**
- * What one validation (both passes) has learnt: shared nodes' verdicts per object or array, and value ids; and
- * what its patterns may still spend in the current pass (regex.ts, WORK_BUDGET).
- */
+/** Where a collecting pass is in the value, and the issues it found. */
+type State = { path: (string | number)[]; issues: SchemaIssue[] };
+/** What one validation (both passes) has learnt: shared nodes' verdicts and value ids; its patterns' work left. */
 interface Run {
-  verdicts: Map<Check, Map<object, Verdict>> | undefined;
+  verdicts: Map<Check, Map<object, number>> | undefined;
   ids: JsonIds | undefined;
   work: Work;
 }
-/** With st === null a check only answers valid/invalid and stops at the first failure (anyOf, not, if, ...). */
-type Check = (v: unknown, st: State | null, depth: number, run: Run) => boolean;
-/** A compiled schema object; reached again when compiling meets it a second time (a $ref target, an object used twice). */
-interface Slot {
-  check: Check | undefined;
-  reachedAgain: boolean;
-}
+/** A check of a value (of type T for one type's keywords); with st === null it answers valid/invalid, stops early. */
+type Check<T = unknown> = (v: T, st: State | null, depth: number, run: Run) => boolean;
+/** A pattern's test of s: undefined once the pass's work is spent, the test that spent it reporting so at `key`. */
+type Match = (s: string, st: State | null, run: Run, key?: string) => boolean | undefined;
+/** A compiled schema object; reached again when compiling meets it twice (a $ref target, an object used twice). */
+type Slot = { check: Check | undefined; reachedAgain: boolean };
 /** memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts. */
 interface Ctx {
   refs: Refs;
@@ -43,12 +36,9 @@ interface Ctx {
   /** Whether patterns must compile to the linear-time matcher (false: checkSchema, syntax only). */
   linear: boolean;
 }
-/** A shared node's verdict on one value: valid; invalid (found by the first pass); its issues already collected. */
-type Verdict = typeof VALID | typeof INVALID | typeof REPORTED;
 
-const VALID = 1;
-const INVALID = 2;
-const REPORTED = 3;
+/** A shared node's verdict on one value: valid; invalid (found by the first pass); its issues already collected. */
+const [VALID, INVALID, REPORTED] = [1, 2, 3];
 const MAX_ISSUES = 20;
 /** How many levels below the root a schema follows a value (docs/api.md, Registration, "Deep values"). */
 const MAX_DEPTH = 512;
@@ -97,6 +87,7 @@ const ALWAYS = (): boolean => true;
 const PASS: Check = ALWAYS;
 const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
+/** Compiles a schema into its validator, or throws a TypeError naming the place of what it cannot use. */
 export function compileSchema(schema: JsonSchema): Validator {
   // The first compilation finds the schema objects reached more than once; the second compiles those, and only
   // those, to remember their verdicts (remembered()), so the others cost nothing extra, in time or stack.
@@ -127,6 +118,7 @@ export function checkSchema(schema: JsonSchema): void {
   firstPass(schema, false);
 }
 
+/** Compiles the schema once, remembering at every object: checks it and finds the objects reached twice. */
 function firstPass(schema: JsonSchema, linear: boolean): Ctx {
   if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
   const refs = createRefs(schema);
@@ -147,6 +139,7 @@ export function formatPath(root: string, path: (string | number)[]): string {
   return out;
 }
 
+/** Records an issue at the current path (below it at `key`) unless in test mode or at the cap; always false. */
 function report(st: State | null, message: string, key?: string | number): false {
   if (st !== null && st.issues.length < MAX_ISSUES) {
     const path = st.path.slice();
@@ -156,6 +149,7 @@ function report(st: State | null, message: string, key?: string | number): false
   return false;
 }
 
+/** Applies a check to the child `v` at `key`, one level deeper, refusing past MAX_DEPTH. */
 function descend(check: Check, v: unknown, st: State | null, depth: number, key: string | number, run: Run): boolean {
   if (check === PASS) return true;
   if (depth >= MAX_DEPTH) return report(st, TOO_DEEP, key);
@@ -166,7 +160,9 @@ function descend(check: Check, v: unknown, st: State | null, depth: number, key:
   return ok;
 }
 
-function every(checks: Check[]): Check {
+/** All of the checks, each run after a failure too (its issues are collected) until stop(). */
+function every<T>(all: Check<T>[]): Check<T> {
+  const checks = all.filter((check) => check !== PASS);
   if (checks.length === 0) return PASS;
   if (checks.length === 1) return checks[0];
   return (v, st, d, run) => {
@@ -179,6 +175,7 @@ function every(checks: Check[]): Check {
   };
 }
 
+/** The check of a schema found at `loc`; a schema object met again (a $ref target, a reused object) shares it. */
 function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   if (s === true) return PASS;
   if (s === false) return REJECT;
@@ -195,8 +192,7 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   ctx.memo.set(s, slot);
   const checks: Check[] = [];
   compileValues(ctx, s, loc, checks);
-  compileArray(ctx, s, loc, checks);
-  compileObject(ctx, s, loc, checks);
+  checks.push(compileArray(ctx, s, loc), compileObject(ctx, s, loc));
   compileApplicators(ctx, s, loc, checks);
   if (node === undefined) return (slot.check = every(checks));
   node.inner = every(checks);
@@ -225,16 +221,15 @@ function remembered(node: { inner: Check }): Check {
   return check;
 }
 
-/** A test of membership in `values` under JSON equality: scalars by a Set, objects and arrays by their ids. */
-function memberOf(values: unknown[]): (v: unknown, run: Run) => boolean {
+/** A check of membership in `values` under JSON equality: scalars by a Set, objects and arrays by their ids. */
+function memberOf(values: unknown[], message: string): Check {
   const scalars = new Set(values.filter((x) => !isComposite(x)));
   const composites = values.filter(isComposite);
-  return (v, run) => {
-    if (!isComposite(v)) return scalars.has(v);
-    if (composites.length === 0) return false;
+  return (v, st, _d, run) => {
+    if (!isComposite(v) || composites.length === 0) return scalars.has(v) || report(st, message);
     const ids = (run.ids ??= new JsonIds());
     const id = ids.of(v);
-    return composites.some((c) => ids.of(c) === id);
+    return composites.some((c) => ids.of(c) === id) || report(st, message);
   };
 }
 
@@ -251,6 +246,7 @@ function hasDuplicate(items: unknown[], run: Run): boolean {
   return false;
 }
 
+/** The keywords on the value itself: type, enum, const, numeric bounds, sizes and pattern. */
 function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   if (s.type !== undefined) {
     const types: unknown[] = Array.isArray(s.type) ? s.type : [s.type];
@@ -266,16 +262,11 @@ function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
-    const allowed = memberOf(s.enum);
-    checks.push((v, st, _d, run) => allowed(v, run) || report(st, 'must be one of the allowed values'));
+    checks.push(memberOf(s.enum, 'must be one of the allowed values'));
   }
-  if (Object.hasOwn(s, 'const')) {
-    const constant = memberOf([s.const]);
-    checks.push((v, st, _d, run) => constant(v, run) || report(st, 'must be equal to the constant'));
-  }
+  if (Object.hasOwn(s, 'const')) checks.push(memberOf([s.const], 'must be equal to the constant'));
   for (const [kw, op, draft4] of BOUNDS) {
-    if (typeof s[kw] === 'boolean') continue;
-    const limit = numberKw(s, kw, loc, false);
+    const limit = typeof s[kw] === 'boolean' ? undefined : numberKw(s, kw, loc, false);
     if (limit === undefined) continue;
     const exact = draft4 !== '' && s[draft4] === true ? op.slice(0, 1) : op;
     const compare = COMPARE[exact];
@@ -297,16 +288,12 @@ function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string') bad(loc, 'pattern must be a string');
-    const re = regex(ctx, s.pattern, 'pattern', loc);
+    const matches = regex(ctx, s.pattern, 'pattern', loc);
     const message = `must match pattern ${s.pattern}`;
-    const costly = `is too costly to match pattern ${s.pattern} within the validator's work bound`;
     checks.push((v, st, _d, run) => {
       if (typeof v !== 'string') return true;
-      const left = run.work.left;
-      const matched = re(v, run.work);
-      if (matched !== undefined) return matched || report(st, message);
-      // Only the test that spent the budget is named; those after it, refused unstarted, add nothing.
-      return left < 0 ? false : report(st, costly);
+      const hit = matches(v, st, run);
+      return hit === false ? report(st, message) : hit === true;
     });
   }
 }
@@ -328,16 +315,16 @@ function sizeOf(v: unknown): number {
   return n;
 }
 
-function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
+/** The keywords on an array's items: prefixItems/items (draft-07 items/additionalItems), uniqueItems, contains. */
+function compileArray(ctx: Ctx, s: Obj, loc: string): Check {
+  const own: Check<unknown[]>[] = [];
   // Draft-07 array-form items are prefixItems, and additionalItems then plays the role of items.
   const itemsIsList = Array.isArray(s.items);
   const prefix = compileList(ctx, s, s.prefixItems !== undefined || !itemsIsList ? 'prefixItems' : 'items', loc) ?? [];
-  const restKw = itemsIsList ? 'additionalItems' : 'items';
-  const rest = s[restKw] === undefined ? undefined : compileNode(ctx, s[restKw], `${loc}/${restKw}`);
+  const rest = compileKw(ctx, s, itemsIsList ? 'additionalItems' : 'items', loc);
   if (prefix.length > 0 || rest !== undefined) {
     const restCheck = rest ?? PASS;
-    checks.push((v, st, d, run) => {
-      if (!Array.isArray(v)) return true;
+    own.push((v, st, d, run) => {
       let ok = true;
       const n = rest === undefined ? Math.min(v.length, prefix.length) : v.length;
       for (let i = 0; i < n; i++) {
@@ -349,71 +336,44 @@ function compileArray(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
   }
   if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') bad(loc, 'uniqueItems must be a boolean');
   if (s.uniqueItems === true) {
-    checks.push(
-      (v, st, _d, run) => !Array.isArray(v) || !hasDuplicate(v, run) || report(st, 'must not have duplicate items'),
-    );
+    own.push((v, st, _d, run) => !hasDuplicate(v, run) || report(st, 'must not have duplicate items'));
   }
-  if (s.contains !== undefined) {
-    const contains = compileNode(ctx, s.contains, `${loc}/contains`);
+  const contains = compileKw(ctx, s, 'contains', loc);
+  if (contains !== undefined) {
     const least = numberKw(s, 'minContains', loc, true) ?? 1;
     const most = numberKw(s, 'maxContains', loc, true);
-    checks.push((v, st, d, run) => {
-      if (!Array.isArray(v)) return true;
+    own.push((v, st, d, run) => {
       let n = 0;
       for (let i = 0; i < v.length; i++) if (descend(contains, v[i], null, d, i, run)) n++;
       if (n < least) return report(st, `must contain at least ${plural(least, 'matching item')}`);
       return most === undefined || n <= most || report(st, `must contain at most ${plural(most, 'matching item')}`);
     });
   }
+  const all = every(own);
+  return all === PASS ? PASS : (v, st, d, run) => !Array.isArray(v) || all(v, st, d, run);
 }
 
-function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
+/** The keywords on an object's members: the properties keywords, propertyNames, required and the dependencies. */
+function compileObject(ctx: Ctx, s: Obj, loc: string): Check {
   const props = compileMap(ctx, s, 'properties', loc);
-  if (props !== undefined) {
-    checks.push((v, st, d, run) => {
-      if (!isPlainObject(v)) return true;
-      let ok = true;
-      for (let i = 0; i < props.keys.length; i++) {
-        const k = props.keys[i];
-        ok = (!Object.hasOwn(v, k) || descend(props.checks[i], v[k], st, d, k, run)) && ok;
-        if (!ok && stop(st)) return false;
-      }
-      return ok;
-    });
-  }
+  const own = props.map(property);
   const patterns = compileMap(ctx, s, 'patternProperties', loc);
-  const regexes = patterns?.keys.map((p) => regex(ctx, p, 'patternProperties', loc)) ?? [];
-  const patternKeys = patterns?.keys ?? [];
-  const patternChecks = patterns?.checks ?? [];
-  const declared = new Set(props?.keys);
-  const extra =
-    s.additionalProperties === undefined
-      ? undefined
-      : compileNode(ctx, s.additionalProperties, `${loc}/additionalProperties`);
-  const names = s.propertyNames === undefined ? undefined : compileNode(ctx, s.propertyNames, `${loc}/propertyNames`);
-  if (patterns !== undefined || extra !== undefined || names !== undefined) {
+  const matchers = patterns.map(([p]) => regex(ctx, p, 'patternProperties', loc));
+  const declared = new Set(props.map(([k]) => k));
+  const extra = compileKw(ctx, s, 'additionalProperties', loc);
+  const names = compileKw(ctx, s, 'propertyNames', loc);
+  if (matchers.length > 0 || extra !== undefined || names !== undefined) {
     // One pass over the value's own keys serves propertyNames, patternProperties and additionalProperties.
-    checks.push((v, st, d, run) => {
-      if (!isPlainObject(v)) return true;
+    own.push((v, st, d, run) => {
       let ok = true;
       for (const k of Object.keys(v)) {
         if (names !== undefined && !names(k, null, d, run)) ok = report(st, 'is not a valid property name', k);
         let matched = declared.has(k);
-        for (let i = 0; i < regexes.length; i++) {
-          const left = run.work.left;
-          const hit = regexes[i](k, run.work);
+        for (let i = 0; i < matchers.length; i++) {
+          const hit = matchers[i](k, st, run, k);
           if (hit === false) continue;
           matched = true; // a key too costly to test is not also an additional property
-          if (hit === undefined) {
-            ok =
-              left < 0
-                ? false
-                : report(
-                    st,
-                    `is too costly to match patternProperties ${patternKeys[i]} within the validator's work bound`,
-                    k,
-                  );
-          } else ok = descend(patternChecks[i], v[k], st, d, k, run) && ok;
+          ok = hit === true && descend(patterns[i][1], v[k], st, d, k, run) && ok;
         }
         if (!matched && extra === REJECT) ok = report(st, 'must not have additional property', k);
         else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k, run) && ok;
@@ -422,40 +382,37 @@ function compileObject(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
       return ok;
     });
   }
-  // Each dependency becomes a check applied only when its key is present. Draft-07 "dependencies" mixes both
-  // forms: an array of names means dependentRequired, a schema means dependentSchemas.
-  const deps: [string | undefined, Check][] = [];
-  if (s.required !== undefined) deps.push([undefined, requireAll(strings(s.required, 'required', loc), 'is required')]);
+  // Each dependency applies only when its key is present. Draft-07 "dependencies" mixes both forms: an array of
+  // names means dependentRequired, a schema means dependentSchemas.
+  if (s.required !== undefined) own.push(requireAll(strings(s.required, 'required', loc), 'is required'));
   for (const kw of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
     const map = s[kw];
     if (map === undefined) continue;
     if (!isPlainObject(map)) bad(loc, `${kw} must be an object`);
-    for (const k of Object.keys(map)) {
-      const dep = map[k];
+    for (const [k, dep] of Object.entries(map)) {
+      let check: Check<Obj>;
       if (kw !== 'dependentSchemas' && Array.isArray(dep)) {
-        deps.push([k, requireAll(strings(dep, kw, loc), `is required when ${JSON.stringify(k)} is present`)]);
-      } else if (kw !== 'dependentRequired') deps.push([k, compileNode(ctx, dep, `${loc}/${kw}/${escapeToken(k)}`)]);
+        check = requireAll(strings(dep, kw, loc), `is required when ${JSON.stringify(k)} is present`);
+      } else if (kw !== 'dependentRequired') check = compileNode(ctx, dep, `${loc}/${kw}/${escapeToken(k)}`);
       else bad(loc, 'dependentRequired values must be arrays of strings');
+      own.push((v, st, d, run) => !Object.hasOwn(v, k) || check(v, st, d, run));
     }
   }
-  if (deps.length > 0) {
-    checks.push((v, st, d, run) => {
-      if (!isPlainObject(v)) return true;
-      let ok = true;
-      for (const [k, check] of deps) {
-        ok = ((k !== undefined && !Object.hasOwn(v, k)) || check(v, st, d, run)) && ok;
-        if (!ok && stop(st)) return false;
-      }
-      return ok;
-    });
-  }
+  const all = every(own);
+  return all === PASS ? PASS : (v, st, d, run) => !isPlainObject(v) || all(v, st, d, run);
 }
 
-function requireAll(names: string[], message: string): Check {
+/** The check of one declared property, applied when the object has it. */
+function property([k, check]: [string, Check]): Check<Obj> {
+  return (v, st, d, run) => !Object.hasOwn(v, k) || descend(check, v[k], st, d, k, run);
+}
+
+/** Reports each of `names` the object lacks, with `message`. */
+function requireAll(names: string[], message: string): Check<Obj> {
   return (v, st) => {
     let ok = true;
     for (const name of names) {
-      if (Object.hasOwn(v as Obj, name)) continue;
+      if (Object.hasOwn(v, name)) continue;
       ok = report(st, message, name);
       if (stop(st)) return false;
     }
@@ -463,13 +420,10 @@ function requireAll(names: string[], message: string): Check {
   };
 }
 
+/** The in-place applicators: $ref, allOf, anyOf, oneOf, not, if/then/else. */
 function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
-  if (s.$ref !== undefined) {
-    const target = ctx.refs.resolve(s, loc);
-    checks.push(compileNode(ctx, target, s.$ref as string));
-  }
-  const all = compileList(ctx, s, 'allOf', loc);
-  if (all !== undefined) checks.push(every(all));
+  if (s.$ref !== undefined) checks.push(compileNode(ctx, ctx.refs.resolve(s, loc), s.$ref as string));
+  checks.push(every(compileList(ctx, s, 'allOf', loc) ?? []));
   for (const kw of ['anyOf', 'oneOf']) {
     const subs = compileList(ctx, s, kw, loc);
     if (subs === undefined) continue;
@@ -482,26 +436,31 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
       return n === 1 || report(st, message);
     });
   }
-  if (s.not !== undefined) {
-    const not = compileNode(ctx, s.not, `${loc}/not`);
+  const not = compileKw(ctx, s, 'not', loc);
+  if (not !== undefined) {
     checks.push((v, st, d, run) => !not(v, null, d, run) || report(st, 'must not match the schema in not'));
   }
   if (s.if !== undefined && (s.then !== undefined || s.else !== undefined)) {
     const cond = compileNode(ctx, s.if, `${loc}/if`);
-    const then = s.then === undefined ? PASS : compileNode(ctx, s.then, `${loc}/then`);
-    const otherwise = s.else === undefined ? PASS : compileNode(ctx, s.else, `${loc}/else`);
+    const then = compileKw(ctx, s, 'then', loc) ?? PASS;
+    const otherwise = compileKw(ctx, s, 'else', loc) ?? PASS;
     checks.push((v, st, d, run) => (cond(v, null, d, run) ? then(v, st, d, run) : otherwise(v, st, d, run)));
   }
 }
 
-function compileMap(ctx: Ctx, s: Obj, kw: string, loc: string): { keys: string[]; checks: Check[] } | undefined {
-  const map = s[kw];
-  if (map === undefined) return undefined;
-  if (!isPlainObject(map)) bad(loc, `${kw} must be an object`);
-  const keys = Object.keys(map);
-  return { keys, checks: keys.map((k) => compileNode(ctx, map[k], `${loc}/${kw}/${escapeToken(k)}`)) };
+/** The schema of keyword kw, compiled; undefined when absent. */
+function compileKw(ctx: Ctx, s: Obj, kw: string, loc: string): Check | undefined {
+  return s[kw] === undefined ? undefined : compileNode(ctx, s[kw], `${loc}/${kw}`);
 }
 
+/** The entries of the object of schemas s[kw], compiled (none when absent). */
+function compileMap(ctx: Ctx, s: Obj, kw: string, loc: string): [string, Check][] {
+  const map = s[kw] === undefined ? {} : s[kw];
+  if (!isPlainObject(map)) bad(loc, `${kw} must be an object`);
+  return Object.keys(map).map((k) => [k, compileNode(ctx, map[k], `${loc}/${kw}/${escapeToken(k)}`)]);
+}
+
+/** The list of schemas s[kw], compiled; undefined when absent. */
 function compileList(ctx: Ctx, s: Obj, kw: string, loc: string): Check[] | undefined {
   const list = s[kw];
   if (list === undefined) return undefined;
@@ -509,6 +468,7 @@ function compileList(ctx: Ctx, s: Obj, kw: string, loc: string): Check[] | undef
   return list.map((sub, i) => compileNode(ctx, sub, `${loc}/${kw}/${i}`));
 }
 
+/** The number s[kw] (a count: a non-negative integer); undefined when absent. */
 function numberKw(s: Obj, kw: string, loc: string, count: boolean): number | undefined {
   const x = s[kw];
   if (x === undefined) return undefined;
@@ -517,73 +477,63 @@ function numberKw(s: Obj, kw: string, loc: string, count: boolean): number | und
   return x;
 }
 
+/** A copy of x, an array of strings. */
 function strings(x: unknown, kw: string, loc: string): string[] {
   if (!Array.isArray(x) || !x.every((e) => typeof e === 'string')) bad(loc, `${kw} must be an array of strings`);
   return x.slice();
 }
 
 /** A pattern compiled by regex.ts, linear in the string it tests; a pattern it refuses is named with its place. */
-function regex(ctx: Ctx, pattern: string, kw: string, loc: string): PatternTest {
+function regex(ctx: Ctx, pattern: string, kw: string, loc: string): Match {
+  let test: PatternTest;
   try {
-    return compilePattern(pattern);
+    test = compilePattern(pattern);
   } catch (error) {
     // checkSchema's schemas are never run here: a refused pattern is still valid JSON Schema, a syntax error is not.
     if (!ctx.linear && !(error instanceof SyntaxError)) return ALWAYS;
     bad(loc, `${kw} ${JSON.stringify(pattern)} ${(error as Error).message}`);
   }
+  const costly = `is too costly to match ${kw} ${pattern} within the validator's work bound`;
+  return (s, st, run, key) => {
+    const left = run.work.left;
+    const hit = test(s, run.work);
+    // Only the test that spent the budget is named; those after it, refused unstarted, add nothing.
+    if (hit === undefined && left >= 0) report(st, costly, key);
+    return hit;
+  };
 }
 
 // References and JSON equality: $anchor collection, $ref resolution (JSON pointers, anchors) within one root schema,
 // the check that $ref cycles descend into the value, and ids of JSON values. Never recurses into values.
 
 type Obj = { [key: string]: unknown };
-/** $ref resolution for one root schema; resolve records each $ref's target for assertDescends. */
-interface Refs {
-  /** The schema that s.$ref points to; loc names s in errors. */
-  resolve(s: Obj, loc: string): Obj | boolean;
-  /** Rejects cycles of $ref/in-place applicators that never step into a child value: they would recurse forever. */
-  assertDescends(schemas: Iterable<Obj>): void;
-}
+type Refs = ReturnType<typeof createRefs>;
 
-// Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas.
-const MAP_KWS = new Set([
-  '$defs',
-  'definitions',
-  'properties',
-  'patternProperties',
-  'dependentSchemas',
-  'dependencies',
-]);
+// Keywords whose values are schemas, lists of schemas, or (MAP_KWS) objects whose values are schemas; those of
+// IN_PLACE_KWS apply to the value itself, those of CHILD_KWS to its members.
+const MAP_KWS = ['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas', 'dependencies'];
 const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
-const SCHEMA_KWS = [
-  ...MAP_KWS,
-  ...IN_PLACE_KWS,
-  'additionalProperties',
-  'propertyNames',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'contains',
-  'if',
-  'then',
-  'else',
-];
+const CHILD_KWS = ['additionalProperties', 'propertyNames', 'items', 'prefixItems', 'additionalItems', 'contains'];
+const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, ...CHILD_KWS, 'if', 'then', 'else'];
 
 const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isPlainObject(v);
 const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
 
+/** Throws the TypeError of a schema the validator cannot use, naming its place. */
 function bad(loc: string, message: string): never {
   throw new TypeError(`invalid schema at ${loc}: ${message}`);
 }
 
-function createRefs(root: Obj | boolean): Refs {
+/** $ref resolution for one root schema; resolve() records each $ref's target for assertDescends(). */
+function createRefs(root: Obj | boolean) {
   const id = isPlainObject(root) && typeof root.$id === 'string' ? root.$id : '';
   const rootId = id.split('#')[0];
   const anchors = new Map<string, Obj>();
   collectAnchors(root, anchors, new Set());
   const targets = new Map<Obj, Obj | boolean>();
   return {
-    resolve(s, loc) {
+    /** The schema that s.$ref points to; loc names s in errors. */
+    resolve(s: Obj, loc: string): Obj | boolean {
       const ref = s.$ref;
       if (typeof ref !== 'string') bad(loc, '$ref must be a string');
       const hash = ref.includes('#') ? ref.indexOf('#') : ref.length;
@@ -600,23 +550,21 @@ function createRefs(root: Obj | boolean): Refs {
       targets.set(s, target);
       return target;
     },
-    assertDescends(schemas) {
+    /** Rejects cycles of $ref/in-place applicators that never step into a child value: they would recurse forever. */
+    assertDescends(schemas: Iterable<Obj>): void {
       const colors = new Map<Obj, number>();
       for (const s of schemas) visit(s, targets, colors);
     },
   };
 }
 
+/** Collects the anchors of every schema object below s, refusing a duplicate. */
 function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): void {
   if (!isPlainObject(s) || seen.has(s)) return;
   seen.add(s);
   // Draft-07 spells an anchor as an $id that is only a fragment.
-  const anchor =
-    typeof s.$anchor === 'string'
-      ? s.$anchor
-      : typeof s.$id === 'string' && s.$id.startsWith('#')
-        ? s.$id.slice(1)
-        : undefined;
+  const fragment = typeof s.$id === 'string' && s.$id.startsWith('#') ? s.$id.slice(1) : undefined;
+  const anchor = typeof s.$anchor === 'string' ? s.$anchor : fragment;
   if (anchor !== undefined) {
     if (anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
     anchors.set(anchor, s);
@@ -624,17 +572,19 @@ function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): 
   for (const sub of subschemas(s, SCHEMA_KWS)) collectAnchors(sub, anchors, seen);
 }
 
+/** The values of s's keywords among `keywords`, lists and maps of schemas spread. */
 function subschemas(s: Obj, keywords: string[]): unknown[] {
   const out: unknown[] = [];
   for (const kw of keywords) {
     const x = s[kw];
     if (Array.isArray(x)) out.push(...x);
-    else if (MAP_KWS.has(kw) && isPlainObject(x)) out.push(...Object.values(x));
+    else if (MAP_KWS.includes(kw) && isPlainObject(x)) out.push(...Object.values(x));
     else out.push(x);
   }
   return out;
 }
 
+/** The value a JSON pointer (RFC 6901) names in root, undefined when there is none. */
 function pointer(root: unknown, ptr: string): unknown {
   let cur = root;
   for (const raw of ptr.slice(1).split('/')) {
@@ -662,10 +612,9 @@ function visit(s: Obj, targets: Map<Obj, Obj | boolean>, colors: Map<Obj, number
 const OPEN = -1;
 
 /**
- * Ids of JSON values under JSON Schema equality (2020-12 core, instance equality: object members in any order,
- * numbers by value, so 1 and 1.0 are one value): equal objects and arrays get equal ids, and uniqueItems, enum
- * and const compare ids instead of walking values against each other. Each object or array is numbered once, from
- * its own members and its children's ids, without recursion: numbering a value takes time linear in its size, at
+ * Ids of JSON values under JSON Schema equality (2020-12 core, instance equality: members in any order, numbers by
+ * value, so 1 and 1.0 are one value), which uniqueItems, enum and const compare instead of walking values. Each object
+ * or array is numbered once, from its members and its children's ids, without recursion: time linear in its size at
  * any depth. Remembers every value it numbered, so one instance serves one validation.
  */
 class JsonIds {
@@ -679,45 +628,30 @@ class JsonIds {
     while (pending.length > 0) {
       const node = pending[pending.length - 1]!;
       const id = this.#ids.get(node);
-      if (id !== undefined) {
+      const before = pending.length;
+      const children = id !== undefined ? [] : Array.isArray(node) ? node : Object.values(node);
+      for (const child of children) if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
+      if (pending.length > before) {
+        this.#ids.set(node, OPEN); // numbered once the children above it on the stack are
+      } else {
         pending.pop();
         // OPEN: its children have been numbered since (or are its ancestors: a cycle), so it can be numbered.
-        if (id === OPEN) this.#ids.set(node, this.#number(node, Array.isArray(node) ? undefined : Object.keys(node)));
-        continue;
-      }
-      const keys = Array.isArray(node) ? undefined : Object.keys(node);
-      const before = pending.length;
-      if (keys === undefined) {
-        for (const child of node as unknown[]) if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
-      } else {
-        for (const key of keys) {
-          const child = (node as Obj)[key];
-          if (isComposite(child) && !this.#ids.has(child)) pending.push(child);
-        }
-      }
-      if (pending.length === before) {
-        pending.pop();
-        this.#ids.set(node, this.#number(node, keys));
-      } else {
-        this.#ids.set(node, OPEN); // numbered once the children above it on the stack are
+        if (id === undefined || id === OPEN) this.#ids.set(node, this.#number(node));
       }
     }
     return this.#ids.get(root)!;
   }
 
   /** The node's shape (members with children as ids; object keys sorted), numbered by first appearance. */
-  #number(node: object, keys: string[] | undefined): number {
+  #number(node: object): number {
     let shape: string;
-    if (keys === undefined) {
-      const items = node as unknown[];
+    if (Array.isArray(node)) {
       shape = '[';
-      for (let i = 0; i < items.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(items[i])}`;
+      for (let i = 0; i < node.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(node[i])}`;
     } else {
-      keys.sort();
       shape = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        shape += `${i > 0 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
+      for (const key of Object.keys(node).sort()) {
+        shape += `${shape.length > 1 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
       }
     }
     let id = this.#shapes.get(shape);
@@ -737,5 +671,3 @@ class JsonIds {
     return id === OPEN ? `!${this.#cycles++}` : `#${id}`;
   }
 }
-
-/** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */

@@ -16,9 +16,8 @@ export interface StdioOptions {
   /** How long requests still running at end of input may take to finish (default 2 000 ms). */
   drainWindowMs?: number;
   /**
-   * Output held for a slow reader. Past it, notifications (progress, logs, legacy change broadcasts) are dropped;
-   * answers and listen-stream frames (bounded by their stream's buffer) are always kept, and reading pauses whenever
-   * the output stream asks to wait (default 16 MiB).
+   * Output held for a slow reader (default 16 MiB). Past it, notifications (progress, logs, 2025 change broadcasts) are
+   * dropped; answers and listen-stream frames (bounded by their stream) are kept; reading pauses while output waits.
    */
   maxQueuedBytes?: number;
 }
@@ -27,8 +26,8 @@ export interface StdioOptions {
 export interface StdioServer {
   readonly connection: Connection;
   /**
-   * Settles when the connection has ended and its output is flushed; rejects only in the server's rethrow mode. By
-   * then process.stdin (the default input) no longer keeps the process alive, even while the host keeps it open.
+   * Settles once the connection has ended and its output is flushed (rejects only in rethrow mode); process.stdin,
+   * the default input, then no longer keeps the process alive, even while the host keeps it open.
    */
   readonly closed: Promise<void>;
   /** Stops reading and ends as on end of input: running requests get the drain window. Resolves once `closed` settles. */
@@ -44,15 +43,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   const maxQueuedBytes = options.maxQueuedBytes ?? 16 * 1024 * 1024;
   const drainWindowMs = options.drainWindowMs ?? 2000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 4 * 1024 * 1024);
-  const logger = server.logger;
+  const { logger, rethrow } = server.transport;
   let phase: Phase = 'reading';
   let outputBroken = false;
   let droppedNotifications = 0;
   let waitingForDrain = false;
-  let settle: { resolve(): void; reject(error: unknown): void };
-  const closed = new Promise<void>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
+  let settle!: { resolve(): void; reject(error: unknown): void };
+  const closed = new Promise<void>((resolve, reject) => void (settle = { resolve, reject }));
 
   // Frames written in one turn of the event loop leave in one write: answers to pipelined requests settle together.
   let corked = false;
@@ -90,10 +87,10 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     connection.resume();
   };
 
-  const connection = server.connect({
+  const connection = server.transport.connect({
     transport: 'stdio',
     send,
-    onHandlerError: server.rethrow ? (error) => void finish({ error }) : undefined,
+    onHandlerError: rethrow ? (error) => void finish({ error }) : undefined,
     isBackedUp: () => output.writableNeedDrain,
   });
 
@@ -102,24 +99,19 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     oversized: () => connection.receiveOversized(),
     notUtf8: () => connection.receiveNotUtf8(),
   };
-  const onData = (chunk: Buffer | string): void => {
+  const onData = (chunk: Buffer | string): void =>
     splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
-  };
   const onEnd = (): void => void end();
-  const onOutputError = (error: NodeJS.ErrnoException): void => {
-    // The reader went away (EPIPE and the like): nothing can be delivered any more.
+  // The reader went away (EPIPE and the like), or the output was destroyed without an error (no EPIPE will come):
+  // nothing can be delivered any more.
+  const onOutputError = (error?: NodeJS.ErrnoException): void => {
+    if (error === undefined && phase === 'closed') return;
     outputBroken = true;
-    if (error.code !== 'EPIPE') logger.error('output stream failed', error);
+    if (error !== undefined && error.code !== 'EPIPE') logger.error('output stream failed', error);
     connection.close();
     void finish();
   };
-  const onOutputClose = (): void => {
-    // Destroyed without an error (no EPIPE will come): nothing can be delivered any more either.
-    if (phase === 'closed') return;
-    outputBroken = true;
-    connection.close();
-    void finish();
-  };
+  const onOutputClose = (): void => onOutputError();
 
   function stopReading(): void {
     input.off('data', onData);
@@ -170,24 +162,24 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   };
 }
 
+/** Swallows what a listener or promise no longer needs to report. */
 function ignore(): void {}
 
 /**
- * Lets the process exit once the server is done with process.stdin, whose host may keep it open: pause() does not
- * reliably stop a pipe or TTY stdin from reading (a pause inside a 'data' event, where a handler's close() runs, is
- * undone by the stream reading ahead), and a reading handle keeps the event loop alive. Such a stdin is a net.Socket,
- * whose documented unref() lets the process exit while the handle lives; destroy() would close fd 0 (for the next
- * opened file to take) and refuse the host's writes. A file stdin (fs.ReadStream) holds no handle once paused and has
- * no unref(). A given input belongs to the caller and stays as it is: paused and no longer read.
+ * Lets the process exit once the server is done with process.stdin, which its host may keep open. pause() does not
+ * reliably stop a pipe or TTY stdin (a pause inside a 'data' event is undone by the stream reading ahead), and a
+ * reading handle keeps the event loop alive: such a stdin is a net.Socket, whose unref() lets the process exit while
+ * the handle lives; destroy() would free fd 0 for the next opened file and refuse the host's writes. A file stdin
+ * holds no handle once paused and has no unref(). A given input is the caller's: left paused, no longer read.
  */
 function releaseStdin(input: Readable): void {
   if (input === process.stdin) process.stdin.unref?.();
 }
 
 /**
- * Waits until everything written has been handed to the stream's destination; ends the stream unless it is the
- * process's own stdout. Stdout stays open, so an empty write marks the end: its callback runs once every chunk
- * before it is written (a 'drain' would come only after a refused write). Either callback also runs on failure.
+ * Waits until everything written reached the stream's destination; ends the stream unless it is process.stdout, which
+ * stays open: an empty write's callback runs once every chunk before it is written ('drain' follows only a refused
+ * write). Either callback also runs on failure.
  */
 function flush(output: Writable): Promise<void> {
   return new Promise((resolve) => {

@@ -1,7 +1,7 @@
-// The test kit (`mcp-core/testing`): an in-memory client connected straight to a server through server.connect(), so
-// an author unit-tests tools, resources and prompts in either era. Every frame is serialized and parsed as on a real
-// transport: the 2025 handshake and server→client requests, or 2026-07-28 envelopes and input_required rounds, both
-// answered by the same callbacks. No streams and no I/O.
+// The test kit (`mcp-core/testing`): an in-memory client connected straight to a server (server.transport.connect),
+// so an author unit-tests tools, resources and prompts in either era. Every frame is serialized and parsed as on a
+// real transport: the 2025 handshake and server→client requests, or 2026-07-28 envelopes and input_required rounds,
+// both answered by the same callbacks. No streams and no I/O.
 
 import type { Connection, Server } from './core.ts';
 import { MAX_INPUT_ROUNDS } from './input.ts';
@@ -156,7 +156,7 @@ export async function connectTestClient(server: Server, options: TestClientOptio
     }
   };
 
-  const connection = server.connect({
+  const connection = server.transport.connect({
     era,
     transport: 'memory',
     send(message) {

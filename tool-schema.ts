@@ -9,6 +9,7 @@ import { checkSchema, compileSchema, formatPath, type JsonSchema } from './schem
 // Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
 // validate() checks the value and its output (transforms, defaults) is what a handler receives.
 
+/** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
 export interface StandardTypedV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardTypedV1Props<Input, Output>;
 }
@@ -17,21 +18,8 @@ export interface StandardTypedV1<Input = unknown, Output = Input> {
 export interface StandardTypedV1Props<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
-  readonly types?: StandardTypedV1Types<Input, Output> | undefined;
+  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
 }
-/** The input and output types a Standard Typed value carries (for inference only). */
-export interface StandardTypedV1Types<Input = unknown, Output = Input> {
-  readonly input: Input;
-  readonly output: Output;
-}
-/** A Standard Typed value's input type. */
-export type StandardTypedV1InferInput<Schema extends StandardTypedV1> = NonNullable<
-  Schema['~standard']['types']
->['input'];
-/** A Standard Typed value's output type. */
-export type StandardTypedV1InferOutput<Schema extends StandardTypedV1> = NonNullable<
-  Schema['~standard']['types']
->['output'];
 
 /** The Standard Schema v1 interface: a validator any library can implement. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -42,32 +30,17 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends StandardTypedV1Props<Input, Output> {
   readonly validate: (
     value: unknown,
-    options?: StandardSchemaV1Options | undefined,
+    options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
   ) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
 }
-/** What `validate` returns: the output value or the issues. */
-export type StandardSchemaV1Result<Output> = StandardSchemaV1SuccessResult<Output> | StandardSchemaV1FailureResult;
-/** A successful validation: the (possibly transformed) output value. */
-export interface StandardSchemaV1SuccessResult<Output> {
-  readonly value: Output;
-  readonly issues?: undefined;
-}
-/** Options passed to `validate`. */
-export interface StandardSchemaV1Options {
-  readonly libraryOptions?: Record<string, unknown> | undefined;
-}
-/** A failed validation: its issues. */
-export interface StandardSchemaV1FailureResult {
-  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
-}
-/** One validation issue: a message and where in the value it is. */
+/** What `validate` returns: the (possibly transformed) output value, or the issues. */
+export type StandardSchemaV1Result<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardSchemaV1Issue> };
+/** One validation issue: a message and where in the value it is (keys, or segments given as objects). */
 export interface StandardSchemaV1Issue {
   readonly message: string;
-  readonly path?: ReadonlyArray<PropertyKey | StandardSchemaV1PathSegment> | undefined;
-}
-/** One segment of an issue path given as an object. */
-export interface StandardSchemaV1PathSegment {
-  readonly key: PropertyKey;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
 }
 
 /** The Standard JSON Schema v1 interface: something that can describe itself as JSON Schema. */
@@ -78,21 +51,14 @@ export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
 /** The `~standard` property of a Standard JSON Schema: the typed props plus the `jsonSchema` converter. */
 export interface StandardJSONSchemaV1Props<Input = unknown, Output = Input>
   extends StandardTypedV1Props<Input, Output> {
-  readonly jsonSchema: StandardJSONSchemaV1Converter;
+  /** The JSON Schema of the input or the output side, in the target dialect; may throw when the type has none. */
+  readonly jsonSchema: { readonly input: JsonSchemaConverter; readonly output: JsonSchemaConverter };
 }
-/** Produces the JSON Schema of the input or the output side. */
-export interface StandardJSONSchemaV1Converter {
-  /** May throw when the type has no JSON Schema form. */
-  readonly input: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
-  readonly output: (options: StandardJSONSchemaV1Options) => Record<string, unknown>;
-}
-/** The JSON Schema dialect asked of a converter. */
-export type StandardJSONSchemaV1Target = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
-/** Options of a JSON Schema conversion: the target dialect. */
-export interface StandardJSONSchemaV1Options {
-  readonly target: StandardJSONSchemaV1Target;
+/** Produces the JSON Schema of one side in the dialect asked. */
+type JsonSchemaConverter = (options: {
+  readonly target: 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
   readonly libraryOptions?: Record<string, unknown> | undefined;
-}
+}) => Record<string, unknown>;
 
 /** What a tool schema may be besides plain JSON Schema: a Standard Schema that also exports its JSON Schema. */
 export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
@@ -102,13 +68,14 @@ export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
 /** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
 export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
 
+/** The types a Standard Typed value carries (for inference only). */
+type TypesOf<S extends StandardTypedV1> = NonNullable<S['~standard']['types']>;
+
 /** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
-export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? StandardTypedV1InferOutput<S> : Record<string, unknown>;
+export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? TypesOf<S>['output'] : Record<string, unknown>;
 
 /** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
-export type ToolStructuredOf<S> = [S] extends [StandardTypedV1]
-  ? StandardTypedV1InferInput<S>
-  : Record<string, unknown>;
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? TypesOf<S>['input'] : Record<string, unknown>;
 
 /** The handler's argument type for a tool definition (from its `inputSchema`). */
 export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
@@ -121,19 +88,8 @@ export type Parsed = { value: unknown; problems?: undefined } | { problems: stri
 /** Checks one value against a compiled tool schema; `root` names it in problem messages. */
 export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
 
-/** A tool schema ready for use: the JSON Schema to list and the parser to check values with. */
-export interface CompiledToolSchema {
-  /** The JSON Schema clients see in tools/list. */
-  json: Record<string, unknown>;
-  parse: Parser;
-}
-
-const TARGET = 'draft-2020-12';
-
-/** True for anything carrying a `~standard` property (arktype's types are functions, so those count too). */
-export function isStandard(value: unknown): value is { readonly '~standard': unknown } {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && '~standard' in value;
-}
+/** A tool schema ready for use: the JSON Schema clients see in tools/list, and the parser to check values with. */
+type CompiledToolSchema = { json: Record<string, unknown>; parse: Parser };
 
 /**
  * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
@@ -141,41 +97,39 @@ export function isStandard(value: unknown): value is { readonly '~standard': unk
  * Schema export or whose export fails.
  */
 export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
-  if (isStandard(schema)) return compileStandard(schema['~standard'], where, io);
+  // Anything carrying a `~standard` property counts (arktype's types are functions).
+  if ((typeof schema === 'object' || typeof schema === 'function') && schema !== null && '~standard' in schema) {
+    return compileStandard(schema['~standard'], where, io);
+  }
   if (!isPlainObject(schema)) {
     throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
   }
-  return { json: checkJson(schema, where), parse: jsonParser(schema) };
+  const validate = checkJson(schema, where, compileSchema);
+  return {
+    json: schema,
+    parse: (value, root) => {
+      const issues = validate(value);
+      if (issues.length === 0) return { value };
+      return { problems: issues.map((issue) => `${formatPath(root, issue.path)} ${issue.message}`) };
+    },
+  };
 }
 
-/** check: compileSchema for a schema the core validates with; checkSchema for one a Standard Schema library does. */
-function checkJson(
-  json: Record<string, unknown>,
-  where: string,
-  check: (schema: JsonSchema) => unknown = compileSchema,
-): Record<string, unknown> {
+/** Checks that json describes objects, then `check`s it: compileSchema, or checkSchema for a Standard Schema's. */
+function checkJson<T>(json: Record<string, unknown>, where: string, check: (schema: JsonSchema) => T): T {
   if (json.type !== 'object') {
     throw new TypeError(
       `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
     );
   }
   try {
-    check(json);
+    return check(json);
   } catch (error) {
     throw new TypeError(`${where}: ${(error as Error).message}`, { cause: error });
   }
-  return json;
 }
 
-function jsonParser(json: JsonSchema): Parser {
-  const validate = compileSchema(json);
-  return (value, root) => {
-    const issues = validate(value);
-    if (issues.length === 0) return { value };
-    return { problems: issues.map((issue) => `${formatPath(root, issue.path)} ${issue.message}`) };
-  };
-}
-
+/** The listed JSON Schema and parser of a Standard Schema, which validates with its own library. */
 function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
   if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
     throw new TypeError(
@@ -193,7 +147,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
   }
   let json: unknown;
   try {
-    json = (converter[io] as StandardJSONSchemaV1Converter['input'])({ target: TARGET });
+    json = (converter[io] as JsonSchemaConverter)({ target: 'draft-2020-12' });
   } catch (error) {
     throw new TypeError(`${where} (${vendor}) has no JSON Schema form: ${(error as Error)?.message ?? error}`, {
       cause: error,
@@ -213,14 +167,17 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
   };
 }
 
+/** A Standard Schema's result as Parsed, its issues worded with their paths. */
 function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
-  if (!isPlainObject(result))
+  if (!isPlainObject(result)) {
     throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
+  }
   if (!result.issues) return { value: result.value };
   if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
   return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };
 }
 
+/** An issue's path as keys (symbols by their description). */
 function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
   return (issue.path ?? []).map((segment) => {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
@@ -228,10 +185,12 @@ function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
   });
 }
 
+/** Whether validate() answered asynchronously (any thenable, not only a native Promise). */
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/** The kind of a value, for an error message. */
 function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';

@@ -1,8 +1,7 @@
-// Request tracing and error counts of the core (docs/http-deployment.md, Metrics and tracing): the `mcp-core:request`
-// TracingChannel, found through process.getBuiltinModule so that no node: module is imported (tracing is off where
-// there is none), the events of one request's start and outcome, and the bounded counters of answers by code. Owns
-// one cached channel handle; never publishes while the channel has no subscriber, nor a method the server does not
-// serve under its own name (a client's string would make a subscriber's labels unbounded).
+// Request tracing and error counts (docs/http-deployment.md, Metrics and tracing): the `mcp-core:request`
+// TracingChannel, found through process.getBuiltinModule so no node: module is imported (off where there is none), one
+// request's start and outcome events, bounded counters of answers by code. Owns one cached channel handle; never
+// publishes without a subscriber, nor an unserved method under its own name (a subscriber's labels stay bounded).
 
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import type { RequestTrace } from './types.ts';
@@ -13,13 +12,10 @@ import type { RequestTrace } from './types.ts';
  */
 export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
 
-/**
- * The `method` a request is traced under when the server serves no such method (not the core's, not an installed
- * extension's): whatever the client sends, a subscriber that labels by method sees a bounded set of labels.
- */
+/** What a request is traced under when the server serves no such method (not the core's, nor an extension's). */
 const UNSERVED_METHOD = 'other';
 
-/** The method a request of `method` is traced under (RequestTrace.method): its name when `served`, else UNSERVED_METHOD. */
+/** The method a request is traced under (RequestTrace.method): whatever clients send, a bounded set of labels. */
 export function tracedMethod(method: string, served: (method: string) => boolean): string {
   return served(method) ? method : UNSERVED_METHOD;
 }
@@ -30,28 +26,23 @@ interface TraceEventChannel {
   runStores<T>(message: unknown, fn: () => T): T;
 }
 
+type TraceEvent = 'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error';
+
 /** What tracing uses of a TracingChannel (declared here: the core imports no node: module, not even a type). */
-export interface RequestTracingChannel {
+export interface RequestTracingChannel extends Readonly<Record<TraceEvent, TraceEventChannel>> {
   readonly hasSubscribers: boolean;
-  readonly start: TraceEventChannel;
-  readonly end: TraceEventChannel;
-  readonly asyncStart: TraceEventChannel;
-  readonly asyncEnd: TraceEventChannel;
-  readonly error: TraceEventChannel;
 }
 
 /**
- * The request TracingChannel, looked up once on first use; undefined where the runtime has no
+ * The request TracingChannel, looked up once on first use (null until then); undefined where the runtime has no
  * `process.getBuiltinModule('node:diagnostics_channel')` (Node < 20.16, workerd without nodejs_compat): tracing is
  * off there. A cache of one immutable handle, the kind of module-level state docs/design.md allows.
  */
-let tracingChannel: RequestTracingChannel | undefined;
-let tracingLookedUp = false;
+let tracingChannel: RequestTracingChannel | undefined | null = null;
 
 /** The request TracingChannel, or undefined where the runtime has none. */
 export function requestTracing(): RequestTracingChannel | undefined {
-  if (tracingLookedUp) return tracingChannel;
-  tracingLookedUp = true;
+  if (tracingChannel !== null) return tracingChannel;
   try {
     const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
     const channels = process?.getBuiltinModule?.('node:diagnostics_channel') as
@@ -124,18 +115,10 @@ export class ErrorCounts {
 
   /** One answer with `code`; a code that is not an integer, or a new one past MAX_ERROR_CODES, counts as 'other'. */
   add(code: unknown): void {
-    if (typeof code === 'number' && Number.isSafeInteger(code)) {
-      const count = this.#counts.get(code);
-      if (count !== undefined) {
-        this.#counts.set(code, count + 1);
-        return;
-      }
-      if (this.#counts.size < MAX_ERROR_CODES) {
-        this.#counts.set(code, 1);
-        return;
-      }
-    }
-    this.#other++;
+    const integer = typeof code === 'number' && Number.isSafeInteger(code);
+    if (integer && (this.#counts.has(code) || this.#counts.size < MAX_ERROR_CODES))
+      this.#counts.set(code, (this.#counts.get(code) ?? 0) + 1);
+    else this.#other++;
   }
 
   /** The counts as a plain object keyed by code ('-32601'), plus 'other' when anything folded into it. */

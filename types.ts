@@ -81,21 +81,13 @@ export interface BlobResourceContents {
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
 /** One content block of a tool result or prompt message (audio from 2025-03-26, `resource_link` from 2025-06-18). */
-export type Content =
-  | { type: 'text'; text: string; annotations?: Annotations; _meta?: Meta }
-  | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
-  | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: Meta }
-  | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: Meta }
-  | {
-      type: 'resource_link';
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      annotations?: Annotations;
-      _meta?: Meta;
-    };
+export type Content = (
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: ResourceContents }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
+) & { annotations?: Annotations; _meta?: Meta };
 
 /** `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`. */
 export interface CallToolResult<Structured = Record<string, unknown>> {
@@ -149,12 +141,6 @@ export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends 
   _meta?: Meta;
   /** Serve this tool in one era only (listed and callable there alone). */
   era?: Era;
-  /**
-   * Whether the tool may run as a task (docs/tasks.md), once an extension that runs tasks is installed
-   * (`server.use(createTasksExtension())`): 'optional' runs it as a task when the client can take one, 'required'
-   * only as a task (a call that cannot be one is refused). Absent: never a task.
-   */
-  taskSupport?: 'optional' | 'required';
 }
 
 /** A resource's metadata, given to `server.resource()`. */
@@ -201,10 +187,7 @@ export interface PromptDefinition {
   complete?: Record<string, Completer>;
 }
 
-/**
- * The capabilities a client declared: in `initialize` (2025 era) or in a 2026-07-28 request's envelope. Fields by
- * version are those of `ClientCapabilities` in each version's Schema Reference; unknown fields pass through.
- */
+/** The capabilities a client declared (2025 `initialize` or a 2026-07-28 envelope), per version's Schema Reference. */
 export interface ClientCapabilities {
   experimental?: Record<string, unknown>;
   /** `listChanged` exists in the 2025 era only; deprecated in 2026-07-28. */
@@ -257,6 +240,19 @@ export interface AuthInfo {
 export interface FrameExtras {
   http?: HttpRequestInfo;
   auth?: AuthInfo;
+  /**
+   * The 2026-07-28 envelope of this frame's request, when the transport already read it (it refuses a bad one itself,
+   * before anything else): the lifecycle takes it as read, so a request's envelope is read once.
+   */
+  envelope?: Envelope;
+}
+
+/** What a valid 2026-07-28 envelope (`params._meta`) declares. */
+export interface Envelope {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  logLevel: LoggingLevel | undefined;
 }
 
 /** W3C Trace Context (`traceparent`, `tracestate`) and Baggage (`baggage`) keys read from a request's `_meta`. */
@@ -267,16 +263,12 @@ export interface TraceContext {
 }
 
 /**
- * The context object of one served request on the `mcp-core:request` TracingChannel (REQUEST_TRACING_CHANNEL; see
- * docs/http-deployment.md, Metrics and tracing): the same object in every event of that request. `start` and `end`
- * see the first four fields and `era` (decided by the time of `end`); at the outcome `error` (outcome 'error' only),
- * then `asyncStart` and `asyncEnd` also see `outcome` and its details.
+ * One served request's context object on the `mcp-core:request` TracingChannel (docs/http-deployment.md, Metrics and
+ * tracing), the same in all its events: `start` and `end` see the first four fields and `era` (set by `end`); `error`
+ * (outcome 'error' only), `asyncStart` and `asyncEnd` also see `outcome` and its details.
  */
 export interface RequestTrace {
-  /**
-   * The request's method when the server serves it (a core method, or an installed extension's, in either era);
-   * `'other'` for any other, so labels by method stay bounded whatever clients send.
-   */
+  /** The method if the server serves it (a core or installed extension's method), else 'other': labels stay bounded. */
   readonly method: string;
   readonly requestId: RequestId;
   /** Named by the transport (ConnectionOptions.transport): 'stdio', 'http', 'memory' (mcp-core/testing), or yours. */
@@ -285,10 +277,7 @@ export interface RequestTrace {
   era: Era | undefined;
   /** The W3C trace keys of the request's `params._meta`, to continue its trace (undefined when it carried none). */
   readonly trace: TraceContext | undefined;
-  /**
-   * How it ended: answered with a result or an error, cancelled by the client (`notifications/cancelled`), or
-   * abandoned (the connection closed first). Set before `error`/`asyncStart`.
-   */
+  /** How it ended: a result or an error, cancelled by the client, or abandoned (the connection closed first). */
   outcome?: 'result' | 'error' | 'cancelled' | 'abandoned';
   /** The JSON-RPC error code answered (outcome 'error'). */
   errorCode?: number;
@@ -298,10 +287,7 @@ export interface RequestTrace {
   result?: unknown;
 }
 
-/**
- * A plain snapshot of a server's live state and counters (`server.metrics()`), summed over all its transports. The
- * HTTP handlers' `metrics()` add their own fields (HttpMetrics).
- */
+/** A snapshot of a server's live state and counters (`server.metrics()`) over all transports; HTTP adds HttpMetrics. */
 export interface ServerMetrics {
   /** Live connections: a stdio connection, a 2025 HTTP session, a running 2026-07-28 HTTP request, a test client. */
   connections: number;
@@ -309,10 +295,7 @@ export interface ServerMetrics {
   inFlight: number;
   /** Open 2026-07-28 `subscriptions/listen` streams. */
   listenStreams: number;
-  /**
-   * Error answers written since the server was created, by JSON-RPC code ('-32602': 3); past 64 distinct codes the
-   * rest count under 'other'.
-   */
+  /** Error answers since the server was created, by JSON-RPC code ('-32602': 3); past 64 codes, the rest as 'other'. */
   errors: Record<string, number>;
   /** What the installed extensions report (Extension.metrics), e.g. the tasks add-on's `liveTasks`. */
   [extension: string]: number | Record<string, number>;
@@ -333,11 +316,9 @@ export interface Context {
   readonly protocolVersion: string;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  /**
-   * On the round after an `inputRequired(…)` answer: the client's responses by key (each an object, e.g. an
-   * ElicitResult), and the state the handler attached. Both undefined on a first round.
-   */
+  /** After an `inputRequired(…)` answer: the client's responses by key (e.g. an ElicitResult); undefined at first. */
   readonly inputResponses: Record<string, Record<string, unknown>> | undefined;
+  /** The state the handler attached to its `inputRequired(…)` answer; undefined on a first round. */
   readonly requestState: unknown;
   /** Reports progress when the request carried a progress token; a no-op otherwise. */
   progress(progress: number, total?: number, message?: string): void;
@@ -371,11 +352,7 @@ export interface ExtensionContext extends Context {
    * stdio connection, else '' (a sessionless HTTP exchange, which anyone may make). Per-caller state is bound to it.
    */
   readonly caller: string;
-  /**
-   * Sends one input request to the client as a server→client request on behalf of this request (2025 era; behind
-   * the client capability it needs, as `elicit`, `sample` and `listRoots` are) and resolves with the answer; on
-   * 2026-07-28 it rejects at once, as those do.
-   */
+  /** Asks the client for one input on this request's behalf as `elicit`, `sample`, `listRoots` do (2025 era only). */
   sendInput(request: InputRequest): Promise<Record<string, unknown>>;
 }
 
@@ -383,10 +360,7 @@ export interface ExtensionContext extends Context {
 export interface ExtensionMethod {
   /** The param a 2026-07-28 HTTP request mirrors in its `Mcp-Name` header, as tools/call mirrors `name`. */
   readonly routeBy?: string;
-  /**
-   * False: served on 2026-07-28 to a client that does not declare the extension too (one that learned of it from
-   * `server/discover`, as the skills extension's clients do). Default: such a request is refused -32021.
-   */
+  /** False: served on 2026-07-28 to clients that do not declare the extension (learned from `server/discover`). */
   readonly gated?: boolean;
   /** A cacheable result (2026-07-28): stamped with the server's `ttlMs` and `cacheScope`, as the core's lists are. */
   readonly cacheable?: boolean;
@@ -416,10 +390,7 @@ export interface ToolCall {
   readonly tool: { readonly name: string; readonly definition: ToolDefinition };
   readonly params: Record<string, unknown>;
   readonly ctx: ExtensionContext;
-  /**
-   * Validates the arguments, runs the handler with `ctx` and shapes its answer: a tool result (`isError` ones
-   * included) or the InputRequired the handler returned. Rejects with a ProtocolError the handler threw.
-   */
+  /** Validates the arguments, runs the handler with `ctx` and shapes its answer; a ProtocolError it throws rejects. */
   run(ctx: Context): Promise<Record<string, unknown> | InputRequired>;
   /**
    * A context for running the handler past this request: the request's identity and input, `options.signal`, its
@@ -463,10 +434,7 @@ export interface Extension {
   readonly id: string;
   /** Declared in `server/discover` as `capabilities.extensions[id]`. */
   readonly settings: Record<string, unknown>;
-  /**
-   * 2026-07-28 methods. A request whose client capabilities do not declare the extension is refused -32021 naming
-   * it, before the method runs (unless the method is not `gated`).
-   */
+  /** 2026-07-28 methods; a client not declaring the extension is refused -32021 naming it, unless `gated` is false. */
   readonly modernMethods?: Readonly<Record<string, ExtensionMethod>>;
   /** 2025 methods, served only at the versions for which `legacyCapabilities` answers. */
   readonly legacyMethods?: Readonly<Record<string, ExtensionMethod>>;
@@ -474,6 +442,11 @@ export interface Extension {
   legacyCapabilities?(version: string): Record<string, unknown> | undefined;
   /** Fields added to a listed tool at a 2025 `version`. */
   listedTool?(tool: ToolDefinition, version: string): Record<string, unknown> | undefined;
+  /**
+   * Checks the fields of a tool definition this extension reads, at registration and update and, for the tools
+   * already registered, at `use()`: throws (a TypeError naming the tool) to refuse the tool, or the extension.
+   */
+  checkTool?(name: string, definition: ToolDefinition): void;
   /** Takes over a tools/call (a promise of its answer), or leaves it to the core (undefined). */
   callTool?(call: ToolCall): Promise<unknown> | undefined;
   /**
@@ -490,17 +463,13 @@ export interface Extension {
    */
   callerEnded?(caller: string): void;
   /**
-   * Whether the extension runs work bound to `caller` in this process now (a task): a 2025 HTTP session whose caller
-   * it is counts as busy, so neither the idle reaper nor a full session table ends it (which would end that work).
-   * Called often: it must be cheap and must not throw.
+   * Whether the extension runs work bound to `caller` in this process now (a task): that caller's 2025 HTTP session is
+   * busy, so neither the idle reaper nor a full session table ends it. Called often: cheap, never throws.
    */
   holdsWorkOf?(caller: string): boolean;
   /** Called by `server.close()`: releases everything the extension holds. */
   close?(): Promise<void>;
-  /**
-   * Its own counters, merged into `server.metrics()` (a name the core's snapshot already has is left out). Called
-   * on every snapshot: it must be cheap and must not throw.
-   */
+  /** Its own counters for `server.metrics()` (the core's names win); called per snapshot: cheap, never throws. */
   metrics?(): Record<string, number>;
 }
 

@@ -1,17 +1,17 @@
-// RFC 6570 URI templates as MCP resource templates use them: expansion, and matching a concrete URI to its variables.
-// Owns the parse of one template and its compiled, anchored matcher; pure, no I/O, no shared state.
+// RFC 6570 URI templates as MCP resource templates use them: matching a concrete URI to its variables (expanding one
+// is the client's part). Owns the parse of one template and its compiled, anchored matcher; pure, no shared state.
 // match() must never throw and its RegExp must never backtrack: every capture is atomic, so matching stays linear.
 
 const MAX_TEMPLATE_LENGTH = 4096;
 const MAX_URI_LENGTH = 16384;
 
+/** An expression's operator (RFC 6570, 3.2): the text before its first value, and between values. */
 interface Operator {
-  /** Text put before the first defined value of an expression. */
   first: string;
   sep: string;
-  /** Query operators emit `name=value` pairs. */
+  /** Query operators give `name=value` pairs. */
   named: boolean;
-  /** Reserved characters and existing percent-escapes pass through unencoded. */
+  /** Values may hold reserved characters (any character matches). */
   reserved: boolean;
 }
 
@@ -25,15 +25,9 @@ const OPERATORS: Readonly<Record<string, Operator>> = {
   '&': { first: '&', sep: '&', named: true, reserved: false },
 };
 
-interface VarSpec {
-  name: string;
-  explode: boolean;
-}
-
-interface Expression {
-  op: Operator;
-  vars: VarSpec[];
-}
+type VarSpec = { name: string; explode: boolean };
+/** One `{…}` of a template: its operator and variables. */
+type Expression = { op: Operator; vars: VarSpec[] };
 
 /** What one RegExp group captures and how its raw text becomes variables. */
 type Capture =
@@ -42,18 +36,17 @@ type Capture =
   | { kind: 'query'; lead: string; vars: VarSpec[] };
 
 const VAR_NAME = /^(?:\w|%[0-9A-Fa-f]{2})+(?:\.(?:\w|%[0-9A-Fa-f]{2})+)*$/;
-const NOT_UNRESERVED = /[^A-Za-z0-9._~-]+/gu;
-const NOT_RESERVED_OR_ESCAPE = /(%[0-9A-Fa-f]{2})|[^A-Za-z0-9._~:/?#[\]@!$&'()*+,;=%-]+|%/gu;
 const ANY_CHAR = '[\\s\\S]';
 const SEGMENT_CHAR = '[^/?#&]';
 const PATH_CHAR = '[^?#&]';
 const QUERY_CHAR = '[^#]';
-const utf8 = new TextEncoder();
 
+/** The TypeError of a template this module cannot use, quoting its start. */
 function malformed(template: string, reason: string): TypeError {
   return new TypeError(`Invalid URI template (${reason}): ${template.slice(0, 200)}`);
 }
 
+/** One `{…}` expression: its operator and variables (a prefix modifier is refused). */
 function parseExpression(template: string, body: string): Expression {
   const opChar = '+#./?&'.includes(body.charAt(0)) ? body.charAt(0) : '';
   if (body !== '' && ';=,!@|'.includes(body.charAt(0))) {
@@ -71,6 +64,7 @@ function parseExpression(template: string, body: string): Expression {
   return { op: OPERATORS[opChar] as Operator, vars };
 }
 
+/** The template as literal text and expressions. */
 function parse(template: string): (string | Expression)[] {
   const parts: (string | Expression)[] = [];
   for (let at = 0; at < template.length; ) {
@@ -87,18 +81,7 @@ function parse(template: string): (string | Expression)[] {
   return parts;
 }
 
-function percentEncode(text: string): string {
-  let out = '';
-  for (const byte of utf8.encode(text)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  return out;
-}
-
-function encode(value: string, keepReserved: boolean): string {
-  return keepReserved
-    ? value.replace(NOT_RESERVED_OR_ESCAPE, (match, escaped: string | undefined) => escaped ?? percentEncode(match))
-    : value.replace(NOT_UNRESERVED, percentEncode);
-}
-
+/** A RegExp source that matches `text` only. */
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
@@ -118,11 +101,9 @@ function layOut(parts: (string | Expression)[]): (string | Capture)[] {
     }
     const { op, vars } = part;
     const last = tokens.at(-1);
-    if (op.named && op.first === '&' && typeof last === 'object' && last.kind === 'query') {
-      last.vars.push(...vars);
-    } else if (op.named) {
-      tokens.push({ kind: 'query', lead: op.first, vars: [...vars] });
-    } else {
+    if (op.named && op.first === '&' && typeof last === 'object' && last.kind === 'query') last.vars.push(...vars);
+    else if (op.named) tokens.push({ kind: 'query', lead: op.first, vars: [...vars] });
+    else {
       vars.forEach(({ name, explode }, index) => {
         pushText(index === 0 ? op.first : op.sep);
         const chars = op.reserved ? ANY_CHAR : explode && op.sep === '/' ? PATH_CHAR : SEGMENT_CHAR;
@@ -173,10 +154,9 @@ function readQuery(raw: string, vars: VarSpec[], into: Record<string, string | s
   return true;
 }
 
+/** One resource template: its text, and the match of a concrete URI to its variables. */
 export class UriTemplate {
   readonly template: string;
-  readonly variableNames: readonly string[];
-  readonly #parts: (string | Expression)[];
   readonly #captures: Capture[];
   readonly #matcher: RegExp;
 
@@ -186,43 +166,16 @@ export class UriTemplate {
       throw new TypeError(`URI template is longer than ${MAX_TEMPLATE_LENGTH} characters`);
     }
     this.template = template;
-    this.#parts = parse(template);
-    const names: string[] = [];
-    for (const part of this.#parts) {
-      if (typeof part === 'string') continue;
-      for (const { name } of part.vars) {
-        if (names.includes(name)) throw malformed(template, `variable '${name}' appears twice`);
-        names.push(name);
-      }
-    }
-    this.variableNames = Object.freeze(names);
-    const tokens = layOut(this.#parts);
+    const parts = parse(template);
+    const names = parts.flatMap((part) => (typeof part === 'string' ? [] : part.vars.map((v) => v.name)));
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice !== undefined) throw malformed(template, `variable '${twice}' appears twice`);
+    const tokens = layOut(parts);
     this.#captures = tokens.filter((token) => typeof token !== 'string');
     this.#matcher = compile(tokens);
   }
 
-  expand(variables: Record<string, string | readonly string[] | undefined>): string {
-    let out = '';
-    for (const part of this.#parts) {
-      if (typeof part === 'string') {
-        out += part;
-        continue;
-      }
-      const { op } = part;
-      const pieces: string[] = [];
-      for (const { name, explode } of part.vars) {
-        // Only own properties count, so a variable named `toString` or `__proto__` never reads the prototype.
-        const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
-        if (value === undefined || (typeof value !== 'string' && value.length === 0)) continue;
-        const prefix = op.named ? `${name}=` : '';
-        const encoded = (typeof value === 'string' ? [value] : value).map((item) => encode(item, op.reserved));
-        pieces.push(explode ? encoded.map((item) => prefix + item).join(op.sep) : prefix + encoded.join(','));
-      }
-      if (pieces.length > 0) out += op.first + pieces.join(op.sep);
-    }
-    return out;
-  }
-
+  /** The template's variables in `uri` (lists for exploded ones), or undefined when it does not match. */
   match(uri: string): Record<string, string | string[]> | undefined {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined;
     const found = this.#matcher.exec(uri);

@@ -3,8 +3,8 @@
 // subdirectories (the directory checks read the first skill's folder) and a binary file; the second sits under a
 // prefix. Registered by examples/everything.ts.
 
-import { fromBase64 } from '../bytes.ts';
 import type { Server } from '../core.ts';
+import { fromBase64 } from '../jsonrpc.ts';
 import { addSkill } from '../skills/skills.ts';
 
 /** A 1×1 PNG: the binary file of the first skill. */

@@ -189,16 +189,16 @@ export class HttpCore {
     this.#server = server;
     this.#options = options;
     this.#table = new SessionTable(options.maxSessions ?? 10_000);
-    this.#guard = new HttpGuard(options, options.sessions !== false, server.logger);
+    this.#guard = new HttpGuard(options, options.sessions !== false, server.transport.logger);
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
     this.#modern = new ModernExchanges(server, this.#streams);
     if (options.sharedSessions !== undefined) {
-      const shared = new SharedSessions(options.sharedSessions, server.logger);
+      const shared = new SharedSessions(options.sharedSessions, server.transport.logger);
       this.#shared = shared;
       if (shared.holdsGetStreams)
         this.#registry.getStreamHolds = {
           processId: newSessionId(), // unguessable like a session id; only ever compared
-          changesShared: server.hasChangeBus,
+          changesShared: server.transport.hasChangeBus,
           hold: (sessionId, holder) => shared.holdGetStream(sessionId, holder),
         };
       shared.watch(
@@ -211,9 +211,9 @@ export class HttpCore {
     this.#sessionOptions = {
       responseMode: options.responseMode ?? 'sse',
       eventStore: this.#eventStore,
-      logger: server.logger,
+      logger: server.transport.logger,
       retryMs: options.retryMs ?? 1000,
-      endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.logger),
+      endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.transport.logger),
       streams: this.#streams,
     };
     if (options.sessions !== false) {
@@ -446,8 +446,9 @@ export class HttpCore {
       );
       return;
     }
-    if (items.length > this.#server.maxBatchLength) {
-      reply.send(400, errorResponse(null, batchTooLong(this.#server.maxBatchLength)));
+    const { maxBatchLength } = this.#server.transport;
+    if (items.length > maxBatchLength) {
+      reply.send(400, errorResponse(null, batchTooLong(maxBatchLength)));
       return;
     }
     const claimed = items.some((item) => {
@@ -527,7 +528,7 @@ export class HttpCore {
       // shared store the id goes out only once the record is saved (SessionRegistry.save), so never early.
       const params = (value as { params?: Record<string, unknown> }).params ?? {};
       const streamEarly =
-        this.#server.hasInitializeHook &&
+        this.#server.transport.hasInitializeHook &&
         responseMode === 'sse' &&
         canStream &&
         this.#shared === undefined &&

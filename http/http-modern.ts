@@ -3,20 +3,20 @@
 // JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
-import { fromBase64, toBase64 } from '../bytes.ts';
-import type { Connection, Server } from '../core.ts';
+import type { Connection, Envelope, Server } from '../core.ts';
 import { NO_BACK_CHANNEL } from '../dispatcher.ts';
 import type { HeaderParam } from '../features.ts';
 import {
   ErrorCode,
   errorResponse,
+  fromBase64,
   isPlainObject,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type ProtocolError,
   type RequestId,
+  toBase64,
 } from '../jsonrpc.ts';
-import { readEnvelope } from '../modern.ts';
 import {
   accepted,
   type EventSink,
@@ -56,8 +56,9 @@ export class ModernExchanges {
   post(message: JsonRpcMessage, id: RequestId | null, reply: Reply): void {
     const { headers } = reply;
     const { method, params = {} } = message as { method: string; params?: Record<string, unknown> };
+    let envelope: Envelope;
     try {
-      readEnvelope(params);
+      envelope = this.#server.transport.readEnvelope(params);
     } catch (failure) {
       reply.send(400, errorResponse(id, (failure as ProtocolError).toJSON()));
       return;
@@ -66,7 +67,7 @@ export class ModernExchanges {
       reply.send(202); // 2026-07-28 HTTP defines no client notifications; a cancel is a disconnect
       return;
     }
-    const mismatch = checkRoutingHeaders(headers, method, params, this.#server.routingParam(method));
+    const mismatch = checkRoutingHeaders(headers, method, params, this.#server.transport.routingParam(method));
     if (mismatch !== undefined) {
       reply.send(400, errorResponse(id, { code: ErrorCode.HeaderMismatch, message: mismatch }));
       return;
@@ -85,10 +86,9 @@ export class ModernExchanges {
     }
     let headerParams: readonly HeaderParam[];
     try {
-      headerParams = this.#server.checkArrival(method, params);
+      headerParams = this.#server.transport.checkArrival(method, params);
     } catch (failure) {
-      const refusal = (failure as ProtocolError).toJSON();
-      reply.send(refusal.code === ErrorCode.MethodNotFound ? 404 : 400, errorResponse(id, refusal));
+      reply.send(404, errorResponse(id, (failure as ProtocolError).toJSON())); // a removed or unserved method
       return;
     }
     if (headerParams.length > 0) {
@@ -104,10 +104,9 @@ export class ModernExchanges {
       return;
     }
     let sink: EventSink | undefined;
-    const connection = this.#server.connect({
+    const connection = this.#server.transport.connect({
       era: 'modern',
       transport: 'http',
-      extras: extrasOf(reply),
       send: (frame) => {
         if (Array.isArray(frame)) return;
         if (isResponse(frame)) {
@@ -143,7 +142,7 @@ export class ModernExchanges {
       this.#running.delete(connection);
       connection.close();
     });
-    connection.receive(message);
+    connection.receive(message, { ...extrasOf(reply), envelope });
   }
 }
 
@@ -214,7 +213,7 @@ function differs(label: string, headerValue: string, bodyValue: string): string 
 
 /**
  * Checks the routing headers of a modern POST against its body: the -32020 message, or undefined. Mcp-Method must
- * equal the body's method (case-sensitive); Mcp-Name must equal the param `nameSource` names (Server.routingParam:
+ * equal the body's method (case-sensitive); Mcp-Name must equal the param `nameSource` names (TransportSide.routingParam:
  * `params.name` of tools/call and prompts/get, `params.uri` of resources/read, an extension's) once decoded.
  * Missing where required, duplicated, or holding characters a header value may not is a mismatch; a comma counts as a
  * duplicate in Mcp-Method only (names and URIs may hold commas).

@@ -3,7 +3,6 @@
 // or a GET stream), stored first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
 // idle reaping end it; a restored one follows its shared record. Never touches another session or a modern request.
 
-import { randomBytes, toBase64Url } from '../bytes.ts';
 import type { Connection, Server } from '../core.ts';
 import { NO_BACK_CHANNEL } from '../dispatcher.ts';
 import {
@@ -17,6 +16,8 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RequestId,
+  randomBytes,
+  toBase64Url,
 } from '../jsonrpc.ts';
 import type { SaveSessionState, SessionState } from '../legacy.ts';
 import type { Logger } from '../types.ts';
@@ -159,7 +160,7 @@ export class Session {
     this.assumeInitialized = assumeInitialized;
     this.#postStreams = options.eventStore === undefined ? undefined : new PostStreams(this);
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
-    this.connection = server.connect(this);
+    this.connection = server.transport.connect(this);
   }
 
   /** Whether the session ended here (end()): nothing of it is served any more. */

@@ -1,10 +1,8 @@
-// 2025 sessions shared by the processes of a deployment: the record a shared store keeps (handshake, owner, log
-// level, subscriptions, the GET stream and its holder), the SharedSessionStore interface an engine implements
-// (mcp-core/redis is one), and its use by the HTTP core, where a store that fails is logged and answered 503, never
-// taken for "no session", and a client's message for another process goes to that process only (bounded). Never holds
-// a session itself; a record is removed only by the client's DELETE.
+// 2025 sessions shared by a deployment's processes: the record a store keeps (handshake, owner, log level,
+// subscriptions, the GET stream and its holder), the SharedSessionStore interface (mcp-core/redis is one), and its use
+// by the HTTP core: a failing store is logged and answered 503, never "no session"; a message for another process goes
+// to that process only (bounded). Never holds a session itself; a record is removed only by the client's DELETE.
 
-import { randomBytes, toHex, utf8 } from '../bytes.ts';
 import {
   describeValue,
   ErrorCode,
@@ -12,6 +10,9 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcResponse,
+  randomBytes,
+  toHex,
+  utf8,
 } from '../jsonrpc.ts';
 import type { Handshake, SessionState } from '../legacy.ts';
 import type { Logger } from '../types.ts';

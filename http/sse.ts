@@ -3,7 +3,7 @@
 // stream and event ids are server-minted and session-scoped, a replay never leaves its stream) and a
 // single-writer SSE response with keep-alive comments, peer-disconnect detection and backpressure reporting.
 import type { Writable } from 'node:stream';
-import { randomBytes, toHex } from '../bytes.ts';
+import { randomBytes, toHex } from '../jsonrpc.ts';
 
 /** One SSE event's text: `id: <id>\n` when given, `event: message\n`, `data: <json>\n\n` (JSON is single-line). */
 export function formatEvent(data: string, id?: string): string {

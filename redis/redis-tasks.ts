@@ -1,11 +1,9 @@
-// Task records on Redis (the add-on `mcp-core/redis`, made by createRedisEngine): a TaskStore every process of a
-// deployment shares, with creates that are durable before they resolve, an owner lease per running task (a task whose
-// process stopped reads `failed`, never `working` forever), and messages and ends that reach the process running a
-// task, over the scripts of redis-task-scripts.ts. It owns the `<prefix>task…` keys and gives each a TTL; it never runs
-// a handler, and the core never imports it.
+// Task records on Redis (createRedisEngine): a TaskStore a deployment's processes share, creates durable before they
+// resolve, an owner lease per running task (a task whose process stopped reads `failed`, never `working` forever), and
+// messages and ends that reach the process running a task, over redis-task-scripts.ts. Owns the `<prefix>task…` keys,
+// each with a TTL; never runs a handler.
 
-import { randomBytes, toBase64Url } from '../bytes.ts';
-import { ErrorCode, isPlainObject, ProtocolError } from '../jsonrpc.ts';
+import { ErrorCode, isPlainObject, ProtocolError, randomBytes, toBase64Url } from '../jsonrpc.ts';
 import { decodeCursor, encodeCursor } from '../registry.ts';
 import {
   isTerminal,

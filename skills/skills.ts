@@ -3,9 +3,8 @@
 // files as resources in one batch, and installs the extension (skills/list, skills/get, resources/directory/read) only
 // while it serves a skill. Reads no file system (skills-fs.ts does); never serves a byte that was not registered.
 
-import { toBase64, utf8 } from '../bytes.ts';
 import type { Registration, Server } from '../core.ts';
-import { invalidParams, isPlainObject } from '../jsonrpc.ts';
+import { invalidParams, isPlainObject, toBase64, utf8 } from '../jsonrpc.ts';
 import { decodeCursor, encodeCursor } from '../registry.ts';
 import type {
   Extension,

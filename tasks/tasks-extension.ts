@@ -3,7 +3,7 @@
 // (Basic > Utilities > Tasks): which tool calls become tasks, the methods, the wire shapes, owners and notifications.
 // An add-on the core never imports; every task is bound to its caller, and another caller's task is unknown.
 
-import { OutboundRequestError } from '../core.ts';
+import { OutboundRequestError, type ToolSchema } from '../core.ts';
 import { since, toolFailureResult } from '../features.ts';
 import {
   type InputRequest,
@@ -55,6 +55,19 @@ export {
   type TaskStore,
 } from './task-store.ts';
 export { type PreparedTask, type TaskContext, type TaskHandler, TaskRunner, type TaskStartOptions } from './tasks.ts';
+
+// The field this extension reads on a tool, declared here rather than in the core (which names no extension): any
+// program that imports this module sees it on ToolDefinition.
+declare module '../types.ts' {
+  interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema> {
+    /**
+     * Whether the tool may run as a task (docs/tasks.md) once the tasks extension is installed: 'optional' runs it as
+     * a task when the client can take one, 'required' only as a task (a call that cannot be one is refused). Absent:
+     * never a task. Checked at registration, update and `use()` (TasksExtension.checkTool).
+     */
+    taskSupport?: 'optional' | 'required';
+  }
+}
 
 /** The extension's identifier (2026-07-28 Extensions > Tasks). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -242,6 +255,15 @@ export class TasksExtension implements Extension {
   listedTool(tool: ToolDefinition, version: string): Record<string, unknown> | undefined {
     if (tool.taskSupport === undefined || !since(version, LEGACY_TASKS_SINCE)) return undefined;
     return { execution: { taskSupport: tool.taskSupport } };
+  }
+
+  /** Extension.checkTool: a tool's `taskSupport`, when given, is 'optional' or 'required'. */
+  checkTool(name: string, definition: ToolDefinition): void {
+    const { taskSupport } = definition;
+    if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required')
+      throw new TypeError(
+        `tool '${name}': taskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport)}`,
+      );
   }
 
   /** Extension.callTool: a task when the call can be one (the class comment), else the core's own call. */

@@ -3,8 +3,7 @@
 // writes every transition through a TaskStore (task-store.ts). Owns no protocol method and no wire shape
 // (docs/tasks.md); the core never imports it; it never writes a terminal record twice.
 
-import { randomBytes, toBase64Url } from '../bytes.ts';
-import { ErrorCode, INTERNAL_ERROR, ProtocolError } from '../jsonrpc.ts';
+import { ErrorCode, INTERNAL_ERROR, ProtocolError, randomBytes, toBase64Url } from '../jsonrpc.ts';
 import type { Logger } from '../types.ts';
 import { isTerminal, MAX_TIMER_MS, type TaskChange, type TaskRecord, type TaskStore } from './task-store.ts';
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServer, type GetPromptResult, type ReadResourceResult } from '../core.ts';
+import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 
 test('registration refuses a relative resource URI, an empty prompt name, a non-function handler and an unknown taskSupport', () => {
@@ -19,10 +20,31 @@ test('registration refuses a relative resource URI, an empty prompt name, a non-
   );
   assert.throws(() => server.prompt('', {}, () => ({ messages: [] })), /a prompt needs a non-empty name/);
   assert.throws(() => server.prompt('p', {}, null as never), /prompt 'p': the handler must be a function/);
+  // taskSupport is the tasks add-on's field, checked once its extension is installed (TasksExtension.checkTool).
+  const tasks = createServer({ name: 's', version: '1' }).use(createTasksExtension());
   assert.throws(
-    () => server.tool('t', { taskSupport: 'always' as never }, () => ({ content: [] })),
+    () => tasks.tool('t', { taskSupport: 'always' as never }, () => ({ content: [] })),
     /tool 't': taskSupport must be 'optional' or 'required', got "always"/,
   );
+});
+
+test('with the tasks extension an unknown taskSupport is refused at update, and at use() for a tool registered before', () => {
+  const server = createServer({ name: 's', version: '1' });
+  // The core names no extension: without the tasks extension, taskSupport is not its to check.
+  const early = server.tool('early', { taskSupport: 'sometimes' as never }, () => ({ content: [] }));
+  const tasks = createTasksExtension();
+  assert.throws(() => server.use(tasks), {
+    name: 'TypeError',
+    message: `tool 'early': taskSupport must be 'optional' or 'required', got "sometimes"`,
+  });
+  early.remove();
+  assert.equal(server.use(tasks), server, 'the refused use() installed nothing');
+  const job = server.tool('job', { taskSupport: 'optional' }, () => ({ content: [] }));
+  assert.throws(() => job.update({ taskSupport: 'never' as never }), {
+    name: 'TypeError',
+    message: `tool 'job': taskSupport must be 'optional' or 'required', got "never"`,
+  });
+  job.update({ taskSupport: 'required' });
 });
 
 test('createServer refuses a limit that is not a positive integer, naming the option (NaN would lift the bound, 0 refuse everything)', () => {

@@ -1,9 +1,9 @@
-// Units of bytes.ts, checked against Node's own Buffer and node:crypto: base64 / base64url both ways (and what is
-// not base64), hex, random bytes and UTF-8 (the skills add-on's SHA-256 is test/sha256.test.ts).
+// Units of the bytes helpers of jsonrpc.ts, checked against Node's own Buffer and node:crypto: base64 / base64url both
+// ways (and what is not base64), hex, random bytes and UTF-8 (the skills add-on's SHA-256 is test/sha256.test.ts).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fromBase64, randomBytes, toBase64, toBase64Url, toHex, utf8 } from '../bytes.ts';
+import { fromBase64, randomBytes, toBase64, toBase64Url, toHex, utf8 } from '../jsonrpc.ts';
 
 /** Deterministic bytes of any length (so a failure is reproducible). */
 function bytesOf(length: number, seed = 1): Uint8Array {

@@ -800,12 +800,11 @@ describe('server→client requests', () => {
       await serverRequest(client, 'elicitation/create'),
       request(0, 'elicitation/create', { message: 'Name?', requestedSchema: SCHEMA }),
     );
-    assert.equal(client.stdio.connection.pendingOutboundCount, 1);
     client.send(result('0', { action: 'decline' })); // "0" is not 0
     client.send(result(99, { action: 'decline' }));
     client.send(result(0, { action: 'accept', content: { name: 'Ada' } }));
     assert.deepEqual(await client.response(1), toolText(1, '{"action":"accept","content":{"name":"Ada"}}'));
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     assert.deepEqual(logger.warnings, []);
     assert.deepEqual(await client.end(), []);
   });
@@ -866,7 +865,7 @@ describe('server→client requests', () => {
     assert.ok(caught instanceof OutboundRequestError);
     assert.ok(!(caught instanceof ProtocolError), "a client refusal must not pass for the server's own wire error");
     assert.deepEqual([caught.code, caught.message, caught.data], [-1, 'User rejected sampling', { reason: 'policy' }]);
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     assert.deepEqual(await client.end(), []);
   });
 
@@ -885,7 +884,7 @@ describe('server→client requests', () => {
     assert.deepEqual(await client.next(), cancelled(asked.id, 'cancelled'));
     assert.deepEqual(await client.next(), toolText(1, 'answered'));
     await assert.rejects(outbound!, { name: 'AbortError', message: 'Request ended: the request was answered' });
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     assert.deepEqual(await client.end(), []);
   });
 
@@ -914,7 +913,7 @@ describe('server→client requests', () => {
     ]);
     assert.ok(caught instanceof OutboundRequestError);
     assert.equal(caught.message, "'roots/list' timed out after 50 ms");
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     client.send(result(0, { roots: [] })); // too late: dropped
     await settle(client);
     assert.deepEqual(await client.end(), []);
@@ -957,7 +956,7 @@ describe('server→client requests', () => {
     client.send(cancel(1));
     await rejected.promise;
     assert.deepEqual(await client.notification('notifications/cancelled'), cancelled(0, 'cancelled'));
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     client.send(result(0, { model: 'too late' }));
     await settle(client);
     assert.deepEqual(framesAfter(client, start).slice(0, 2), [
@@ -1039,7 +1038,7 @@ describe('server→client requests', () => {
         [true, 'roots', "Cannot send 'roots/list': the client did not declare the 'roots' capability"],
       ],
     );
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     assert.deepEqual(await client.end(), []);
   });
 
@@ -1099,7 +1098,7 @@ describe('server→client requests', () => {
       message: "Cannot send 'sampling/createMessage': the request has ended",
     });
     await settle(client);
-    assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+    assert.deepEqual(client.unansweredServerRequests(), []);
     assert.deepEqual(await client.end(), []);
   });
 
@@ -1704,7 +1703,6 @@ describe('the Dispatcher on its own', () => {
     assert.deepEqual(sent, [request(0, 'ping'), request(1, 'roots/list')]);
     dispatcher.close();
     assert.equal(dispatcher.inFlightCount, 0);
-    assert.equal(dispatcher.pendingOutboundCount, 0);
     assert.equal(inbound[0]!.signal.aborted, true);
     await assert.rejects(outbound, { name: 'AbortError', message: 'Request ended: the connection closed' });
     await assert.rejects(unrelated, { name: 'OutboundRequestError', message: 'the connection closed' });

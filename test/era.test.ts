@@ -11,6 +11,7 @@ import type { Dispatcher } from '../dispatcher.ts';
 import { EraRouter, type LegacySide, type Lifecycle } from '../era.ts';
 import { createEverythingServer } from '../examples/everything.ts';
 import { type JsonRpcNotification, ProtocolError, type RequestId } from '../jsonrpc.ts';
+import { LegacyLifecycle } from '../legacy.ts';
 import { hasClaim, readEnvelope } from '../modern.ts';
 import type { InboundRequest } from '../request.ts';
 import { MODERN_VERSIONS } from '../types.ts';
@@ -56,6 +57,10 @@ const MISSING_ENVELOPE = {
 const BATCH_WITH_CLAIM = {
   code: -32600,
   message: 'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+};
+const BATCH_VERSION_REFUSAL = {
+  code: -32600,
+  message: 'Invalid Request: batches are accepted only under protocol 2025-03-26',
 };
 const NOT_INITIALIZED = { code: -32600, message: 'Invalid Request: server not initialized; send initialize first' };
 const MISSING_CAPABILITIES = {
@@ -371,7 +376,7 @@ function fakeRouter() {
   };
   const modernSide: Lifecycle = { onRequest: (request) => void seen.push(`modern request ${request.method}`) };
   const dispatcher = { cancel: (id: RequestId) => void cancels.push(id) } as unknown as Dispatcher;
-  const router = new EraRouter(legacy, modernSide, dispatcher, logger);
+  const router = new EraRouter(() => legacy, modernSide, dispatcher, logger);
   const request = (method: string, params: Params = {}, id: RequestId = 1) =>
     router.onRequest({ id, method, params } as unknown as InboundRequest);
   const notify = (method: string, params?: Params) =>
@@ -469,12 +474,12 @@ const REMOVED_PARAMS: Record<(typeof REMOVED)[number], Params> = {
 
 for (const method of REMOVED) {
   test(`enveloped ${method} as the very first frame is -32601 and leaves the connection undecided for a normal handshake`, async () => {
-    const { client, logger } = connect();
+    const { server, client, logger } = connect();
     client.send(modern(method, REMOVED_PARAMS[method], 1));
     assert.deepEqual(await client.response(1), removedMethod(1, method));
     assert.equal(client.stdio.connection.era, 'undecided');
-    assert.equal(client.stdio.connection.subscriptionCount, 0);
     await assertHandshakeStillAvailable(client, 2);
+    server.notifyResourceUpdated('test://a'); // silent: the refused request subscribed to nothing
     assert.deepEqual(await client.end(), []);
     assert.deepEqual(logger.warnings, []);
   });
@@ -496,13 +501,11 @@ test('enveloped resources/subscribe as the first frame creates no subscription: 
   const { server, client } = connect();
   client.send(modern('resources/subscribe', { uri: 'test://a' }, 1));
   assert.deepEqual(await client.response(1), removedMethod(1, 'resources/subscribe'));
-  assert.equal(client.stdio.connection.subscriptionCount, 0);
   await assertHandshakeStillAvailable(client, 2);
   client.send(notification('notifications/initialized'));
   // A real subscription to test://b shows what an update would look like; test://a must stay silent.
   client.send(bare('resources/subscribe', { uri: 'test://b' }, 3));
   assert.deepEqual(await client.response(3), ok(3, {}));
-  assert.equal(client.stdio.connection.subscriptionCount, 1);
   server.notifyResourceUpdated('test://a');
   server.notifyResourceUpdated('test://b');
   assert.deepEqual(await client.end(), [notification('notifications/resources/updated', { uri: 'test://b' })]);
@@ -535,7 +538,7 @@ const BROKEN_ENVELOPES: { what: string; meta: Params; error: object }[] = [
 
 for (const method of REMOVED) {
   test(`${method} with a broken envelope as the first frame is -32602 (never a legacy fallback) and leaves the connection undecided`, async () => {
-    const { client } = connect();
+    const { server, client } = connect();
     let id = 1;
     for (const { what, meta, error } of BROKEN_ENVELOPES) {
       client.send(modern(method, REMOVED_PARAMS[method], id, meta));
@@ -543,8 +546,8 @@ for (const method of REMOVED) {
       assert.equal(client.stdio.connection.era, 'undecided', what);
       id++;
     }
-    assert.equal(client.stdio.connection.subscriptionCount, 0);
     await assertHandshakeStillAvailable(client, id);
+    server.notifyResourceUpdated('test://a'); // silent: no refused request subscribed
     assert.deepEqual(await client.end(), []);
   });
 }
@@ -572,7 +575,6 @@ test('enveloped removed methods on a modern connection are -32601 too and keep i
     id++;
   }
   assert.equal(client.stdio.connection.era, 'modern');
-  assert.equal(client.stdio.connection.subscriptionCount, 0);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -959,7 +961,7 @@ const PROBES: { what: string; frames: { frame: Frame; answer: Frame }[] }[] = [
 for (const probes of PROBES)
   for (const { what, frame, answer } of LEGACY_OPENERS) {
     test(`after ${probes.what}${what} as the opener, enveloped requests get the exact legacy refusal`, async () => {
-      const { client } = connect();
+      const { server, client } = connect();
       for (const probe of probes.frames) {
         client.send(probe.frame);
         assert.deepEqual(await client.response(probe.frame.id), probe.answer);
@@ -981,7 +983,12 @@ for (const probes of PROBES)
         [2, 3, 4, 5, 6].map((id) => fail(id, LEGACY_REFUSAL)),
       );
       assert.equal(client.stdio.connection.era, 'legacy');
-      assert.equal(client.stdio.connection.subscriptionCount, 0);
+      // Once initialized (by the opener, or now), an update of test://a would reach a subscription a refusal made.
+      if (client.stdio.connection.handshake === undefined) {
+        client.send(initialize(7));
+        assert.deepEqual(await client.response(7), ok(7, INITIALIZE_RESULT));
+      }
+      server.notifyResourceUpdated('test://a');
       assert.deepEqual(await client.end(), []);
     });
   }
@@ -1008,7 +1015,6 @@ test('on a modern connection a request without a claim is -32602 naming both env
     [2, 3, 4, 5, 6, 7, 8].map((id) => fail(id, MISSING_ENVELOPE)),
   );
   assert.deepEqual(calls, [], 'no handler ran');
-  assert.equal(client.stdio.connection.subscriptionCount, 0);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -1245,6 +1251,23 @@ test('a batch with a claim as the first line is refused and decides nothing', as
   assert.equal(client.stdio.connection.era, 'undecided');
   await assertHandshakeStillAvailable(client, 3);
   assert.deepEqual(await client.end(), []);
+});
+
+test('a 2026-07-28 connection never builds the 2025 lifecycle; a 2025 one builds it on its first request', async (t) => {
+  // A built 2025 lifecycle hears every server change (Connection.onChange); one never built hears none.
+  const heard = t.mock.method(LegacyLifecycle.prototype, 'onChange');
+  const { server, client } = connect();
+  assert.equal((await client.request('tools/list', { _meta: envelope() })).result.resultType, 'complete');
+  client.send([{ jsonrpc: '2.0', id: 2, method: 'tools/list' }]); // refused without the 2025 side
+  assert.deepEqual(await client.next(), fail(null, BATCH_VERSION_REFUSAL));
+  server.notifyListChanged('tools');
+  assert.equal(heard.mock.callCount(), 0);
+  const legacy = new WireClient(server);
+  await legacy.initialize();
+  server.notifyListChanged('tools');
+  assert.equal(heard.mock.callCount(), 1);
+  assert.deepEqual(await client.end(), []);
+  await legacy.end();
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// The extension seam of the core (Extension, server.use/unuse/close/routingParam), at the wire with small fake
-// extensions: installation refusals, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
+// The extension seam of the core (Extension, server.use/unuse/close, transport.routingParam), at the wire with small
+// fake extensions: installation refusals, tool definition checks, 2026-07-28 extension methods behind the -32021 declaration gate, 2025 methods and
 // capabilities per version, listed-tool fields, the tools/call hook (take over, leave, run, detach, notify), keyed
 // listen filters with audiences, Mcp-Name routing, the caller each request speaks for, and close. Never the tasks
 // add-on.
@@ -132,9 +132,52 @@ test('server.use returns the server and attaches the extension once with publish
   assert.equal(s.use({ id: ID, settings: {}, attach: (host) => void hosts.push(host) }), s);
   assert.equal(hosts.length, 1);
   assert.equal(typeof hosts[0]!.publish, 'function');
-  assert.equal(hosts[0]!.logger, s.logger);
+  assert.equal(hosts[0]!.logger, logger);
   assert.equal(hosts[0]!.pageSize, 7);
 });
+
+test(
+  'checkTool refuses a tool at registration and update, and its extension at use() for a tool already registered',
+  T,
+  async (t) => {
+    const s = server();
+    const checked: string[] = [];
+    const strict: Extension = {
+      id: ID,
+      settings: {},
+      attach: () => void checked.push('attached'),
+      checkTool: (name, definition) => {
+        checked.push(name);
+        if (definition.description === 'bad') throw new TypeError(`tool '${name}': description 'bad' is refused`);
+      },
+    };
+    const early = s.tool('early', { description: 'bad' }, () => text('early')); // no extension checks it yet
+    assert.throws(() => s.use(strict), { name: 'TypeError', message: "tool 'early': description 'bad' is refused" });
+    early.remove();
+    s.tool('both', {}, () => text('both'));
+    s.tool('legacy_only', { era: 'legacy' }, () => text('legacy'));
+    assert.equal(s.use(strict), s, 'refused whole before: installed (and attached) only now');
+    assert.deepEqual(checked, ['early', 'both', 'legacy_only', 'attached'], 'each tool checked once, then attached');
+    const kept = s.tool('kept', { description: 'good' }, () => text('kept'));
+    assert.throws(() => s.tool('late', { description: 'bad' }, () => text('late')), {
+      name: 'TypeError',
+      message: "tool 'late': description 'bad' is refused",
+    });
+    assert.throws(() => kept.update({ description: 'bad' }), { message: "tool 'kept': description 'bad' is refused" });
+    const client = connect(t, s);
+    await client.initialize(LATEST);
+    const { tools } = (await client.request('tools/list', {})).result;
+    assert.deepEqual(
+      tools.map((tool: { name: string; description?: string }) => [tool.name, tool.description]),
+      [
+        ['both', undefined],
+        ['legacy_only', undefined],
+        ['kept', 'good'],
+      ],
+      'the refused tool is not registered; the refused update left the tool as it was',
+    );
+  },
+);
 
 test(
   'server.unuse uninstalls an extension: its declaration and methods go, and it may be installed again',
@@ -717,19 +760,19 @@ test(
 // ---------------------------------------------------------------------------------------------------------------
 // Mcp-Name routing
 
-test('Server.routingParam names the param of core methods and of an extension method with routeBy', () => {
+test('server.transport.routingParam names the param of core methods and of an extension method with routeBy', () => {
   const s = server();
   s.use({
     id: ID,
     settings: {},
     modernMethods: { 'fake/get': { routeBy: 'key', serve: () => ({}) }, 'fake/plain': { serve: () => ({}) } },
   });
-  assert.equal(s.routingParam('tools/call'), 'name');
-  assert.equal(s.routingParam('prompts/get'), 'name');
-  assert.equal(s.routingParam('resources/read'), 'uri');
+  assert.equal(s.transport.routingParam('tools/call'), 'name');
+  assert.equal(s.transport.routingParam('prompts/get'), 'name');
+  assert.equal(s.transport.routingParam('resources/read'), 'uri');
   for (const method of ['tools/list', 'server/discover', 'subscriptions/listen', 'fake/plain', 'fake/none'])
-    assert.equal(s.routingParam(method), undefined, method);
-  assert.equal(s.routingParam('fake/get'), 'key');
+    assert.equal(s.transport.routingParam(method), undefined, method);
+  assert.equal(s.transport.routingParam('fake/get'), 'key');
 });
 
 /** serveHttp on 127.0.0.1 port 0, closed after the test. */

@@ -214,7 +214,7 @@ test(
     assert.deepEqual(rest[2].result.content, text('finished after EOF').content);
     const { connection } = client.stdio;
     assert.deepEqual([connection.closed, connection.inFlightCount, connection.listenCount], [true, 0, 0]);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     assert.equal(client.input.listenerCount('data'), 0);
     assert.equal(client.output.writableEnded, true);
   },
@@ -319,7 +319,7 @@ test(
     streamed.reset();
     await aborted.promise;
     await exchanges.closed('h');
-    assert.equal(server.connectionCount, 0, "the request's connection is closed with its exchange");
+    assert.equal(server.metrics().connections, 0, "the request's connection is closed with its exchange");
 
     const listen = (id: string) => modern('subscriptions/listen', { notifications: { toolsListChanged: true } }, id);
     const first = await openStream(url, modernHeaders(listen('L1'), { 'x-test': 'L1' }), JSON.stringify(listen('L1')));
@@ -328,7 +328,7 @@ test(
     assert.equal(refused.status, 503, 'maxStreams 1 holds while the first listen is open');
     first.reset();
     await exchanges.closed('L1');
-    assert.equal(server.connectionCount, 0, "the listen's connection is closed with its exchange");
+    assert.equal(server.metrics().connections, 0, "the listen's connection is closed with its exchange");
     const second = await openStream(url, modernHeaders(listen('L3')), JSON.stringify(listen('L3')));
     await second.until('notifications/subscriptions/acknowledged');
     second.reset();
@@ -483,7 +483,7 @@ test(
         },
       ],
     );
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -504,7 +504,7 @@ test(
     await handler.close(20);
     assert.deepEqual(abortedEras, ['legacy legacy']);
     assert.equal(handler.sessionCount, 0);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     const answer = await pending;
     assert.notEqual(answer.status, 202, 'a POST holding a request is never answered 202');
     assert.ok(answer.json?.error !== undefined, `a JSON-RPC error answers it: ${answer.status} ${answer.text}`);
@@ -526,7 +526,7 @@ test(
     await http.close();
     const answer = await pending;
     assert.deepEqual([answer.status, answer.json.id, answer.json.error.code], [503, 'n', -32603]);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -554,7 +554,7 @@ test(
         how,
       );
       assert.deepEqual(abortedEras, [`legacy ${how}`]);
-      assert.equal(server.connectionCount, 0);
+      assert.equal(server.metrics().connections, 0);
     }
   },
 );
@@ -865,7 +865,7 @@ test(
         assert.equal(await Promise.race([closing, trap.failed.then(() => 'unhandled')]), 'closed', mode);
         assert.deepEqual(trap.failures.map(String), [], mode);
         assert.equal(handler.sessionCount, 0);
-        assert.equal(server.connectionCount, 0);
+        assert.equal(server.metrics().connections, 0);
       } finally {
         await handler.close(0).catch(() => {});
         await trap.restore();

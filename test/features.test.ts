@@ -1111,7 +1111,6 @@ test('resources/updated goes only to the connection subscribed to that URI, unti
   const b = await connected(server);
   assert.deepEqual(await a.request('resources/subscribe', { uri: 'test://watched-resource' }, 1), ok(1, {}));
   assert.deepEqual(await b.request('resources/subscribe', { uri: 'test://static-text' }, 1), ok(1, {}));
-  assert.equal(a.stdio.connection.subscriptionCount, 1);
 
   server.notifyResourceUpdated('test://watched-resource');
   assert.deepEqual(await a.next(), UPDATED('test://watched-resource'));
@@ -1121,11 +1120,12 @@ test('resources/updated goes only to the connection subscribed to that URI, unti
   assert.deepEqual(await b.next(), UPDATED('test://static-text'));
   await assertQuiet(a, 'a is not subscribed to static-text');
 
-  // Subscribing twice is one subscription; unsubscribing ends it.
+  // Subscribing twice is one subscription (one notification per update); one unsubscribe ends it.
   assert.deepEqual(await a.request('resources/subscribe', { uri: 'test://watched-resource' }, 2), ok(2, {}));
-  assert.equal(a.stdio.connection.subscriptionCount, 1);
+  server.notifyResourceUpdated('test://watched-resource');
+  assert.deepEqual(await a.next(), UPDATED('test://watched-resource'));
+  await assertQuiet(a, 'one notification for a URI subscribed twice');
   assert.deepEqual(await a.request('resources/unsubscribe', { uri: 'test://watched-resource' }, 3), ok(3, {}));
-  assert.equal(a.stdio.connection.subscriptionCount, 0);
   server.notifyResourceUpdated('test://watched-resource');
   await assertQuiet(a, 'a unsubscribed');
   // Unsubscribing from something never subscribed is harmless.
@@ -1147,11 +1147,14 @@ test('resources/updated goes only to the connection subscribed to that URI, unti
 });
 
 test('resources/subscribe with a missing or non-string uri is -32602', async () => {
-  const client = await connected(createEverythingServer());
+  const { server } = quietServer({ maxSubscriptions: 1 });
+  server.resource('mem://a', { name: 'a' }, (uri) => ({ contents: [{ uri, text: '' }] }));
+  const client = await connected(server);
   assert.equal((await client.request('resources/subscribe', {}, 1)).error.code, -32602);
   assert.equal((await client.request('resources/subscribe', { uri: 1 }, 2)).error.code, -32602);
   assert.equal((await client.request('resources/unsubscribe', {}, 3)).error.code, -32602);
-  assert.equal(client.stdio.connection.subscriptionCount, 0);
+  // The one subscription slot is still free: the refusals took none.
+  assert.deepEqual(await client.request('resources/subscribe', { uri: 'mem://a' }, 4), ok(4, {}));
   assert.deepEqual(await client.end(), []);
 });
 
@@ -1181,27 +1184,27 @@ test('maxSubscriptions bounds the subscriptions of one connection', async () => 
 // ---------------------------------------------------------------------------------------------------------------
 // Connection bookkeeping
 
-test('connectionCount counts live connections and goes back down when each ends (no hub listener leak)', async () => {
+test('metrics().connections counts live connections and goes back down when each ends (no hub listener leak)', async () => {
   const server = createEverythingServer();
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   const a = new WireClient(server);
   const b = new WireClient(server);
   const c = new WireClient(server);
-  assert.equal(server.connectionCount, 3);
+  assert.equal(server.metrics().connections, 3);
   await a.initialize();
   await b.initialize();
   await b.request('resources/subscribe', { uri: 'test://watched-resource' });
   assert.deepEqual(await a.end(), []);
-  assert.equal(server.connectionCount, 2);
+  assert.equal(server.metrics().connections, 2);
   assert.deepEqual(await c.end(), []); // never initialized
-  assert.equal(server.connectionCount, 1);
+  assert.equal(server.metrics().connections, 1);
   assert.deepEqual(await b.end(), []);
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   // Events after every connection closed reach nobody and fail nowhere.
   server.notifyListChanged('tools');
   server.notifyResourceUpdated('test://watched-resource');
   for (let i = 0; i < 20; i++) assert.deepEqual(await new WireClient(server).end(), []);
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1524,7 +1527,7 @@ async function demoSession(): Promise<void> {
   assert.deepEqual(await client.end(), []);
   assert.equal(client.stdio.connection.closed, true);
   assert.equal(client.stdio.connection.inFlightCount, 0);
-  assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+  assert.deepEqual(client.unansweredServerRequests(), []);
 }
 
 test('demo sampling and elicitation tools fail in-band, without a request frame, when the client lacks the capability', async () => {

@@ -260,9 +260,9 @@ test(
       method: 'notifications/tools/list_changed',
       params: { _meta: { [SUB]: 'L1' } },
     });
-    assert.equal(server.connectionCount, 1);
+    assert.equal(server.metrics().connections, 1);
     await reader.cancel(); // the consumer goes away
-    assert.equal(server.connectionCount, 0, 'the listen connection is closed with its stream');
+    assert.equal(server.metrics().connections, 0, 'the listen connection is closed with its stream');
     // The stream budget was given back: with maxStreams 1 a second listen still opens.
     const capped = handlerFor(t, server, { maxStreams: 1 });
     const first = await capped(
@@ -301,10 +301,10 @@ test(
       params: { progressToken: 'tok', progress: 1, total: 2, message: 'half way' },
     });
     await started.promise;
-    assert.equal(server.connectionCount, 1);
+    assert.equal(server.metrics().connections, 1);
     await reader.cancel();
     await aborted.promise; // the handler's AbortSignal fired
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     release.resolve();
     await assertJson(await handle(post(call('quick', {}, 's2'))), 200, {
       jsonrpc: '2.0',
@@ -326,7 +326,7 @@ test("an aborted request signal aborts a JSON-phase handler and still settles th
   const response = await pending; // nobody reads it, but the runtime is never left waiting
   assert.equal(response.status, 400);
   assert.equal(await response.text(), '');
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   release.resolve();
   assert.deepEqual(logger.errors, []);
 });
@@ -345,7 +345,7 @@ test('an aborted request signal ends an open SSE response and aborts its handler
   controller.abort();
   await aborted.promise;
   assert.equal(await reader.next(), undefined, 'the stream ends; the late progress is never queued');
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   release.resolve();
 });
 
@@ -364,7 +364,7 @@ test('a request whose signal is already aborted is answered at once and never se
     assert.equal(await response.text(), '');
   }
   assert.equal(calls, 0);
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
 });
 
 test('a request body that fails while it is read gets 400 with id null', T, async (t) => {
@@ -879,7 +879,7 @@ test(
     assert.ok('result' in final!.message, JSON.stringify(final?.message));
     assert.equal(await reader.next(), undefined);
     await assertError(await running, 503, 'r', -32603);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     release.resolve();
   },
 );
@@ -926,7 +926,7 @@ test(
     release.resolve();
     await assertJson(await running, 200, { jsonrpc: '2.0', id: 'r', result: stamped(text('late'), INFO) });
     await closed;
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -942,13 +942,13 @@ test(
         id,
         result: text('quick'),
       });
-    assert.equal(server.connectionCount, 0, 'no connection outlives its answer');
+    assert.equal(server.metrics().connections, 0, 'no connection outlives its answer');
     const running = handle(post(legacy(4, 'tools/call', { name: 'held', arguments: {} })));
     await started.promise;
     await handle.close(0);
     release.resolve();
     await assertJson(await running, 503, { jsonrpc: '2.0', id: 4, error: SHUTTING_DOWN });
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 

@@ -650,8 +650,8 @@ class StdioDriver implements Driver {
     if (inFlight !== expected.held + expected.listens) {
       problems.push(`in-flight ${inFlight}, expected ${expected.held} held + ${expected.listens} listening`);
     }
-    if (connection.pendingOutboundCount !== 0) problems.push(`pending outbound ${connection.pendingOutboundCount}`);
-    if (this.#server.connectionCount !== 1) problems.push(`server connections ${this.#server.connectionCount}`);
+    if (this.#server.metrics().connections !== 1)
+      problems.push(`server connections ${this.#server.metrics().connections}`);
     if (connection.closed) problems.push('the connection closed');
     return problems.length === 0 ? undefined : problems.join(', ');
   }
@@ -665,8 +665,8 @@ class StdioDriver implements Driver {
     if (!this.output.readableEnded) await guard(once(this.output, 'end'), this.#guardMs);
     if (this.#text !== '') this.#book.violation(`stdout: output ended inside a line: ${shortId(this.#text)}`);
     this.output.removeAllListeners('data');
-    if (this.#server.connectionCount !== 0)
-      this.#book.violation(`stdio: ${this.#server.connectionCount} connection(s) still open after the end`);
+    if (this.#server.metrics().connections !== 0)
+      this.#book.violation(`stdio: ${this.#server.metrics().connections} connection(s) still open after the end`);
   }
 }
 
@@ -870,8 +870,8 @@ class HttpDriver implements Driver {
     const sessions = this.#era === 'legacy' ? 1 : expected.sessions;
     const connections = this.#era === 'legacy' ? 1 : expected.held + expected.listens + expected.sessions;
     const problems: string[] = [];
-    if (this.#server.connectionCount !== connections)
-      problems.push(`server connections ${this.#server.connectionCount}, expected ${connections}`);
+    if (this.#server.metrics().connections !== connections)
+      problems.push(`server connections ${this.#server.metrics().connections}, expected ${connections}`);
     if (this.http.handler.sessionCount !== sessions)
       problems.push(`sessions ${this.http.handler.sessionCount}, expected ${sessions}`);
     return problems.length === 0 ? undefined : problems.join(', ');
@@ -887,8 +887,8 @@ class HttpDriver implements Driver {
     await this.sync();
     if (!(await guard(this.http.close(), this.#guardMs))) this.#book.violation('http: the server never closed');
     this.#agent.destroy();
-    if (this.#server.connectionCount !== 0)
-      this.#book.violation(`http: ${this.#server.connectionCount} connection(s) still open after close`);
+    if (this.#server.metrics().connections !== 0)
+      this.#book.violation(`http: ${this.#server.metrics().connections} connection(s) still open after close`);
     if (this.http.handler.sessionCount !== 0)
       this.#book.violation(`http: ${this.http.handler.sessionCount} session(s) left after close`);
   }

@@ -100,6 +100,18 @@ export class WireClient {
     return response.result;
   }
 
+  /**
+   * The ids of the server→client requests seen on the wire that the server still waits an answer for (its
+   * outbound table is released on every path). Probes with Connection.settleOutbound, which settles a request still
+   * waiting with an empty result: call it where none should be.
+   */
+  unansweredServerRequests(): number[] {
+    const asked = this.frames.filter((frame) => !Array.isArray(frame) && 'method' in frame && 'id' in frame);
+    return asked
+      .map((frame) => frame.id)
+      .filter((id) => this.stdio.connection.settleOutbound({ jsonrpc: '2.0', id, result: {} }));
+  }
+
   /** Frames received but not yet awaited. */
   unread(): Frame[] {
     return [...this.#unread];

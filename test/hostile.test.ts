@@ -203,7 +203,7 @@ test(
     assert.match(silent.received(), REQUEST_TIMEOUT_408);
     assert.equal(requests, 0, 'the handler never saw either request');
     await noConnections(http.httpServer);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     const discover = modern('server/discover', {}, 'after');
     const answer = await postModern(http.url, discover);
     assert.equal(answer.status, 200, answer.text);
@@ -256,9 +256,9 @@ test(
     assert.deepEqual(ping.json, { jsonrpc: '2.0', id: 3, result: {} });
     const call = await postModern(http.url, modern('tools/call', { name: 'record' }, 4));
     assert.equal(call.json.result.content[0].text, 'ran');
-    assert.equal(server.connectionCount, 1, "only the session's connection is left");
+    assert.equal(server.metrics().connections, 1, "only the session's connection is left");
     await http.close();
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -398,7 +398,7 @@ test('oversized stdio line: refused with -32700 "frame exceeds the limit" while 
     client.frames.some((frame) => frame.id === 'huge'),
     false,
   );
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -192,7 +192,7 @@ test(
     assert.equal(answer.json.result.content[0].text, 'held answer');
     await closed;
     assert.equal(http.handler.sessionCount, 0);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -232,7 +232,7 @@ test(
         0,
         `no session outlives close() (the hook ${finishes ? 'finished' : 'never did'})`,
       );
-      assert.equal(server.connectionCount, 0);
+      assert.equal(server.metrics().connections, 0);
     }
   },
 );
@@ -311,7 +311,7 @@ test(
       http.httpServer.getConnections((error, n) => (error ? reject(error) : resolve(n))),
     );
     assert.equal(connections, 0);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     unfinished!.destroy();
     unread!.destroy();
   },

@@ -10,7 +10,7 @@ import type { HeaderBag } from '../http/exchange.ts';
 import { checkParamHeaders, checkRoutingHeaders as checkWithSource, decodeHeaderValue } from '../http/http-modern.ts';
 import { encodeHeaderValue } from './raw-http.ts';
 
-/** The core's Mcp-Name sources (Server.routingParam without extensions). */
+/** The core's Mcp-Name sources (TransportSide.routingParam without extensions). */
 const NAME_SOURCE: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 function checkRoutingHeaders(

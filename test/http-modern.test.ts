@@ -308,6 +308,46 @@ test('a handler mounted in our own node:http server checks Host and Origin too, 
   await closeNode();
 });
 
+test(
+  'a 2026-07-28 POST reads its envelope once: the transport reads it and the lifecycle takes it as read',
+  T,
+  async (t) => {
+    const handler = createHttpHandler(createEverythingServer(), { keepAliveMs: 0 });
+    let reads = 0;
+    const node = createNodeServer((request, response) => {
+      // A body a framework already parsed, whose _meta counts the reads of its client capabilities.
+      const meta = new Proxy(envelope(), {
+        get(target, key) {
+          if (key === CLIENT_CAPABILITIES) reads += 1;
+          return Reflect.get(target, key);
+        },
+      });
+      const parsed = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'test_simple_text', arguments: {}, _meta: meta },
+      };
+      handler(request, response, parsed);
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    t.after(
+      () =>
+        new Promise<void>((resolve) => {
+          handler.close();
+          node.close(() => resolve());
+          node.closeIdleConnections();
+        }),
+    );
+    const frame = call('test_simple_text', {}, 1);
+    const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/mcp`;
+    const response = await raw(url, { headers: modernHeaders(frame), body: JSON.stringify(frame) });
+    const answer = stamped(text('This is a simple text response for testing.'));
+    assertAnswer(response, 200, { jsonrpc: '2.0', id: 1, result: answer });
+    assert.equal(reads, 1);
+  },
+);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Limits and the ladder's transport rungs
 
@@ -920,18 +960,18 @@ test(
     const controller = new AbortController();
     const pending = fetchModern(http, call('slow', {}, 's1'), { 'x-test': 's1' }, controller.signal);
     await started.promise;
-    assert.equal(server.connectionCount, 1);
+    assert.equal(server.metrics().connections, 1);
     controller.abort();
     await assert.rejects(pending, { name: 'AbortError' });
     await aborted.promise; // the handler's AbortSignal fired
     await exchanges.closed('s1');
-    assert.equal(server.connectionCount, 0, 'the request connection is closed with the exchange');
+    assert.equal(server.metrics().connections, 0, 'the request connection is closed with the exchange');
     release.resolve(); // the handler now returns its late answer
     const next = await post(http, call('test_simple_text', {}, 's2'));
     assert.equal(next.status, 200);
     assert.equal(next.json.id, 's2');
     assert.deepEqual(exchanges.lateWrites, []);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     await http.close();
   },
 );
@@ -958,7 +998,7 @@ test('a client disconnect during an SSE response aborts the handler; nothing is 
   const next = await post(http, call('test_simple_text', {}, 's4'));
   assert.equal(next.status, 200);
   assert.deepEqual(exchanges.lateWrites, []);
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   await http.close();
 });
 
@@ -1021,10 +1061,10 @@ test('closing a listen response releases its stream; a later trigger still succe
   const response = await fetchModern(http, listen('L4', { toolsListChanged: true }), { 'x-test': 'L4' });
   const reader = new SseReader(response.body!);
   assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
-  assert.equal(server.connectionCount, 1);
+  assert.equal(server.metrics().connections, 1);
   await reader.cancel();
   await exchanges.closed('L4');
-  assert.equal(server.connectionCount, 0, 'the listen connection is released with its response');
+  assert.equal(server.metrics().connections, 0, 'the listen connection is released with its response');
   const trigger = await post(http, call('test_trigger_tool_change', {}, 'after'));
   assertAnswer(trigger, 200, { jsonrpc: '2.0', id: 'after', result: stamped(text('Mutation triggered')) });
   assert.deepEqual(exchanges.lateWrites, []);
@@ -1079,7 +1119,7 @@ test('closing the HTTP server aborts a running request and answers it 503 -32603
   assertError(await pending, 503, 'c1', -32603);
   release.resolve();
   await closing;
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
 });
 
 test('closing the HTTP server ends a running SSE response without a final event', T, async (t) => {
@@ -1094,7 +1134,7 @@ test('closing the HTTP server ends a running SSE response without a final event'
   release.resolve();
   assert.deepEqual(await reader.rest(), []);
   await closing;
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -536,7 +536,7 @@ for (const c of CASES) {
           // Streamable HTTP > Cancellation); the server
           // closes the request's connection, so the 60 s handler is no longer running.
           assert.ok(!session.wire.out().some((frame) => frame.method === 'notifications/cancelled'));
-          await until(() => session.server!.connectionCount === 0);
+          await until(() => session.server!.metrics().connections === 0);
         } else {
           const cancel = session.wire.frames
             .slice(mark)
@@ -775,14 +775,14 @@ for (const c of CASES) {
           assert.deepEqual(session.exchanges.list.slice(mark), [{ method: 'DELETE', status: 200 }]);
           assert.equal(handler.sessionCount, 0);
           await session.http!.close();
-          assert.equal(session.server!.connectionCount, 0);
+          assert.equal(session.server!.metrics().connections, 0);
         },
       );
     } else {
       test('closes: nothing is left open on the server', T, async () => {
         await session.api.close();
         await session.http!.close();
-        assert.equal(session.server!.connectionCount, 0);
+        assert.equal(session.server!.metrics().connections, 0);
       });
     }
   });

@@ -536,7 +536,7 @@ test('notifications/cancelled ends the listen silently and frees its entries', T
   const server = fullServer();
   const client = new WireClient(server);
   await assertNothingMore(client); // pins the connection to the modern era first
-  const baseline = server.connectionCount;
+  const baseline = server.metrics().connections;
   await openListen(client, 'sub', { toolsListChanged: true, resourceSubscriptions: ['test://a'] });
   assert.equal(client.stdio.connection.listenCount, 1);
   assert.equal(client.stdio.connection.inFlightCount, 1, 'the open listen is a running request');
@@ -545,7 +545,7 @@ test('notifications/cancelled ends the listen silently and frees its entries', T
   await assertNothingMore(client); // the cancel is handled: nothing was written for it
   assert.equal(client.stdio.connection.listenCount, 0);
   assert.equal(client.stdio.connection.inFlightCount, 0);
-  assert.equal(server.connectionCount, baseline, 'no change listener left behind');
+  assert.equal(server.metrics().connections, baseline, 'no change listener left behind');
 
   server.notifyListChanged('tools');
   server.notifyResourceUpdated('test://a');
@@ -562,7 +562,7 @@ test('1000 listen open/cancel cycles leave no entry behind, and the next request
   const server = fullServer();
   const client = new WireClient(server);
   await assertNothingMore(client);
-  const baseline = server.connectionCount;
+  const baseline = server.metrics().connections;
   for (let i = 0; i < 1000; i++) {
     // Reused ids (0, 'sub') and fresh ones: a leaked entry makes a reused id "already in flight".
     const id = i % 3 === 0 ? 0 : i % 3 === 1 ? 'sub' : i;
@@ -574,7 +574,7 @@ test('1000 listen open/cancel cycles leave no entry behind, and the next request
   assert.equal(next.result.resultType, 'complete');
   assert.equal(connection.listenCount, 0);
   assert.equal(connection.inFlightCount, 0);
-  assert.equal(server.connectionCount, baseline);
+  assert.equal(server.metrics().connections, baseline);
   server.notifyListChanged('tools');
   await assertNothingMore(client);
   assert.equal(client.frames.length, 1000 + 3, 'acks, the two markers and the answer: nothing else');
@@ -927,10 +927,10 @@ test(
     const m2 = new WireClient(server);
     await openListen(m1, 'sub', { toolsListChanged: true });
     await openListen(m2, 'sub', { toolsListChanged: true });
-    const baseline = server.connectionCount;
+    const baseline = server.metrics().connections;
 
     assert.deepEqual(await m1.end(), [finalResult('sub')]);
-    assert.ok(server.connectionCount < baseline, 'the ended connection let go of the change hub');
+    assert.ok(server.metrics().connections < baseline, 'the ended connection let go of the change hub');
     assert.equal(m2.stdio.connection.listenCount, 1);
     server.notifyListChanged('tools');
     assert.deepEqual(await m2.next(), listChanged('sub', 'tools'), 'still delivering, and no final result came first');

@@ -368,7 +368,7 @@ test(
     const began = performance.now();
     await Promise.all(clients.map((client) => client.start()));
     assert.equal(http.handler.sessionCount, CLIENTS / 2);
-    assert.equal(server.connectionCount, CLIENTS, 'one connection per session and per listen');
+    assert.equal(server.metrics().connections, CLIENTS, 'one connection per session and per listen');
     const reports: ClientReport[] = await Promise.all(
       clients.map(async (client) => {
         for (let seq = 1; seq <= CALLS; seq++) await client.call(seq);
@@ -392,7 +392,7 @@ test(
     finished = true;
     if (closed.count === exchanges) closed.all.resolve();
     await closed.all.promise;
-    assert.equal(server.connectionCount, 0, 'no session or listen connection is left');
+    assert.equal(server.metrics().connections, 0, 'no session or listen connection is left');
     assert.equal(events.size, 0, 'the events stored for resumption went with their sessions');
     assert.deepEqual(logger.errors, []);
 

@@ -984,7 +984,7 @@ test('ctx.elicit/sample/listRoots/ping reject at once inside a modern handler, a
     assert.equal(outcome.code, -32600, 'the one documented no-back-channel code (docs/eras.md, Error codes)');
     assert.ok(outcome.message.includes(`'${method}'`), outcome.message);
   }
-  assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+  assert.deepEqual(client.unansweredServerRequests(), []);
   assert.deepEqual(await client.end(), []);
 });
 
@@ -1773,7 +1773,7 @@ test('legacy shim: a 2025 client with elicitation gets a real elicitation/create
     { era: 'legacy', inputResponses: undefined, requestState: undefined },
     { era: 'legacy', inputResponses: { user_name: ALICE }, requestState: { n: 1 } },
   ]);
-  assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+  assert.deepEqual(client.unansweredServerRequests(), []);
   await assertQuietLegacy(client);
   assert.deepEqual(await client.end(), []);
 });
@@ -1958,7 +1958,7 @@ test('legacy shim: cancelling the tools/call while waiting cancels the outbound 
   await assertQuietLegacy(client, 'nothing after the late answer');
   assert.equal(runs.length, 1);
   assert.equal(client.stdio.connection.inFlightCount, 0);
-  assert.equal(client.stdio.connection.pendingOutboundCount, 0);
+  assert.deepEqual(client.unansweredServerRequests(), []);
   assert.equal(client.frames.filter((frame) => frame.id === 'call').length, 0);
   assert.deepEqual(await client.end(), []);
 });

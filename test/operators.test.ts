@@ -325,7 +325,7 @@ test(
     await client.end();
 
     // A transport of its own, named in its ConnectionOptions: the connection closes under a running request.
-    const connection = fx.server.connect({ transport: 'custom', send: () => {} });
+    const connection = fx.server.transport.connect({ transport: 'custom', send: () => {} });
     connection.receive(initialize(1));
     connection.receive(call(7, 'hold'));
     await fx.hold(1).started.promise;

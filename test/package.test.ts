@@ -360,6 +360,10 @@ addSkill(server, {});
 createTasksExtension({ store: 'memory' });
 // @ts-expect-error maxLineBytes is a number
 serveStdio(server, { maxLineBytes: 'big' });
+// mcp-core/tasks declares taskSupport on ToolDefinition (module augmentation).
+server.tool('job', { taskSupport: 'optional' }, () => ({ content: [] }));
+// @ts-expect-error taskSupport is 'optional' or 'required'
+server.tool('never', { taskSupport: 'sometimes' }, () => ({ content: [] }));
 `,
   );
   writeFileSync(

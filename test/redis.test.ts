@@ -9,7 +9,6 @@ import { once } from 'node:events';
 import { after, before, type TestContext, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { utf8 } from '../bytes.ts';
 import { type ChangeBus, type ChangeEvent, createServer, type Logger } from '../core.ts';
 import {
   MAX_RELAYED_BYTES,
@@ -21,6 +20,7 @@ import { newStreamId } from '../http/sse.ts';
 import type { SessionRecord } from '../http.ts';
 import { serveHttp } from '../http.ts';
 import type { JsonRpcNotification, JsonRpcResponse } from '../jsonrpc.ts';
+import { utf8 } from '../jsonrpc.ts';
 import { createRedisEngine, type RedisEngine, type RedisEngineOptions, type RedisLink } from '../redis/redis.ts';
 import { createTasksExtension } from '../tasks/tasks-extension.ts';
 import { deferred, type Frame, WireClient } from './harness.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ProtocolError } from '../core.ts';
-import { type ChangeEvent, ChangeHub, decodeCursor, encodeCursor, Registry } from '../registry.ts';
+import { type ChangeEvent, ChangeHub, decodeCursor, encodeCursor, type Registration, Registry } from '../registry.ts';
 import type { Era } from '../types.ts';
 
 function assertInvalidCursor(cursor: unknown, length: number): void {
@@ -94,9 +94,14 @@ test('a tampered spelling that decodes to the same bytes is still not a cursor t
 
 type Item = { name: string; era: Era | undefined };
 
+/** Registers `name` (served in `era`, or both) and returns its handle. */
+function add(r: Registry<Item>, name: string, era?: Era): Registration<unknown> {
+  return r.register(name, { name, era }, (current) => current);
+}
+
 function registry(names: string[], onChange: () => void = () => {}): Registry<Item> {
   const r = new Registry<Item>('tool', onChange);
-  for (const name of names) r.add(name, { name, era: undefined });
+  for (const name of names) add(r, name);
   return r;
 }
 
@@ -127,14 +132,16 @@ test('a page size that divides the list ends on a full page; a larger one gives 
 
 test('a registry rejects a duplicate name, reports each change, and keeps order across removals', () => {
   let changes = 0;
-  const r = registry(['a', 'b', 'c'], () => changes++);
+  const r = registry(['a'], () => changes++);
+  const b = add(r, 'b');
+  add(r, 'c');
   assert.equal(changes, 3);
-  assert.throws(() => r.add('b', { name: 'b', era: undefined }), /tool 'b' is already registered/);
+  assert.throws(() => add(r, 'b'), /tool 'b' is already registered/);
   assert.equal(changes, 3);
-  assert.equal(r.remove('b'), true);
-  assert.equal(r.remove('b'), false);
+  b.remove();
+  b.remove(); // a second remove changes nothing
   assert.equal(changes, 4);
-  r.add('b', { name: 'b', era: undefined });
+  add(r, 'b');
   assert.deepEqual(
     r.values('legacy').map((i) => i.name),
     ['a', 'c', 'b'],
@@ -144,10 +151,9 @@ test('a registry rejects a duplicate name, reports each change, and keeps order 
 });
 
 test('an item restricted to one era is listed, paged and found in that era only', () => {
-  const r = new Registry<Item>('tool', () => {});
-  r.add('both', { name: 'both', era: undefined });
-  r.add('old', { name: 'old', era: 'legacy' });
-  r.add('new', { name: 'new', era: 'modern' });
+  const r = registry(['both']);
+  const old = add(r, 'old', 'legacy');
+  add(r, 'new', 'modern');
   assert.deepEqual(
     r.values('legacy').map((i) => i.name),
     ['both', 'old'],
@@ -167,7 +173,7 @@ test('an item restricted to one era is listed, paged and found in that era only'
   assert.equal(r.get('new', 'legacy'), undefined);
   assert.equal(r.get('old', 'modern'), undefined);
   assert.equal(r.get('new', 'modern')?.name, 'new');
-  r.remove('old');
+  old.remove();
   assert.deepEqual(
     r.values('legacy').map((i) => i.name),
     ['both'],

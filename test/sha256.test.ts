@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { utf8 } from '../bytes.ts';
+import { utf8 } from '../jsonrpc.ts';
 import { sha256 } from '../skills/sha256.ts';
 import { mulberry32 } from './fuzz-gen.ts';
 

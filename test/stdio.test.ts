@@ -578,7 +578,7 @@ test('EOF before any request writes nothing, ends the output and resolves closed
   await outputEnded;
   assert.equal(written, '');
   assert.equal(stdio.connection.closed, true);
-  assert.equal(server.connectionCount, 0);
+  assert.equal(server.metrics().connections, 0);
   assert.deepEqual(logger.errors, []);
 });
 

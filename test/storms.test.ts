@@ -294,7 +294,7 @@ for (const era of ['legacy', 'modern'] as const) {
       for (let done = 0; done < WARM_UP; done += BATCH) await cycle(Math.min(BATCH, WARM_UP - done));
       const before = await snapshot();
       const startedBefore = started.value;
-      const connections = server.connectionCount;
+      const connections = server.metrics().connections;
       for (let done = 0; done < CYCLES; done += BATCH) await cycle(BATCH);
       // Handlers resolve late answers after their abort; a last marker proves none of them went out.
       peer.send([stdioMarker(era, 'last')]);
@@ -304,16 +304,14 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.equal(started.value - startedBefore, CYCLES);
       assert.equal(aborted.value, started.value);
       assert.equal(connection.inFlightCount, 0);
-      assert.equal(connection.pendingOutboundCount, 0);
       assert.equal(connection.listenCount, 0);
-      assert.equal(connection.subscriptionCount, 0);
-      assert.equal(server.connectionCount, connections);
+      assert.equal(server.metrics().connections, connections);
       assert.deepEqual(logger.errors, []);
       t.diagnostic(`${CYCLES} cycles in batches of ${BATCH}; in-flight peak ${peak}`);
       assertSettled(t, `stdio ${era} cancel`, before, after);
 
       assert.deepEqual(await peer.end(), [], 'nothing was written after the last marker');
-      assert.equal(server.connectionCount, 0, 'the connection left the change hub at end of input');
+      assert.equal(server.metrics().connections, 0, 'the connection left the change hub at end of input');
     },
   );
 }
@@ -365,12 +363,12 @@ test(
 
     assert.equal(connection.listenCount, 0);
     assert.equal(connection.inFlightCount, 0);
-    assert.equal(server.connectionCount, 1);
+    assert.equal(server.metrics().connections, 1);
     assert.deepEqual(logger.errors, []);
     t.diagnostic(`${CYCLES} listen cycles in batches of ${BATCH}`);
     assertSettled(t, 'stdio listen', before, after);
     assert.deepEqual(await peer.end(), []);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
   },
 );
 
@@ -587,13 +585,11 @@ async function endSessions(client: HttpClient, ids: string[]): Promise<void> {
 function sessionTables(store: ReadonlyMap<string, Session>) {
   let inFlight = 0;
   let busy = 0;
-  let pendingOutbound = 0;
   for (const session of store.values()) {
     inFlight += session.connection.inFlightCount;
-    pendingOutbound += session.connection.pendingOutboundCount;
     if (session.busy) busy++;
   }
-  return { sessions: store.size, inFlight, busy, pendingOutbound };
+  return { sessions: store.size, inFlight, busy };
 }
 
 /** Runs WARM_UP cycles, takes the baseline, runs CYCLES more with a fresh client, and compares once it is gone. */
@@ -629,7 +625,7 @@ test(
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) ids.push(await openSession(setup));
     await setup.close();
-    assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
+    assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0 });
     let nextId = 1;
 
     await stormPhases(t, 'HTTP 2025 cancel', storm, BATCH, async (client, cycles) => {
@@ -657,19 +653,19 @@ test(
           assert.equal(answer.body, '');
         }
         assert.equal(aborted.value, started.value, 'every handler saw its abort');
-        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
+        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0 });
       }
     });
 
     assert.equal(started.value, WARM_UP + CYCLES);
     assert.equal(aborted.value, started.value);
-    assert.equal(server.connectionCount, SESSIONS);
+    assert.equal(server.metrics().connections, SESSIONS);
     assert.equal(storm.events.size, 0, 'no event was stored for a request that never streamed');
     const teardown = new HttpClient(storm.http.url, SESSIONS);
     await endSessions(teardown, ids);
     await teardown.close();
     assert.equal(storm.http.handler.sessionCount, 0, 'the session table is back to empty');
-    assert.equal(server.connectionCount, 0, 'no session connection is left on the change hub');
+    assert.equal(server.metrics().connections, 0, 'no session connection is left on the change hub');
     assert.deepEqual(storm.logger.errors, []);
     await storm.http.close();
   },
@@ -698,18 +694,18 @@ test(
           ),
         );
         await started.until(target);
-        assert.equal(server.connectionCount, count, 'one connection per running request');
+        assert.equal(server.metrics().connections, count, 'one connection per running request');
         const closed = storm.watch.exchangesClosed.value + count;
         for (const call of calls) HttpClient.drop(call);
         await storm.watch.exchangesClosed.until(closed);
         assert.equal(aborted.value, target, 'each handler was aborted when its exchange closed');
-        assert.equal(server.connectionCount, 0, 'every request connection was closed with its exchange');
+        assert.equal(server.metrics().connections, 0, 'every request connection was closed with its exchange');
       }
     });
 
     assert.equal(started.value, WARM_UP + CYCLES);
     assert.equal(aborted.value, started.value);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     assert.equal(storm.http.handler.sessionCount, 0);
     assert.deepEqual(storm.logger.errors, []);
     await storm.http.close();
@@ -748,16 +744,16 @@ test(
             params: { _meta: { [SUBSCRIPTION_ID]: id }, notifications: { toolsListChanged: true } },
           })),
         );
-        assert.equal(server.connectionCount, count, 'one connection per open listen');
+        assert.equal(server.metrics().connections, count, 'one connection per open listen');
         assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
         const closed = storm.watch.exchangesClosed.value + count;
         for (const listen of listens) HttpClient.drop(listen);
         await storm.watch.exchangesClosed.until(closed);
-        assert.equal(server.connectionCount, 0, 'every listen connection was closed with its stream');
+        assert.equal(server.metrics().connections, 0, 'every listen connection was closed with its stream');
       }
     });
 
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     assert.deepEqual(storm.logger.errors, []);
     await storm.http.close();
   },
@@ -799,17 +795,17 @@ test(
         const closed = storm.watch.exchangesClosed.value + count;
         for (const get of gets) HttpClient.drop(get);
         await storm.watch.exchangesClosed.until(closed);
-        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0, pendingOutbound: 0 });
+        assert.deepEqual(sessionTables(sessions), { sessions: SESSIONS, inFlight: 0, busy: 0 });
       }
     });
 
-    assert.equal(server.connectionCount, SESSIONS);
+    assert.equal(server.metrics().connections, SESSIONS);
     assert.equal(storm.events.size, SESSIONS * PRIMINGS_KEPT, 'GET streams that carried nothing stored only primings');
     const teardown = new HttpClient(storm.http.url, 16);
     await endSessions(teardown, ids);
     await teardown.close();
     assert.equal(storm.http.handler.sessionCount, 0);
-    assert.equal(server.connectionCount, 0);
+    assert.equal(server.metrics().connections, 0);
     assert.deepEqual(storm.logger.errors, []);
     await storm.http.close();
   },

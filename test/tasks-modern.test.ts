@@ -399,7 +399,7 @@ both(
       },
     });
     // The call's own exchange is over (HTTP: its connection released) while the task runs on.
-    assert.equal(server.connectionCount, kind === 'http' ? 0 : 1);
+    assert.equal(server.metrics().connections, kind === 'http' ? 0 : 1);
     assert.equal(tasks.runner.active, 1);
     // Durable before the answer: the very next request finds it (on HTTP, another exchange).
     const taskId: string = created.taskId;
