@@ -174,7 +174,7 @@ export interface ConnectionSettings extends ListenLimits, DispatcherLimits {
 export interface ConnectionOptions extends DispatcherPeer {
   /** The era when the transport already knows it (HTTP classifies each body); otherwise the first request decides. */
   era?: 'legacy' | 'modern';
-  /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version (or restored handshake). */
+  /** Stateless legacy HTTP: no handshake; requests are served at this negotiated version (or restored handshake). It fixes the era to 2025. */
   assumeInitialized?: string | (Handshake & Partial<SessionState>);
   /** A 2025 session in a shared store: saves what a request sets on the session before it is acknowledged. */
   saveSessionState?: SaveSessionState;
@@ -182,14 +182,17 @@ export interface ConnectionOptions extends DispatcherPeer {
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
   isBackedUp?(): boolean;
-  /** What the transport knows of the exchange behind this connection (`ctx.http`, `ctx.auth`); `receive(value, extras)` overrides it per frame. */
+  /**
+   * What the transport knows of the exchange behind this connection (`ctx.http`, `ctx.auth`); `receive(value, extras)`
+   * overrides it per frame. Its `envelope` is ignored: an envelope is one request's, handed on with that frame only.
+   */
   extras?: FrameExtras;
 }
 
 /** One client connection (a stdio process, a 2025 session, a modern HTTP request): frames in, frames out. */
 export class Connection {
   readonly #dispatcher: Dispatcher;
-  /** Built on first use (#legacySide): a 2026-07-28 connection never builds the 2025 lifecycle. */
+  /** Built on first need (#legacySide: a 2025 request, or the 2025 state its transport hands it), never on a 2026 one. */
   #legacy: LegacyLifecycle | undefined;
   readonly #makeLegacy: () => LegacyLifecycle;
   readonly #listens: ListenStreams | undefined;
@@ -205,11 +208,12 @@ export class Connection {
     this.#dispatcher = new Dispatcher(options, settings, logger);
     this.#makeLegacy = () => new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
-    if (options.era !== 'legacy') {
+    const era = options.era ?? (options.assumeInitialized === undefined ? undefined : 'legacy');
+    if (era !== 'legacy') {
       this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
       this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     }
-    this.#router = new EraRouter(() => this.#legacySide(), this.#modern, this.#dispatcher, logger, options.era);
+    this.#router = new EraRouter(() => this.#legacySide(), this.#modern, this.#dispatcher, logger, era);
     const { onHandlerError } = options;
     if (onHandlerError !== undefined) {
       this.#router.onUnexpectedError = (error) => {
@@ -219,7 +223,7 @@ export class Connection {
       };
     }
     this.#dispatcher.attach(this.#router);
-    this.#extras = options.extras;
+    this.#extras = options.extras === undefined ? undefined : { ...options.extras, envelope: undefined };
     if (options.assumeInitialized !== undefined) this.#legacySide().assumeInitialized(options.assumeInitialized);
     this.#hub = model.hub;
     this.#extensions = model.extensions;

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 framing and errors, and the bytes frames and ids travel as: frame types, newline-delimited splitting
 // under a per-line cap, strict UTF-8 decoding and parsing, classification, the exact answers to bad frames, the error
-// codes and ProtocolError, bounded renderings of peer values; UTF-8, base64(url), hex and random bytes on Web APIs only
-// (no node: import, so any runtime runs it). No I/O, no state beyond one unfinished line; never throws on peer input.
+// codes and ProtocolError, bounded renderings of peer values; UTF-8, base64(url), hex and random bytes on Web APIs (no
+// node: import; only the stdio line splitter uses the global Buffer). No I/O, no state beyond one unfinished line.
 
 /** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;

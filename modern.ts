@@ -67,7 +67,8 @@ export function unsupportedVersion(requested: unknown, message = 'Unsupported pr
 
 /** Validates a claimed envelope in the spec's order; each failure names the offending key. */
 export function readEnvelope(params: Record<string, unknown>): Envelope {
-  const meta = params._meta as Record<string, unknown>;
+  const meta = params._meta;
+  if (!isPlainObject(meta)) throw new ProtocolError(ErrorCode.InvalidParams, MISSING_ENVELOPE);
   const protocolVersion = meta[META_PROTOCOL_VERSION];
   if (typeof protocolVersion !== 'string')
     throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);

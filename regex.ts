@@ -192,11 +192,14 @@ class Parser {
     if (k === undefined) {
       k = this.tests.length;
       this.#byText.set(text, k);
-      this.tests.push(classTest(text));
+      this.tests.push(text === '.' ? isNotLineTerminator : classTest(text)); // `.` without a RegExp per code point
     }
     return { t: 'char', atom: ~k };
   }
 }
+
+/** What `.` matches under the `u` flag: any code point but a line terminator. */
+const isNotLineTerminator = (cp: number): boolean => cp !== 10 && cp !== 13 && cp !== 0x2028 && cp !== 0x2029;
 
 /** A one-code-point test by the native RegExp of the atom, its answers for ASCII remembered (128 bytes). */
 function classTest(text: string): (cp: number) => boolean {

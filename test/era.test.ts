@@ -1270,6 +1270,53 @@ test('a 2026-07-28 connection never builds the 2025 lifecycle; a 2025 one builds
   await legacy.end();
 });
 
+test('an envelope given as connection-wide extras is ignored: each request of the connection has its own read', async () => {
+  const { server } = fixture();
+  const sent: Frame[] = [];
+  const read = server.transport.readEnvelope({ _meta: envelope() });
+  const connection = server.transport.connect({
+    send: (frame) => void sent.push(frame as Frame),
+    extras: { envelope: read },
+  });
+  connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } });
+  connection.receive({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/list',
+    params: { _meta: envelope({ [PROTOCOL_VERSION]: '1999-01-01' }) },
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((sent[0] as { result: { resultType: string } }).result.resultType, 'complete');
+  assert.equal((sent[1] as { error: { code: number } }).error.code, -32022);
+  connection.close();
+});
+
+test('readEnvelope refuses params without a _meta object with the missing-envelope -32602, naming both keys', () => {
+  const { server } = fixture();
+  for (const params of [{}, { _meta: null }, { _meta: [] }]) {
+    assert.throws(
+      () => server.transport.readEnvelope(params),
+      (error: unknown) =>
+        error instanceof ProtocolError && error.code === -32602 && error.message === MISSING_ENVELOPE.message,
+    );
+  }
+});
+
+test('a connection opened with assumeInitialized is a 2025 one: it serves a 2025-03-26 batch and refuses an enveloped request', async () => {
+  const { server } = fixture();
+  const sent: unknown[] = [];
+  const connection = server.transport.connect({
+    send: (frame) => void sent.push(frame),
+    assumeInitialized: '2025-03-26',
+  });
+  assert.equal(connection.era, 'legacy');
+  connection.receive([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+  connection.receive(modern('tools/list', {}, 2));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(sent, [[ok(1, {})], fail(2, LEGACY_REFUSAL)]);
+  connection.close();
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Documentation states the current rule
 
