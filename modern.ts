@@ -116,19 +116,18 @@ type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
 type Method = (lifecycle: ModernLifecycle, request: InboundRequest, ctx: ModernContext) => unknown;
 
 /**
- * The modern method table: each entry names the capability that must be served, whether results are cacheable,
- * whether it takes input responses, and the param its `Mcp-Name` header mirrors on HTTP.
+ * A modern method-table entry: the capability that must be served, whether results are cacheable, whether it takes
+ * input responses, and the param its `Mcp-Name` header mirrors on HTTP.
  */
-const METHODS: Record<
-  string,
-  {
-    capability?: 'tools' | 'resources' | 'prompts' | 'completions';
-    cacheable?: true;
-    input?: true;
-    routeBy?: 'name' | 'uri';
-    serve: Method;
-  }
-> = {
+interface MethodEntry {
+  capability?: 'tools' | 'resources' | 'prompts' | 'completions';
+  cacheable?: true;
+  input?: true;
+  routeBy?: 'name' | 'uri';
+  serve: Method;
+}
+
+const METHODS: Record<string, MethodEntry> = {
   'server/discover': { cacheable: true, serve: (l) => l.discover() },
   'tools/list': {
     capability: 'tools',
@@ -175,8 +174,6 @@ const METHODS: Record<
       l.listens.open(r, narrowFilter(r.params.notifications, l.served(), l.model.extensions, c.clientCapabilities)),
   },
 };
-
-type MethodEntry = (typeof METHODS)[string];
 
 /** The method an installed extension serves in the 2026-07-28 era under `method`, with its extension. */
 function extensionMethod(
