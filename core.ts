@@ -35,6 +35,7 @@ import type {
 import { UriTemplate } from './uri-template.ts';
 
 export type { Connection, ConnectionOptions } from './era.ts';
+export type { HeaderParam } from './features.ts';
 export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
 export { ErrorCode, ProtocolError } from './jsonrpc.ts';

@@ -141,12 +141,17 @@ function canonicalJson(value: unknown): string | undefined {
 
 const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 
+/** Bytes as Web Crypto takes them. Ours are always over a plain ArrayBuffer (utf8, randomBytes, fromBase64, the
+ * copied secret); typed so, they also satisfy the DOM lib's BufferSource, which refuses a possibly shared buffer
+ * (README.md, Vendoring: the sources type-check with the DOM lib too). */
+const cryptoBytes = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
+
 /** The params a retry is bound to: everything but _meta, inputResponses and requestState, canonical, SHA-256
  * (Web Crypto's, native and off the caller's stack on every runtime). */
 export async function paramsDigest(params: Record<string, unknown>): Promise<string> {
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
-  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(canonicalJson(bound)!))));
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', cryptoBytes(utf8(canonicalJson(bound)!)))));
 }
 
 /** The longest requestState open() considers; seal() refuses to make a longer one. */
@@ -198,7 +203,7 @@ export class RequestStateSealer {
       a: principal,
     })!;
     const encoded = toBase64Url(utf8(payload));
-    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), utf8(encoded));
+    const mac = await crypto.subtle.sign('HMAC', await this.#hmacKey(), cryptoBytes(utf8(encoded)));
     const sealed = `${encoded}.${toBase64Url(new Uint8Array(mac))}`;
     if (sealed.length > MAX_REQUEST_STATE_LENGTH)
       throw new RangeError(`sealed requestState exceeds ${MAX_REQUEST_STATE_LENGTH} characters; keep state small`);
@@ -215,7 +220,10 @@ export class RequestStateSealer {
 
   /** HMAC-SHA-256 under the secret (a random 256-bit one when none was configured), for sign and verify. */
   #hmacKey(): HmacKey {
-    this.#key ??= crypto.subtle.importKey('raw', this.#secret ?? randomBytes(32), HMAC, false, ['sign', 'verify']);
+    this.#key ??= crypto.subtle.importKey('raw', cryptoBytes(this.#secret ?? randomBytes(32)), HMAC, false, [
+      'sign',
+      'verify',
+    ]);
     return this.#key;
   }
 
@@ -228,7 +236,8 @@ export class RequestStateSealer {
     // in constant time.
     const given = fromBase64(mac);
     if (given === undefined || given.length !== 32 || toBase64Url(given) !== mac) throw verificationFailed();
-    if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), given, utf8(encoded)))) throw verificationFailed();
+    if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), cryptoBytes(given), cryptoBytes(utf8(encoded)))))
+      throw verificationFailed();
     // Only now is the payload ours, and worth parsing.
     const payload: unknown = JSON.parse(decodeUtf8(fromBase64(encoded)!)!);
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();

@@ -5,34 +5,20 @@
 // strip types: there the same file runs after the dev Node's own `stripTypeScriptTypes` (node:module) turned it
 // into JavaScript, i.e. what a user compiling the README's snippet would run, with nothing else changed.
 //
-// The pack runs in a temporary copy of the package (root .ts files, package.json, tsconfig.json, README, LICENSE,
-// node_modules linked for tsc), so its prepack build never rewrites the repository's dist/ under other test files.
+// The pack and the install are test/packed.ts's.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { FOLDERS } from './imports.ts';
 import { machineNode } from './machine-node.ts';
+import { installPacked, ROOT, run } from './packed.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const T = { timeout: 180_000 }; // npm pack builds with tsc; a safety net against hangs only
 const STEP_MS = 90_000;
 
@@ -43,24 +29,6 @@ function readmeServer(): string {
     if (/from ['"]mcp-core['"]/.test(match[1]!)) return match[1]!;
   }
   throw new Error("README.md has no ```ts block importing from 'mcp-core'");
-}
-
-/** Runs a command to completion (bounded), failing with its output on a non-zero exit. */
-async function run(t: TestContext, command: string, args: string[], cwd: string): Promise<string> {
-  const child = spawn(command, args, {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
-  t.after(() => clearTimeout(timer));
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const [code, signal] = await once(child, 'exit');
-  clearTimeout(timer);
-  assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${command} ${args.join(' ')}\n${output}`);
-  return output;
 }
 
 /** A placeholder value for each required argument, from the tool's input schema. */
@@ -127,42 +95,7 @@ test(
     const temp = mkdtempSync(join(tmpdir(), 'mcp-core-quickstart-'));
     t.after(() => rmSync(temp, { recursive: true, force: true }));
 
-    // npm pack, in a copy of the package so that the prepack build writes its own dist/.
-    const source = join(temp, 'source');
-    mkdirSync(source);
-    for (const name of readdirSync(ROOT)) {
-      if (
-        (name.endsWith('.ts') && !name.endsWith('.d.ts')) ||
-        ['package.json', 'tsconfig.json', 'README.md', 'LICENSE'].includes(name)
-      ) {
-        copyFileSync(join(ROOT, name), join(source, name));
-      }
-    }
-    for (const folder of FOLDERS) {
-      cpSync(join(ROOT, folder), join(source, folder), { recursive: true }); // the add-on folders the package ships
-    }
-    symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const packed = join(temp, 'packed');
-    mkdirSync(packed);
-    await run(t, 'npm', ['pack', '--pack-destination', packed, '--silent'], source);
-    const [tarball] = readdirSync(packed).filter((name) => name.endsWith('.tgz'));
-    assert.ok(tarball !== undefined, 'npm pack wrote a tarball');
-
-    // A fresh project with only the tarball installed (zero dependencies: nothing to fetch).
-    const project = join(temp, 'project');
-    mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'quickstart', version: '1.0.0', private: true, type: 'module' }),
-    );
-    await run(t, 'npm', ['install', '--no-audit', '--no-fund', '--offline', join(packed, tarball)], project);
-    const installed = join(project, 'node_modules', 'mcp-core');
-    assert.ok(existsSync(join(installed, 'dist', 'core.js')) && existsSync(join(installed, 'dist', 'core.d.ts')));
-    assert.deepEqual(
-      readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.')),
-      ['mcp-core'],
-      'no dependencies installed',
-    );
+    const project = await installPacked(t, temp);
 
     const code = readmeServer();
     writeFileSync(join(project, 'server.ts'), code);

@@ -1,0 +1,434 @@
+// docs/api.md says what the entry points export, and nothing the sources do not (issue 30). Read with the TypeScript
+// compiler from the .ts source of each entry of package.json "exports": every value and type an entry exports is named
+// in backticks in api.md's prose and tables (fenced code blocks do not count); each entry-point row and export table
+// names only what its entry exports; each option or member table names exactly the members of its interface, with
+// the literal defaults the sources apply; "`f()` returns `T`" and member lists ("a `X` (`a`; optional `b`)") are
+// the signatures' own; and every member of the interfaces an author or transport holds is named. A rename, a new
+// export, a new member or a changed default fails here.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+import { ROOT } from './imports.ts';
+
+const API = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+/** api.md without its fenced code blocks: only prose and tables document a name. */
+const PROSE = API.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+const LINES = PROSE.split('\n');
+
+/** package.json "exports" as `mcp-core/<subpath>` → the .ts source of its `dist/<x>.js` (`dist/x.js` → `x.ts`). */
+const ENTRY_SOURCES: ReadonlyMap<string, string> = (() => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, { default: string }>;
+  };
+  const out = new Map<string, string>();
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const source = /^\.\/dist\/(.+)\.js$/.exec(target.default)?.[1];
+    assert.ok(source, `package.json exports ${subpath} from dist/*.js`);
+    out.set(subpath === '.' ? 'mcp-core' : `mcp-core/${subpath.slice(2)}`, `${source}.ts`);
+  }
+  return out;
+})();
+
+const program = ts.createProgram(
+  [...ENTRY_SOURCES.values()].map((file) => join(ROOT, file)),
+  {
+    allowImportingTsExtensions: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    strict: true,
+    target: ts.ScriptTarget.ES2023,
+  },
+);
+const checker = program.getTypeChecker();
+
+/** The symbols an entry's source exports (re-exports followed), by name. */
+function exportsOf(file: string): Map<string, ts.Symbol> {
+  const source = program.getSourceFile(join(ROOT, file));
+  assert.ok(source, `${file} is compiled`);
+  const module = checker.getSymbolAtLocation(source);
+  assert.ok(module, `${file} is a module`);
+  return new Map(checker.getExportsOfModule(module).map((symbol) => [symbol.name, symbol]));
+}
+
+/** Every identifier inside an inline code span of `text` (`ctx.elicit(params)` gives ctx, elicit, params). */
+function codeWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+    for (const word of span!.match(/[A-Za-z_$][\w$]*/g) ?? []) words.add(word);
+  }
+  return words;
+}
+
+/** The cells of a markdown table row, split on unescaped pipes. */
+const cells = (row: string): string[] =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim());
+
+/** The rows (cells) of the first table at or after the first line containing `marker`, header and rule skipped. */
+function tableAfter(marker: string): string[][] {
+  const at = LINES.findIndex((line) => line.includes(marker));
+  assert.notEqual(at, -1, `api.md has ${JSON.stringify(marker)}`);
+  let start = at;
+  while (start < LINES.length && !LINES[start]!.startsWith('|')) start++;
+  const rows: string[][] = [];
+  for (let i = start + 2; i < LINES.length && LINES[i]!.startsWith('|'); i++) rows.push(cells(LINES[i]!));
+  assert.ok(rows.length > 0, `a table follows ${JSON.stringify(marker)}`);
+  return rows;
+}
+
+/** The names a table's first column documents: the leading identifier of each code span (`elicit(params)` → elicit). */
+function firstColumnNames(rows: string[][]): string[] {
+  return rows.flatMap((row) => [...row[0]!.matchAll(/`([A-Za-z_$][\w$]*)/g)].map((match) => match[1]!));
+}
+
+/** The property names of an exported interface (inherited ones included). */
+function membersOf(file: string, name: string): string[] {
+  const symbol = exportsOf(file).get(name);
+  assert.ok(symbol, `${file} exports ${name}`);
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  return checker
+    .getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target))
+    .map((property) => property.name)
+    .sort();
+}
+
+test('package.json exports only entries whose sources exist, and api.md has one entry-point row for each', () => {
+  const rows = tableAfter('| entry point | exports |');
+  const documented = rows.map((row) => /^`([^`]+)`/.exec(row[0]!)?.[1]);
+  assert.deepEqual(documented.sort(), [...ENTRY_SOURCES.keys()].sort());
+});
+
+test('every value and type each entry exports is named in api.md (prose and tables)', () => {
+  const documented = codeWords(PROSE);
+  for (const [entry, file] of ENTRY_SOURCES) {
+    const missing = [...exportsOf(file).keys()].filter((name) => !documented.has(name));
+    assert.deepEqual(missing, [], `${entry} (${file}) exports names api.md never mentions`);
+  }
+});
+
+test('each entry-point row names only what that entry exports', () => {
+  for (const row of tableAfter('| entry point | exports |')) {
+    const entry = /^`([^`]+)`/.exec(row[0]!)![1]!;
+    const exported = exportsOf(ENTRY_SOURCES.get(entry)!);
+    // Another entry named in backticks is a cross-reference (the fetch row: "the same types as `mcp-core/http`").
+    const named = [...row[1]!.matchAll(/`([^`]+)`/g)]
+      .map((match) => match[1]!)
+      .filter((name) => !ENTRY_SOURCES.has(name));
+    assert.deepEqual(
+      named.filter((name) => !exported.has(name)),
+      [],
+      `the ${entry} row names what it does not export`,
+    );
+  }
+});
+
+/** The option and member tables: where each starts in api.md, and the interface whose members it documents. */
+const TABLES: { marker: string; file: string; name: string }[] = [
+  { marker: '`ServerOptions`:', file: 'core.ts', name: 'ServerOptions' },
+  { marker: '## HTTP options (`HttpOptions`)', file: 'http.ts', name: 'HttpOptions' },
+  { marker: '`RedisEngineOptions` (the task rows', file: 'redis/redis.ts', name: 'RedisEngineOptions' },
+  { marker: 'an `Extension` is an object with:', file: 'core.ts', name: 'Extension' },
+  { marker: '| `TransportSide` member |', file: 'core.ts', name: 'TransportSide' },
+  { marker: '## Handler context (`ctx`)', file: 'core.ts', name: 'Context' },
+];
+
+for (const { marker, file, name } of TABLES) {
+  test(`api.md's ${name} table names exactly the members of ${name}`, () => {
+    const documented = firstColumnNames(tableAfter(marker)).sort();
+    const members = membersOf(file, name);
+    assert.deepEqual(
+      {
+        documentedButAbsent: documented.filter((option) => !members.includes(option)),
+        presentButUndocumented: members.filter((member) => !documented.includes(member)),
+      },
+      { documentedButAbsent: [], presentButUndocumented: [] },
+    );
+  });
+}
+
+/** The value of a constant expression (literals, `*`, `-`, and consts and object-literal members they name). */
+function constant(node: ts.Expression): unknown {
+  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return constant(node.expression);
+  if (ts.isNumericLiteral(node)) return Number(node.text);
+  if (ts.isStringLiteral(node)) return node.text;
+  if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.AsteriskToken) {
+    const [left, right] = [constant(node.left), constant(node.right)];
+    return typeof left === 'number' && typeof right === 'number' ? left * right : undefined;
+  }
+  if (ts.isIdentifier(node) || ts.isPropertyAccessExpression(node)) {
+    const type = checker.getTypeAtLocation(node);
+    if (type.isNumberLiteral() || type.isStringLiteral()) return type.value; // a member of an `as const` object
+    let symbol = checker.getSymbolAtLocation(ts.isIdentifier(node) ? node : node.name);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const declaration = symbol?.valueDeclaration;
+    if (declaration && (ts.isVariableDeclaration(declaration) || ts.isPropertyAssignment(declaration))) {
+      return declaration.initializer ? constant(declaration.initializer) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Whether `node` reads the option `name`: `name` (destructured) or `options.name` (not `TASK_BOUNDS.name`). */
+const readsOption = (node: ts.Expression, name: string): boolean =>
+  ts.isIdentifier(node)
+    ? node.text === name
+    : ts.isPropertyAccessExpression(node) &&
+      node.name.text === name &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'options';
+
+/**
+ * The defaults the sources under `folders` give option `name`, in each of the forms they use: `name ?? value`
+ * (`options.name ?? value`), a checker given the option's name and then its default (`limit(options, 'name', value)`,
+ * `positive('name', options.name, value)`), and `options.name !== false` (default `true`).
+ */
+function sourceDefaults(files: readonly string[], name: string): unknown[] {
+  const found: unknown[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && readsOption(node.left, name)) {
+      const operator = node.operatorToken.kind;
+      if (operator === ts.SyntaxKind.QuestionQuestionToken) found.push(constant(node.right));
+      if (operator === ts.SyntaxKind.ExclamationEqualsEqualsToken && node.right.kind === ts.SyntaxKind.FalseKeyword)
+        found.push(true);
+    }
+    if (ts.isCallExpression(node)) {
+      const at = node.arguments.findIndex((arg) => ts.isStringLiteral(arg) && arg.text === name);
+      if (at !== -1) {
+        const fallback = node.arguments.slice(at + 1).find((arg) => !readsOption(arg, name));
+        if (fallback) found.push(constant(fallback));
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const file of files) visit(program.getSourceFile(join(ROOT, file))!);
+  return found.filter((value) => value !== undefined);
+}
+
+const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024, min: 60_000, h: 3_600_000, s: 1000 };
+
+/** A documented default as a value: `true`, `'sse'`, 60 000, 16 MiB, 30 min, 1 h; undefined for prose. */
+function documentedDefault(cell: string): unknown {
+  const text = cell.replace(/`/g, '').trim();
+  if (text === 'true' || text === 'false') return text === 'true';
+  const quoted = /^'([^']*)'$/.exec(text);
+  if (quoted) return quoted[1];
+  const number = /^(\d[\d ]*)(?: (KiB|MiB|min|h|s))?$/.exec(text);
+  if (number) return Number(number[1]!.replace(/ /g, '')) * (number[2] ? UNITS[number[2]]! : 1);
+  return undefined;
+}
+
+/**
+ * The default columns checked against the sources: the table, the sources that apply its options, and the options
+ * whose default is prose or has no literal in the sources, each with why.
+ */
+const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, string> }[] = [
+  {
+    marker: '`ServerOptions`:',
+    files: ['core.ts'],
+    unchecked: {
+      instructions: 'no default (–)',
+      cache: 'an object, two defaults: `cache?.ttlMs ?? 0` and `cache?.scope ?? ...`',
+      requestState: 'a random secret drawn at startup',
+      changeBus: 'no default (–)',
+      onInitialize: 'no default (–)',
+      logger: 'a stderr logger object',
+    },
+  },
+  {
+    marker: '## HTTP options (`HttpOptions`)',
+    files: [
+      'http.ts',
+      'http/http-core.ts',
+      'http/http-guard.ts',
+      'http/sessions.ts',
+      'http/sse.ts',
+      'http/exchange.ts',
+    ],
+    unchecked: {
+      path: 'any path, and serveHttp its own default',
+      allowedHosts: 'a list of hostnames',
+      allowedOrigins: 'no default (–)',
+      sessions: 'differs per entry (fetch: false): checked by its own test below',
+      endStreamAfterPriming: 'no literal default: an absent option becomes the predicate of no request',
+      sharedSessions: 'no default (–)',
+      eventStore: 'a MemoryEventStore instance',
+      cors: 'no default (–)',
+      auth: 'no default (–)',
+    },
+  },
+  {
+    marker: '`RedisEngineOptions` (the task rows',
+    files: ['redis/redis.ts', 'redis/redis-tasks.ts', 'redis/redis-link.ts'],
+    unchecked: {},
+  },
+];
+
+for (const { marker, files, unchecked } of DEFAULTS) {
+  test(`every default api.md states after ${JSON.stringify(marker)} is the one the sources apply`, () => {
+    const rows = tableAfter(marker);
+    const names = rows.map((row) => /^`([A-Za-z_$][\w$]*)`/.exec(row[0]!)?.[1]);
+    assert.deepEqual(
+      Object.keys(unchecked).filter((name) => !names.includes(name)),
+      [],
+      'unchecked defaults of options the table no longer has',
+    );
+    const wrong: string[] = [];
+    for (const row of rows) {
+      const name = /^`([A-Za-z_$][\w$]*)`/.exec(row[0]!)![1]!;
+      if (name in unchecked) continue;
+      const stated = documentedDefault(row[1]!);
+      const applied = sourceDefaults(files, name);
+      if (stated === undefined) wrong.push(`${name}: api.md's default ${JSON.stringify(row[1])} is not a value`);
+      else if (applied.length === 0) wrong.push(`${name}: no default found in ${files.join(', ')}`);
+      else if (applied.some((value) => value !== stated))
+        wrong.push(`${name}: api.md says ${JSON.stringify(stated)}, the sources ${JSON.stringify(applied)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+}
+
+test("HttpOptions' sessions defaults to true over node:http and false over fetch, as api.md says", () => {
+  const row = tableAfter('## HTTP options (`HttpOptions`)').find((cellsOf) => cellsOf[0] === '`sessions`')!;
+  assert.equal(row[1], '`true` (fetch: `false`)');
+  assert.deepEqual(sourceDefaults(['http/http-core.ts'], 'sessions'), [true, true]);
+  assert.deepEqual(sourceDefaults(['fetch.ts'], 'sessions'), [false]);
+});
+
+/** The exported function or member `path` names (`createServer`, `TransportSide.checkArrival`), from any entry. */
+function signatureOf(path: string): ts.Signature {
+  const [head, member] = path.split('.') as [string, string | undefined];
+  for (const file of ENTRY_SOURCES.values()) {
+    let symbol = exportsOf(file).get(head);
+    if (!symbol) continue;
+    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const type =
+      member === undefined
+        ? checker.getTypeOfSymbol(symbol)
+        : checker.getTypeOfSymbol(checker.getDeclaredTypeOfSymbol(symbol).getProperty(member)!);
+    const [signature] = type.getCallSignatures();
+    assert.ok(signature, `${path} is callable`);
+    return signature;
+  }
+  assert.fail(`no entry exports ${head}`);
+}
+
+test('every "`f(…)` returns `T`" and "resolves to `T`" in api.md is the return type of f', () => {
+  const claims = [...PROSE.matchAll(/`([A-Za-z]+)\([^`]*\)`(?:\*\*)? (returns|resolves to)(?: an?)? `([^`]+)`/g)];
+  assert.ok(claims.length >= 5, 'api.md states the return types of the entry functions');
+  for (const [, name, verb, stated] of claims) {
+    let returned = checker.getReturnTypeOfSignature(signatureOf(name!));
+    if (verb === 'resolves to') returned = checker.getAwaitedType(returned)!;
+    const call = /^\(([^)]*)\) => (.+)$/.exec(stated!);
+    if (call) {
+      // A callable result: as many parameters, optional where documented `name?`, and the documented result.
+      const [signature] = returned.getCallSignatures();
+      assert.ok(signature, `${name} returns something callable`);
+      const optional = call[1]!.split(',').map((param) => param.trim().endsWith('?'));
+      const actual = signature.parameters.map((param) =>
+        checker.isOptionalParameter(param.valueDeclaration as ts.ParameterDeclaration),
+      );
+      assert.deepEqual(optional, actual, `${name}'s result's parameters (true: optional)`);
+      assert.equal(checker.typeToString(signature.getReturnType()), call[2], `${name}'s result's result`);
+    } else {
+      assert.equal(checker.typeToString(returned), stated, `${name}'s return type`);
+    }
+  }
+});
+
+test("the return types api.md's member tables state are the members' own", () => {
+  for (const [path, stated] of [['TransportSide.checkArrival', 'readonly HeaderParam[]']] as const) {
+    assert.ok(PROSE.includes(`\`${stated}\``), `api.md states ${path} returns ${stated}`);
+    assert.equal(checker.typeToString(checker.getReturnTypeOfSignature(signatureOf(path))), stated);
+  }
+});
+
+/** The tables that list an entry's exports by name: where each starts, its entry, and the column holding the names. */
+const EXPORT_TABLES = [
+  { marker: '## Types of `mcp-core`', entry: 'mcp-core', column: 0 },
+  { marker: '## `mcp-core/tasks`', entry: 'mcp-core/tasks', column: 0 },
+  { marker: '## `mcp-core/protocol`', entry: 'mcp-core/protocol', column: 1 },
+] as const;
+
+for (const { marker, entry, column } of EXPORT_TABLES) {
+  test(`every name api.md's ${entry} export table lists is exported by ${entry}`, () => {
+    const exported = exportsOf(ENTRY_SOURCES.get(entry)!);
+    const listed = tableAfter(marker).flatMap((row) =>
+      [...row[column]!.matchAll(/`([A-Za-z_$][\w$]*)[`(]/g)].map((match) => match[1]!),
+    );
+    assert.ok(listed.length > 0);
+    assert.deepEqual(
+      listed.filter((name) => !exported.has(name)),
+      [],
+    );
+  });
+}
+
+test('every "a `Interface` (`member`, …; optional `member`, …)" in api.md lists exactly its members, optional ones last', () => {
+  const claims = [...PROSE.matchAll(/an? `([A-Z]\w*)` \(((?:`\w+`(?:, |; optional )?)+)\)/g)];
+  assert.ok(claims.length >= 3, 'api.md lists the members of ChangeBus, SharedSessionStore and EventStore');
+  for (const [, name, list] of claims) {
+    const [required, optional = ''] = list!.split('; optional ');
+    const names = (text: string): string[] => [...text.matchAll(/`(\w+)`/g)].map((match) => match[1]!);
+    let symbol = [...ENTRY_SOURCES.values()].map((file) => exportsOf(file).get(name!)).find(Boolean);
+    assert.ok(symbol, `an entry exports ${name}`);
+    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const members = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol));
+    const isOptional = (member: ts.Symbol): boolean => (member.flags & ts.SymbolFlags.Optional) !== 0;
+    assert.deepEqual(
+      { required: names(required!).sort(), optional: names(optional).sort() },
+      {
+        required: members
+          .filter((member) => !isOptional(member))
+          .map((member) => member.name)
+          .sort(),
+        optional: members
+          .filter(isOptional)
+          .map((member) => member.name)
+          .sort(),
+      },
+      `api.md's member list of ${name}`,
+    );
+  }
+});
+
+/** Interfaces and classes an author or transport holds, whose every member api.md names (in its prose or a table). */
+const MEMBERS_NAMED = [
+  ['core.ts', 'Server'],
+  ['core.ts', 'Registration'],
+  ['core.ts', 'Connection'],
+  ['core.ts', 'ConnectionOptions'],
+  ['core.ts', 'ServerMetrics'],
+  ['stdio.ts', 'StdioOptions'],
+  ['stdio.ts', 'StdioServer'],
+  ['http.ts', 'ServeHttpOptions'],
+  ['http.ts', 'HttpServer'],
+  ['http.ts', 'HttpHandler'],
+  ['fetch.ts', 'FetchHandler'],
+  ['fetch.ts', 'FetchRequestInfo'],
+  ['testing.ts', 'TestClient'],
+  ['testing.ts', 'TestClientOptions'],
+  ['testing.ts', 'CallOptions'],
+  ['redis/redis.ts', 'RedisEngine'],
+  ['redis/redis.ts', 'RedisLink'],
+  ['skills/skills.ts', 'SkillBundle'],
+  ['skills/skills.ts', 'SkillRegistration'],
+  ['skills/skills-fs.ts', 'LoadSkillOptions'],
+] as const;
+
+test('every member of the interfaces an author or a transport holds is named in api.md', () => {
+  const documented = codeWords(PROSE);
+  const missing = MEMBERS_NAMED.flatMap(([file, name]) =>
+    membersOf(file, name)
+      .filter((member) => !member.startsWith('#') && !documented.has(member))
+      .map((member) => `${name}.${member}`),
+  );
+  assert.deepEqual(missing, []);
+});
