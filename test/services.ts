@@ -226,7 +226,7 @@ export function haproxyConfig(port: number, backends: string[], balance: 'roundr
     '  option http-server-close', // one server connection per request: each request is balanced on its own
     '  retries 2',
     '  option redispatch', // a connect failure (a dead worker) retries on another worker
-    '  option http-no-delay', // SSE events go out as written: no ~200 ms wait to coalesce small writes
+    '  option http-no-delay', // SSE events go out as written: no wait to coalesce small writes
     '  timeout connect 5s',
     '  timeout http-request 10s',
     '  timeout http-keep-alive 1h',
