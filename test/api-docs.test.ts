@@ -3,8 +3,9 @@
 // in backticks in api.md's prose and tables (fenced code blocks do not count); each entry-point row and export table
 // names only what its entry exports; each option or member table names exactly the members of its interface, with
 // the literal defaults the sources apply; "`f()` returns `T`" and member lists ("a `X` (`a`; optional `b`)") are
-// the signatures' own; and every member of the interfaces an author or transport holds is named. A rename, a new
-// export, a new member or a changed default fails here.
+// the signatures' own; every member of the interfaces an author or transport holds is named; and every option
+// interface an entry exports has such a table (in api.md, or tasks.md for the tasks add-on) or a stated reason why
+// not. A rename, a new export, a new member or a changed default fails here.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,13 @@ const API = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
 /** api.md without its fenced code blocks: only prose and tables document a name. */
 const PROSE = API.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 const LINES = PROSE.split('\n');
+/** The lines of each document whose tables are checked: api.md, and tasks.md for the options of `mcp-core/tasks`. */
+const DOCS: Record<'api.md' | 'tasks.md', string[]> = {
+  'api.md': LINES,
+  'tasks.md': readFileSync(join(ROOT, 'docs/tasks.md'), 'utf8')
+    .replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '')
+    .split('\n'),
+};
 
 /** package.json "exports" as `mcp-core/<subpath>` → the .ts source of its `dist/<x>.js` (`dist/x.js` → `x.ts`). */
 const ENTRY_SOURCES: ReadonlyMap<string, string> = (() => {
@@ -70,10 +78,11 @@ const cells = (row: string): string[] =>
     .split(/(?<!\\)\|/)
     .map((cell) => cell.trim());
 
-/** The rows (cells) of the first table at or after the first line containing `marker`, header and rule skipped. */
-function tableAfter(marker: string): string[][] {
+/** The rows (cells) of the first table at or after the first line of `doc` containing `marker`, header and rule skipped. */
+function tableAfter(marker: string, doc: keyof typeof DOCS = 'api.md'): string[][] {
+  const LINES = DOCS[doc];
   const at = LINES.findIndex((line) => line.includes(marker));
-  assert.notEqual(at, -1, `api.md has ${JSON.stringify(marker)}`);
+  assert.notEqual(at, -1, `${doc} has ${JSON.stringify(marker)}`);
   let start = at;
   while (start < LINES.length && !LINES[start]!.startsWith('|')) start++;
   const rows: string[][] = [];
@@ -128,20 +137,38 @@ test('each entry-point row names only what that entry exports', () => {
   }
 });
 
-/** The option and member tables: where each starts in api.md, and the interface whose members it documents. */
-const TABLES: { marker: string; file: string; name: string }[] = [
+/**
+ * The option and member tables: where each starts (in api.md unless `doc` says), the interface whose members it
+ * documents, and the interface whose members it leaves to another table (`inherits`).
+ */
+const TABLES: { marker: string; file: string; name: string; doc?: keyof typeof DOCS; inherits?: string }[] = [
   { marker: '`ServerOptions`:', file: 'core.ts', name: 'ServerOptions' },
   { marker: '## HTTP options (`HttpOptions`)', file: 'http.ts', name: 'HttpOptions' },
   { marker: '`RedisEngineOptions` (the task rows', file: 'redis/redis.ts', name: 'RedisEngineOptions' },
   { marker: 'an `Extension` is an object with:', file: 'core.ts', name: 'Extension' },
   { marker: '| `TransportSide` member |', file: 'core.ts', name: 'TransportSide' },
   { marker: '## Handler context (`ctx`)', file: 'core.ts', name: 'Context' },
+  { marker: '`StdioOptions` (`serveStdio`):', file: 'stdio.ts', name: 'StdioOptions' },
+  { marker: '`ServeHttpOptions` (`serveHttp`;', file: 'http.ts', name: 'ServeHttpOptions', inherits: 'HttpOptions' },
+  {
+    marker: '`TasksExtensionOptions` (`createTasksExtension',
+    file: 'tasks/tasks-extension.ts',
+    name: 'TasksExtensionOptions',
+    doc: 'tasks.md',
+  },
+  {
+    marker: '`MemoryTaskStoreOptions` (`new MemoryTaskStore',
+    file: 'tasks/tasks-extension.ts',
+    name: 'MemoryTaskStoreOptions',
+    doc: 'tasks.md',
+  },
 ];
 
-for (const { marker, file, name } of TABLES) {
-  test(`api.md's ${name} table names exactly the members of ${name}`, () => {
-    const documented = firstColumnNames(tableAfter(marker)).sort();
-    const members = membersOf(file, name);
+for (const { marker, file, name, doc = 'api.md', inherits } of TABLES) {
+  test(`${doc}'s ${name} table names exactly the members of ${name}`, () => {
+    const documented = firstColumnNames(tableAfter(marker, doc)).sort();
+    const inherited = inherits ? membersOf(file, inherits) : [];
+    const members = membersOf(file, name).filter((member) => !inherited.includes(member));
     assert.deepEqual(
       {
         documentedButAbsent: documented.filter((option) => !members.includes(option)),
@@ -188,11 +215,19 @@ const readsOption = (node: ts.Expression, name: string): boolean =>
 /**
  * The defaults the sources under `folders` give option `name`, in each of the forms they use: `name ?? value`
  * (`options.name ?? value`), a checker given the option's name and then its default (`limit(options, 'name', value)`,
- * `positive('name', options.name, value)`), and `options.name !== false` (default `true`).
+ * `positive('name', options.name, value)`), `options.name !== false` (default `true`), and a destructured option or
+ * a parameter with an initializer (`{name = value} = options`, `close(name = value)`).
  */
 function sourceDefaults(files: readonly string[], name: string): unknown[] {
   const found: unknown[] = [];
   const visit = (node: ts.Node): void => {
+    if (
+      (ts.isBindingElement(node) || ts.isParameter(node)) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === name &&
+      node.initializer
+    )
+      found.push(constant(node.initializer));
     if (ts.isBinaryExpression(node) && readsOption(node.left, name)) {
       const operator = node.operatorToken.kind;
       if (operator === ts.SyntaxKind.QuestionQuestionToken) found.push(constant(node.right));
@@ -229,7 +264,7 @@ function documentedDefault(cell: string): unknown {
  * The default columns checked against the sources: the table, the sources that apply its options, and the options
  * whose default is prose or has no literal in the sources, each with why.
  */
-const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, string> }[] = [
+const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, string>; doc?: keyof typeof DOCS }[] = [
   {
     marker: '`ServerOptions`:',
     files: ['core.ts'],
@@ -269,11 +304,29 @@ const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, str
     files: ['redis/redis.ts', 'redis/redis-tasks.ts', 'redis/redis-link.ts'],
     unchecked: {},
   },
+  {
+    marker: '`StdioOptions` (`serveStdio`):',
+    files: ['stdio.ts'],
+    unchecked: { input: 'a stream object (process.stdin)', output: 'a stream object (process.stdout)' },
+  },
+  { marker: '`ServeHttpOptions` (`serveHttp`;', files: ['http.ts'], unchecked: {} },
+  {
+    marker: '`TasksExtensionOptions` (`createTasksExtension',
+    files: ['tasks/tasks-extension.ts'],
+    unchecked: { store: 'a MemoryTaskStore instance' },
+    doc: 'tasks.md',
+  },
+  {
+    marker: '`MemoryTaskStoreOptions` (`new MemoryTaskStore',
+    files: ['tasks/task-store.ts'],
+    unchecked: {},
+    doc: 'tasks.md',
+  },
 ];
 
-for (const { marker, files, unchecked } of DEFAULTS) {
-  test(`every default api.md states after ${JSON.stringify(marker)} is the one the sources apply`, () => {
-    const rows = tableAfter(marker);
+for (const { marker, files, unchecked, doc = 'api.md' } of DEFAULTS) {
+  test(`every default ${doc} states after ${JSON.stringify(marker)} is the one the sources apply`, () => {
+    const rows = tableAfter(marker, doc);
     const names = rows.map((row) => /^`([A-Za-z_$][\w$]*)`/.exec(row[0]!)?.[1]);
     assert.deepEqual(
       Object.keys(unchecked).filter((name) => !names.includes(name)),
@@ -286,10 +339,10 @@ for (const { marker, files, unchecked } of DEFAULTS) {
       if (name in unchecked) continue;
       const stated = documentedDefault(row[1]!);
       const applied = sourceDefaults(files, name);
-      if (stated === undefined) wrong.push(`${name}: api.md's default ${JSON.stringify(row[1])} is not a value`);
+      if (stated === undefined) wrong.push(`${name}: ${doc}'s default ${JSON.stringify(row[1])} is not a value`);
       else if (applied.length === 0) wrong.push(`${name}: no default found in ${files.join(', ')}`);
       else if (applied.some((value) => value !== stated))
-        wrong.push(`${name}: api.md says ${JSON.stringify(stated)}, the sources ${JSON.stringify(applied)}`);
+        wrong.push(`${name}: ${doc} says ${JSON.stringify(stated)}, the sources ${JSON.stringify(applied)}`);
     }
     assert.deepEqual(wrong, []);
   });
@@ -431,4 +484,54 @@ test('every member of the interfaces an author or a transport holds is named in 
       .map((member) => `${name}.${member}`),
   );
   assert.deepEqual(missing, []);
+});
+
+/**
+ * Option interfaces an entry exports that have no option table here, each with why; every member of each is still
+ * named in api.md or tasks.md (prose or tables).
+ */
+const NO_OPTION_TABLE: Record<string, string> = {
+  ConnectionOptions: "a transport's seam with no literal defaults: its members are listed in the connect() row",
+  FetchHandlerOptions: 'the HttpOptions under another name (its table is checked as HttpOptions)',
+  RedisTaskOptions: "RedisEngineOptions' task rows (its table is checked as RedisEngineOptions)",
+  AuthOptions: 'the auth option of HttpOptions, described in its row: no literal defaults',
+  TestClientOptions: 'its defaults depend on one another (era, protocolVersion, capabilities): prose',
+  CallOptions: 'one callback, no default',
+  LoadSkillOptions: 'one option (prefix) without a default',
+  TaskStartOptions: "the task runner's per-call options, no defaults",
+  RequestOptions: "per-request options of ctx calls; timeoutMs defaults to the server's requestTimeoutMs",
+  DetachOptions: 'what an extension passes to ToolCall.detach, no defaults',
+};
+
+test('every option interface an entry exports has an option table checked here, or a reason it has none', () => {
+  const exported = new Set([...ENTRY_SOURCES.values()].flatMap((file) => [...exportsOf(file).keys()]));
+  const options = [...exported].filter((name) => name.endsWith('Options')).sort();
+  const tabled = new Set(TABLES.map((table) => table.name));
+  assert.deepEqual(
+    {
+      untabled: options.filter((name) => !tabled.has(name) && !(name in NO_OPTION_TABLE)),
+      staleReasons: Object.keys(NO_OPTION_TABLE).filter((name) => !options.includes(name)),
+    },
+    { untabled: [], staleReasons: [] },
+  );
+  const named = codeWords(`${PROSE}\n${DOCS['tasks.md'].join('\n')}`);
+  const unnamed = Object.keys(NO_OPTION_TABLE).flatMap((name) => {
+    const file = [...ENTRY_SOURCES.values()].find((source) => exportsOf(source).has(name))!;
+    return membersOf(file, name)
+      .filter((member) => !named.has(member))
+      .map((member) => `${name}.${member}`);
+  });
+  assert.deepEqual(unnamed, [], 'members of option interfaces without a table that no doc names');
+});
+
+test("api.md's close() window and socket grace are the sources' own", () => {
+  const stated = /`close\(drainWindowMs = (\d+)\)`[\s\S]*?plus a (\d+) ms grace/.exec(PROSE);
+  assert.ok(stated, "api.md states serveHttp's close() window and grace");
+  assert.deepEqual(sourceDefaults(['http/http-core.ts'], 'drainWindowMs'), [Number(stated[1])]);
+  const grace = program
+    .getSourceFile(join(ROOT, 'http.ts'))!
+    .statements.filter(ts.isVariableStatement)
+    .flatMap((statement) => statement.declarationList.declarations)
+    .find((declaration) => ts.isIdentifier(declaration.name) && declaration.name.text === 'CLOSE_GRACE_MS')!;
+  assert.equal(constant(grace.initializer!), Number(stated[2]));
 });
