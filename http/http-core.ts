@@ -73,6 +73,11 @@ export interface HttpOptions extends GuardOptions {
 
 const STATELESS_VERSION = '2025-03-26';
 
+/** Answers the exchange with `status` and the -32600 refusal `message` (to `id`, or null: no frame is answered). */
+function refuseRequest(reply: Reply, status: number, message: string, id: RequestId | null = null): void {
+  reply.send(status, errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
+}
+
 /** The answer to a new 2025 session (or a restored copy) when the table is full and no session in it may end (503). */
 const TOO_MANY_SESSIONS = errorResponse(null, {
   code: ErrorCode.InvalidRequest,
@@ -382,14 +387,7 @@ export class HttpCore {
     const message = frame.message;
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     if (frame.kind === 'response') {
-      if (modernHeader)
-        reply.send(
-          400,
-          errorResponse(null, {
-            code: ErrorCode.InvalidRequest,
-            message: 'Invalid Request: clients must not send responses in 2026-07-28',
-          }),
-        );
+      if (modernHeader) refuseRequest(reply, 400, 'Invalid Request: clients must not send responses in 2026-07-28');
       else this.#legacy(value, [], header, reply);
       return;
     }
@@ -423,13 +421,7 @@ export class HttpCore {
           }),
         );
     } else if (header !== undefined && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {
-      reply.send(
-        400,
-        errorResponse(id, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Bad Request: unsupported MCP-Protocol-Version header',
-        }),
-      );
+      refuseRequest(reply, 400, 'Bad Request: unsupported MCP-Protocol-Version header', id);
     } else {
       this.#legacy(value, id === null ? [] : [id], header, reply);
     }
@@ -437,13 +429,7 @@ export class HttpCore {
 
   #batch(items: unknown[], header: string | undefined, reply: Reply): void {
     if (items.length === 0) {
-      reply.send(
-        400,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Invalid Request: an empty batch is not a request',
-        }),
-      );
+      refuseRequest(reply, 400, 'Invalid Request: an empty batch is not a request');
       return;
     }
     const { maxBatchLength } = this.#server.transport;
@@ -456,13 +442,10 @@ export class HttpCore {
       return typeof params === 'object' && params !== null && hasClaim(params as Record<string, unknown>);
     });
     if (claimed) {
-      reply.send(
+      refuseRequest(
+        reply,
         400,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message:
-            'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
-        }),
+        'Invalid Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
       );
       return;
     }
@@ -471,13 +454,7 @@ export class HttpCore {
       const frame = classify(item);
       if (frame.kind === 'request') {
         if (frame.message.method === 'initialize') {
-          reply.send(
-            400,
-            errorResponse(null, {
-              code: ErrorCode.InvalidRequest,
-              message: 'Invalid Request: initialize must not be part of a batch',
-            }),
-          );
+          refuseRequest(reply, 400, 'Invalid Request: initialize must not be part of a batch');
           return;
         }
         ids.push(frame.message.id);
@@ -489,13 +466,7 @@ export class HttpCore {
   #legacy(value: unknown, ids: RequestId[], header: string | undefined, reply: Reply, batch = false): void {
     const { json, sse: canStream } = accepted(reply.headers);
     if (ids.length > 0 && !canStream && !json) {
-      reply.send(
-        406,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Not Acceptable: Accept must admit application/json or text/event-stream',
-        }),
-      );
+      refuseRequest(reply, 406, 'Not Acceptable: Accept must admit application/json or text/event-stream');
       return;
     }
     const sessionOptions = this.#sessionOptions;
@@ -542,26 +513,14 @@ export class HttpCore {
       return;
     }
     if (sessionId === undefined) {
-      reply.send(
-        400,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Bad Request: Mcp-Session-Id header is required',
-        }),
-      );
+      refuseRequest(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
     this.#withSession(sessionId, reply, sessionOptions, (session) => {
       const negotiated = session.connection.legacyVersion;
       // Undefined while an initialize hook runs: nothing is negotiated yet, and the frame waits behind the gate.
       if (header !== undefined && negotiated !== undefined && header !== negotiated) {
-        reply.send(
-          400,
-          errorResponse(null, {
-            code: ErrorCode.InvalidRequest,
-            message: 'Bad Request: MCP-Protocol-Version header does not match the negotiated version',
-          }),
-        );
+        refuseRequest(reply, 400, 'Bad Request: MCP-Protocol-Version header does not match the negotiated version');
         return;
       }
       // Refused here, with this POST: a batch the dispatcher refused would have no POST to answer on.
@@ -626,24 +585,12 @@ export class HttpCore {
   #sessionRequest(method: 'GET' | 'DELETE', reply: Reply): void {
     if (this.#refusedWhileClosing(reply)) return; // close() began while its token was verified
     if (method === 'GET' && !accepted(reply.headers).sse) {
-      reply.send(
-        406,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Not Acceptable: a GET stream needs Accept: text/event-stream',
-        }),
-      );
+      refuseRequest(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
       return;
     }
     const sessionId = single(reply.headers, 'mcp-session-id');
     if (sessionId === undefined) {
-      reply.send(
-        400,
-        errorResponse(null, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Bad Request: Mcp-Session-Id header is required',
-        }),
-      );
+      refuseRequest(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
     this.#withSession(sessionId, reply, this.#sessionOptions, (session) => {
