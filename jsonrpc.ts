@@ -86,6 +86,11 @@ export type Frame =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
 
+/** Whether an outgoing message is a response (an id and no method), not a request or notification. */
+export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return 'id' in message && !('method' in message);
+}
+
 /** True for a valid request id: a string or a safe integer. */
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));

@@ -11,8 +11,8 @@ import {
   errorResponse,
   fromBase64,
   isPlainObject,
+  isResponse,
   type JsonRpcMessage,
-  type JsonRpcResponse,
   type ProtocolError,
   type RequestId,
   toBase64,
@@ -28,10 +28,6 @@ import {
   shuttingDown,
 } from './exchange.ts';
 import { formatEvent } from './sse.ts';
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && !('method' in message);
-}
 
 /** The 2026-07-28 exchanges of one HTTP endpoint. */
 export class ModernExchanges {

@@ -11,6 +11,7 @@ import {
   errorResponse,
   idInFlight,
   isRequestId,
+  isResponse,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -94,11 +95,6 @@ export interface SessionOptions {
   endStreamAfterPriming: ((request: JsonRpcRequest) => boolean) | undefined;
   /** The endpoint's streams, where a POST's SSE stream opens (uncounted against the budget, counted as open). */
   streams: StreamBudget;
-}
-
-/** Whether a frame is a response (an id and no method). */
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && !('method' in message);
 }
 
 /** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
