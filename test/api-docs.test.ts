@@ -11,7 +11,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { createServer } from '../core.ts';
+import { connectTestClient } from '../testing.ts';
 import { ROOT } from './imports.ts';
+import { checker, documentedDefault, ENTRY_SOURCES, program, sourceDefaults } from './source-facts.ts';
 
 const API = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
 /** api.md without its fenced code blocks: only prose and tables document a name. */
@@ -24,33 +27,6 @@ const DOCS: Record<'api.md' | 'tasks.md', string[]> = {
     .replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '')
     .split('\n'),
 };
-
-/** package.json "exports" as `mcp-core/<subpath>` → the .ts source of its `dist/<x>.js` (`dist/x.js` → `x.ts`). */
-const ENTRY_SOURCES: ReadonlyMap<string, string> = (() => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    exports: Record<string, { default: string }>;
-  };
-  const out = new Map<string, string>();
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
-    const source = /^\.\/dist\/(.+)\.js$/.exec(target.default)?.[1];
-    assert.ok(source, `package.json exports ${subpath} from dist/*.js`);
-    out.set(subpath === '.' ? 'mcp-core' : `mcp-core/${subpath.slice(2)}`, `${source}.ts`);
-  }
-  return out;
-})();
-
-const program = ts.createProgram(
-  [...ENTRY_SOURCES.values()].map((file) => join(ROOT, file)),
-  {
-    allowImportingTsExtensions: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    noEmit: true,
-    strict: true,
-    target: ts.ScriptTarget.ES2023,
-  },
-);
-const checker = program.getTypeChecker();
 
 /** The symbols an entry's source exports (re-exports followed), by name. */
 function exportsOf(file: string): Map<string, ts.Symbol> {
@@ -113,11 +89,53 @@ test('package.json exports only entries whose sources exist, and api.md has one 
   assert.deepEqual(documented.sort(), [...ENTRY_SOURCES.keys()].sort());
 });
 
-test('every value and type each entry exports is named in api.md (prose and tables)', () => {
-  const documented = codeWords(PROSE);
+/** The sections of api.md (by their `## ` heading) where each entry's exports are documented, besides its own row. */
+const ENTRY_SECTIONS: Record<string, string[]> = {
+  'mcp-core': [
+    'Server',
+    'Extensions',
+    'Registration and handles',
+    'Handler context (`ctx`)',
+    'Asking for input: `inputRequired`',
+    'Types of `mcp-core`',
+    'Errors',
+    'Transports',
+  ],
+  'mcp-core/stdio': ['Transports'],
+  'mcp-core/http': ['Transports', 'HTTP options (`HttpOptions`)'],
+  'mcp-core/fetch': ['Transports', 'HTTP options (`HttpOptions`)'],
+  'mcp-core/tasks': ['`mcp-core/tasks`'],
+  'mcp-core/redis': ['`mcp-core/redis`'],
+  'mcp-core/skills': ['Skills'],
+  'mcp-core/skills-fs': ['Skills'],
+  'mcp-core/testing': ['Transports'],
+  'mcp-core/protocol': ['`mcp-core/protocol`'],
+};
+
+/** The prose and tables of api.md's `## ` section titled `title`, its `###` subsections included. */
+function section(title: string): string {
+  const at = LINES.indexOf(`## ${title}`);
+  assert.notEqual(at, -1, `api.md has a section ## ${title}`);
+  const end = LINES.findIndex((line, i) => i > at && line.startsWith('## '));
+  return LINES.slice(at, end === -1 ? undefined : end).join('\n');
+}
+
+test("every value and type each entry exports is named in its entry's row or its own sections of api.md", () => {
+  assert.deepEqual(Object.keys(ENTRY_SECTIONS).sort(), [...ENTRY_SOURCES.keys()].sort());
+  const rows = new Map(
+    tableAfter('| entry point | exports |').map((row) => [/^`([^`]+)`/.exec(row[0]!)![1]!, row[1]!]),
+  );
   for (const [entry, file] of ENTRY_SOURCES) {
+    // tasks.md is the tasks add-on's own reference.
+    const own = [rows.get(entry)!, ...ENTRY_SECTIONS[entry]!.map(section)];
+    if (entry === 'mcp-core/tasks') own.push(DOCS['tasks.md'].join('\n'));
+    const documented = codeWords(own.join('\n'));
     const missing = [...exportsOf(file).keys()].filter((name) => !documented.has(name));
-    assert.deepEqual(missing, [], `${entry} (${file}) exports names api.md never mentions`);
+    assert.deepEqual(
+      missing,
+      [],
+      `${entry} (${file}) exports names neither its row nor its sections of api.md mention`,
+    );
   }
 });
 
@@ -150,6 +168,7 @@ const TABLES: { marker: string; file: string; name: string; doc?: keyof typeof D
   { marker: '## Handler context (`ctx`)', file: 'core.ts', name: 'Context' },
   { marker: '`StdioOptions` (`serveStdio`):', file: 'stdio.ts', name: 'StdioOptions' },
   { marker: '`ServeHttpOptions` (`serveHttp`;', file: 'http.ts', name: 'ServeHttpOptions', inherits: 'HttpOptions' },
+  { marker: '`TestClientOptions` (`connectTestClient`):', file: 'testing.ts', name: 'TestClientOptions' },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',
     file: 'tasks/tasks-extension.ts',
@@ -177,87 +196,6 @@ for (const { marker, file, name, doc = 'api.md', inherits } of TABLES) {
       { documentedButAbsent: [], presentButUndocumented: [] },
     );
   });
-}
-
-/** The value of a constant expression (literals, `*`, `-`, and consts and object-literal members they name). */
-function constant(node: ts.Expression): unknown {
-  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node)) return constant(node.expression);
-  if (ts.isNumericLiteral(node)) return Number(node.text);
-  if (ts.isStringLiteral(node)) return node.text;
-  if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.AsteriskToken) {
-    const [left, right] = [constant(node.left), constant(node.right)];
-    return typeof left === 'number' && typeof right === 'number' ? left * right : undefined;
-  }
-  if (ts.isIdentifier(node) || ts.isPropertyAccessExpression(node)) {
-    const type = checker.getTypeAtLocation(node);
-    if (type.isNumberLiteral() || type.isStringLiteral()) return type.value; // a member of an `as const` object
-    let symbol = checker.getSymbolAtLocation(ts.isIdentifier(node) ? node : node.name);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    const declaration = symbol?.valueDeclaration;
-    if (declaration && (ts.isVariableDeclaration(declaration) || ts.isPropertyAssignment(declaration))) {
-      return declaration.initializer ? constant(declaration.initializer) : undefined;
-    }
-  }
-  return undefined;
-}
-
-/** Whether `node` reads the option `name`: `name` (destructured) or `options.name` (not `TASK_BOUNDS.name`). */
-const readsOption = (node: ts.Expression, name: string): boolean =>
-  ts.isIdentifier(node)
-    ? node.text === name
-    : ts.isPropertyAccessExpression(node) &&
-      node.name.text === name &&
-      ts.isIdentifier(node.expression) &&
-      node.expression.text === 'options';
-
-/**
- * The defaults the sources under `folders` give option `name`, in each of the forms they use: `name ?? value`
- * (`options.name ?? value`), a checker given the option's name and then its default (`limit(options, 'name', value)`,
- * `positive('name', options.name, value)`), `options.name !== false` (default `true`), and a destructured option or
- * a parameter with an initializer (`{name = value} = options`, `close(name = value)`).
- */
-function sourceDefaults(files: readonly string[], name: string): unknown[] {
-  const found: unknown[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isBindingElement(node) || ts.isParameter(node)) &&
-      ts.isIdentifier(node.name) &&
-      node.name.text === name &&
-      node.initializer
-    )
-      found.push(constant(node.initializer));
-    if (ts.isBinaryExpression(node) && readsOption(node.left, name)) {
-      const operator = node.operatorToken.kind;
-      if (operator === ts.SyntaxKind.QuestionQuestionToken) found.push(constant(node.right));
-      if (operator === ts.SyntaxKind.ExclamationEqualsEqualsToken && node.right.kind === ts.SyntaxKind.FalseKeyword)
-        found.push(true);
-    }
-    if (ts.isCallExpression(node)) {
-      const at = node.arguments.findIndex((arg) => ts.isStringLiteral(arg) && arg.text === name);
-      if (at !== -1) {
-        const fallback = node.arguments.slice(at + 1).find((arg) => !readsOption(arg, name));
-        if (fallback) found.push(constant(fallback));
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  for (const file of files) visit(program.getSourceFile(join(ROOT, file))!);
-  return found.filter((value) => value !== undefined);
-}
-
-const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 * 1024, min: 60_000, h: 3_600_000, s: 1000 };
-
-/** A documented default as a value: `true`, `'sse'`, 60 000, 16 MiB, 30 min, 1 h; undefined for prose. */
-function documentedDefault(cell: string): unknown {
-  const text = cell.replace(/`/g, '').trim();
-  if (text === 'true' || text === 'false') return text === 'true';
-  const quoted = /^'([^']*)'$/.exec(text);
-  if (quoted) return quoted[1];
-  const number = /^(\d[\d ]*)(?: (KiB|MiB|min|h|s))?$/.exec(text);
-  if (number) return Number(number[1]!.replace(/ /g, '')) * (number[2] ? UNITS[number[2]]! : 1);
-  return undefined;
 }
 
 /**
@@ -495,7 +433,6 @@ const NO_OPTION_TABLE: Record<string, string> = {
   FetchHandlerOptions: 'the HttpOptions under another name (its table is checked as HttpOptions)',
   RedisTaskOptions: "RedisEngineOptions' task rows (its table is checked as RedisEngineOptions)",
   AuthOptions: 'the auth option of HttpOptions, described in its row: no literal defaults',
-  TestClientOptions: 'its defaults depend on one another (era, protocolVersion, capabilities): prose',
   CallOptions: 'one callback, no default',
   LoadSkillOptions: 'one option (prefix) without a default',
   TaskStartOptions: "the task runner's per-call options, no defaults",
@@ -524,14 +461,90 @@ test('every option interface an entry exports has an option table checked here, 
   assert.deepEqual(unnamed, [], 'members of option interfaces without a table that no doc names');
 });
 
-test("api.md's close() window and socket grace are the sources' own", () => {
-  const stated = /`close\(drainWindowMs = (\d+)\)`[\s\S]*?plus a (\d+) ms grace/.exec(PROSE);
-  assert.ok(stated, "api.md states serveHttp's close() window and grace");
+test("api.md's close() window is the sources' own (its socket grace is a figure: test/doc-figures.test.ts)", () => {
+  const stated = /`close\(drainWindowMs = (\d+)\)`/.exec(PROSE);
+  assert.ok(stated, "api.md states serveHttp's close() window");
   assert.deepEqual(sourceDefaults(['http/http-core.ts'], 'drainWindowMs'), [Number(stated[1])]);
-  const grace = program
-    .getSourceFile(join(ROOT, 'http.ts'))!
-    .statements.filter(ts.isVariableStatement)
-    .flatMap((statement) => statement.declarationList.declarations)
-    .find((declaration) => ts.isIdentifier(declaration.name) && declaration.name.text === 'CLOSE_GRACE_MS')!;
-  assert.equal(constant(grace.initializer!), Number(stated[2]));
+});
+
+/**
+ * The options an exported function or class takes, where api.md or tasks.md writes its call with an options object
+ * (`serveStdio(server, {input, output, …})`, `new MemoryEventStore({maxEventsPerSession, maxSessions})`): every name
+ * in the braces is a member of that parameter's type, and without `...Rest` or `…` the braces name all its members.
+ */
+test('every call api.md and tasks.md write with an options object names members of that parameter, all of them unless elided', () => {
+  const exported = new Map(
+    [...ENTRY_SOURCES.values()].flatMap((file) => [...exportsOf(file)]).map(([name, symbol]) => [name, symbol]),
+  );
+  const wrong: string[] = [];
+  let checked = 0;
+  const docs = [PROSE, DOCS['tasks.md'].join('\n')].join('\n');
+  for (const [span, isNew, name, args] of docs.matchAll(/`(new )?([A-Za-z]\w*)\(([^`]*\{[^`]*)\)`/g)) {
+    let symbol = exported.get(name!);
+    if (!symbol) continue; // a method or a callback, not an export
+    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const type = checker.getTypeOfSymbol(symbol);
+    const [signature] = isNew ? type.getConstructSignatures() : type.getCallSignatures();
+    assert.ok(signature, `${name} is ${isNew ? 'constructible' : 'callable'}`);
+    const at = args!.split(/, (?![^{]*\})/).findIndex((arg) => arg.startsWith('{'));
+    const braces = /\{([^}]*)\}/.exec(args!)![1]!;
+    const listed = braces
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => /^[A-Za-z_$]/.test(part))
+      .map((part) => /^[A-Za-z_$][\w$]*/.exec(part)![0]);
+    const parameter = signature.parameters[at]!;
+    const members = checker
+      .getNonNullableType(checker.getTypeOfSymbol(parameter))
+      .getProperties()
+      .map((member) => member.name);
+    checked++;
+    const absent = listed.filter((member) => !members.includes(member));
+    if (absent.length > 0) wrong.push(`${span}: ${name} takes no ${absent.join(', ')}`);
+    const elided = braces.includes('...') || braces.includes('…');
+    const unnamed = members.filter((member) => !listed.includes(member));
+    if (!elided && unnamed.length > 0) wrong.push(`${span} leaves out ${unnamed.join(', ')} without eliding them`);
+  }
+  assert.ok(checked >= 5, 'api.md and tasks.md write calls with options objects');
+  assert.deepEqual(wrong, []);
+});
+
+test("connectTestClient's defaults are the ones api.md's TestClientOptions table states", async () => {
+  const cell = (option: string) =>
+    tableAfter('`TestClientOptions` (`connectTestClient`):').find((row) => row[0] === `\`${option}\``)![1]!;
+  assert.equal(cell('era'), "the era of `protocolVersion`, else `'modern'`");
+  const [legacyVersion, modernVersion] = [...cell('protocolVersion').matchAll(/`'([^']+)'` \((legacy|modern)\)/g)]
+    .sort((a, b) => a[2]!.localeCompare(b[2]!))
+    .map((match) => match[1]!);
+  const capabilities = Object.fromEntries(
+    [...cell('capabilities').matchAll(/`(on\w+)`: `(\w+)`/g)].map((match) => [match[1]!, match[2]!]),
+  );
+  const info = /^`\{name: '([^']+)', version: '([^']+)'\}`$/.exec(cell('clientInfo'));
+  assert.ok(info, "api.md's clientInfo default is a name and a version");
+
+  const seen: unknown[] = [];
+  const server = createServer(
+    { name: 'defaults', version: '1.0.0' },
+    { onInitialize: (params) => void seen.push(params.clientInfo, params.capabilities) },
+  );
+  const modern = await connectTestClient(server);
+  assert.deepEqual([modern.era, modern.protocolVersion], ['modern', modernVersion]);
+  await modern.close();
+  const byVersion = await connectTestClient(server, { protocolVersion: '2025-06-18' });
+  assert.equal(byVersion.era, 'legacy', 'the era of protocolVersion');
+  await byVersion.close();
+  const answer = () => ({});
+  const legacy = await connectTestClient(server, {
+    era: 'legacy',
+    onElicit: answer,
+    onSample: answer,
+    onListRoots: answer,
+  });
+  assert.equal(legacy.protocolVersion, legacyVersion);
+  await legacy.close();
+  assert.deepEqual(seen.slice(-2), [
+    { name: info[1], version: info[2] },
+    Object.fromEntries(Object.values(capabilities).map((capability) => [capability, {}])),
+  ]);
+  assert.deepEqual(Object.keys(capabilities).sort(), ['onElicit', 'onListRoots', 'onSample']);
 });

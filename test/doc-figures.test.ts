@@ -1,13 +1,12 @@
-// The figures README.md and docs/ state come from somewhere checkable: measured ones from bench/results.json (the run
-// bench/results.md renders) or, for the compile cache's size, measured here; counted ones from the tree and the
-// exported limits. Each figure is found by the phrase
-// around it and compared with its source at the rounding the phrase implies, so a figure that drifts from a new bench
-// run, a module added or a limit changed fails here; rewording a phrase fails here too, until its entry follows.
-// docs/reliability.md: its bounds and defaults are checked here against the constant or option default in the source
-// (read from the source text where the module does not export it). Its figures of test runs (load, storms, fuzz) name
-// the test or script that prints them and the date of the run; its "Found, and fixed" figures are what was seen
-// before a fix, dated by their section, and are not checked.
-
+// The figures README.md and docs/ state come from somewhere checkable (issue 30): measured ones from
+// bench/results.json (the run bench/results.md renders) or, for the compile cache's size, measured here; counted ones
+// from the tree, the exported limits, the constants and option defaults of the sources and the tests' own parameters.
+// Each figure is found by the phrase around it and compared with its source at the rounding the phrase implies, so a
+// figure that drifts from a new bench run, a module added or a limit changed fails here; rewording a phrase fails here
+// too, until its entry follows. A sweep then finds every figure with a unit (sizes, times, ratios, shares, counts of
+// things) in the prose of README.md and docs/: each must be captured by a phrase here, be the value of an option or
+// constant named beside it, stand in a quoted test name or message the tests hold, or lie in a part UNCHECKED excuses
+// with its reason (dated records of runs and of what was seen before a fix) — so a new figure fails until it is checked.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,6 +21,7 @@ import { MAX_PROGRAM, WORK_BUDGET } from '../regex.ts';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from '../skills/skills.ts';
 import { RECORD_BYTES, TASK_BOUNDS } from '../tasks/task-store.ts';
 import { closure, FOLDERS, modulesOf, ROOT } from './imports.ts';
+import { namedValues, UNITS } from './source-facts.ts';
 
 interface Throughput {
   transport: string;
@@ -38,9 +38,6 @@ interface Results {
   weight: { contender: string; tarballBytes: number }[];
 }
 const RESULTS: Results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results.json'), 'utf8'));
-
-/** A document's text with every run of white space made one space, so a phrase may wrap anywhere. */
-const text = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
 
 /** Two significant figures, as the ranges of ratios are written (0.69, 1.0, 10). */
 const sig2 = (value: number) => value.toPrecision(2);
@@ -125,6 +122,12 @@ function sourceNumber(file: string, pattern: RegExp): number {
     if (power === undefined) return product * literal(base);
     return product * (factor.includes('<<') ? literal(base) * 2 ** literal(power) : literal(base) ** literal(power));
   }, 1);
+}
+
+/** How often the relay warns of dropped messages (http/shared-sessions.ts DROP_WARNING_MS), as the docs write it. */
+function dropWarning(): string {
+  const ms = sourceNumber('http/shared-sessions.ts', /const DROP_WARNING_MS = ([^;]+);/);
+  return ms === 60_000 ? 'a minute' : `${ms} ms`;
 }
 
 /** The core set and the add-ons, counted from the tree (docs/design.md, Layers). */
@@ -245,13 +248,16 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
     phrase: /past (\d+) the oldest ends and its resumption loses nothing/,
     source: () => [String(MAX_GET_STREAMS)],
   },
-  ...[
-    /validation follows a value (\d+) levels deep/,
-    /refused by path where a schema follows them past (\d+) levels/,
-    /arguments nested deeper than a schema follows \((\d+) levels\)/,
-  ].map((phrase) => ({
+  ...(
+    [
+      ['docs/reliability.md', /validation follows a value (\d+) levels deep/],
+      ['docs/reliability.md', /refused by path where a schema follows them past (\d+) levels/],
+      ['docs/reliability.md', /arguments nested deeper than a schema follows \((\d+) levels\)/],
+      ['docs/api.md', /and then at most (\d+) levels below the arguments/],
+    ] as const
+  ).map(([file, phrase]) => ({
     what: `the depth a schema follows a value (schema.ts MAX_DEPTH), ${phrase.source}`,
-    file: 'docs/reliability.md',
+    file,
     phrase,
     source: () => [String(sourceNumber('schema.ts', /const MAX_DEPTH = ([^;]+);/))],
   })),
@@ -404,12 +410,357 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
       return [String(100 / checks), String(floor), String(floor * checks), String(checks)];
     },
   },
+  {
+    what: 'the modules a stdio server copies: the core set',
+    file: 'README.md',
+    phrase: /\*\*A stdio server\*\* copies (\d+) files/,
+    source: () => [String(CORE.size)],
+  },
+  {
+    what: "the matcher's state cache (regex.ts CACHE_INTS, of 4-byte integers)",
+    file: 'docs/api.md',
+    phrase: /at most 2\^(\d+) integers per pattern: (\d+) KiB as such/,
+    source: () => {
+      const ints = sourceNumber('regex.ts', /const CACHE_INTS = (\S+ << \S+);/);
+      return [log2(ints), String((ints * 4) / 1024)];
+    },
+  },
+  {
+    what: "the matcher's state cache (regex.ts CACHE_INTS, of 4-byte integers)",
+    file: 'docs/design.md',
+    phrase: /its states and transitions cached as a lazy DFA within (\d+) KiB/,
+    source: () => [String((sourceNumber('regex.ts', /const CACHE_INTS = (\S+ << \S+);/) * 4) / 1024)],
+  },
+  {
+    what: "the matcher's program and nesting bounds (regex.ts MAX_PROGRAM, MAX_NESTING)",
+    file: 'docs/api.md',
+    phrase:
+      /a pattern compiling to more than ([\d ]+) instructions is refused .*? as is one nesting groups more than (\d+) deep/,
+    source: () => [grouped(MAX_PROGRAM), String(sourceNumber('regex.ts', /const MAX_NESTING = ([^;]+);/))],
+  },
+  ...(
+    [
+      ['docs/api.md', /measures each costly keyword on a (\d+) MiB body/],
+      ['docs/api.md', /row `pattern`, times a (\d+) MiB body/],
+      ['docs/reliability.md', /times each costly keyword on a (\d+) MiB body/],
+    ] as const
+  ).map(([file, phrase]) => ({
+    what: "the bench's validation body (the default line and body limit, less the frame around it)",
+    file,
+    phrase,
+    source: () => [mib(sourceNumber('bench/run.ts', /bodyBytes: (\d+ \* \d+ \* \d+) - 256,/))],
+  })),
+  {
+    what: "the skill loader's handles and the hang test's bound (test/skills-fs.test.ts HANG_MS)",
+    file: 'docs/reliability.md',
+    phrase: /\((\d+) handles at once\).*?in a child process killed after (\d+) s/,
+    source: () => [
+      String(sourceNumber('skills/skills-fs.ts', /const MAX_DEPTH = ([^;]+);/) + 2),
+      String(sourceNumber('test/skills-fs.test.ts', /const HANG_MS = ([^;]+);/) / 1000),
+    ],
+  },
+  {
+    what: 'how closely serveHttp cuts at its timeouts (http.ts CHECKS_PER_BOUND, MIN_CHECK_INTERVAL_MS)',
+    file: 'docs/api.md',
+    phrase:
+      /the cut comes within (\d+) % of each bound \(within (\d+) ms for bounds under (\d+) ms: node's connection check runs at most every (\d+) ms\)/,
+    source: () => {
+      const checks = sourceNumber('http.ts', /const CHECKS_PER_BOUND = ([^;]+);/);
+      const floor = sourceNumber('http.ts', /const MIN_CHECK_INTERVAL_MS = ([^;]+);/);
+      return [String(100 / checks), String(floor), String(floor * checks), String(floor)];
+    },
+  },
+  {
+    what: 'how often serveHttp checks the timeouts, and where it cuts at the defaults (http.ts)',
+    file: 'docs/http-deployment.md',
+    phrase:
+      /run every 1\/(\d+) of `headersTimeoutMs`, (\d+) ms at least .*? within (\d+) % of each bound, or within (\d+) ms of a bound under (\d+) ms \(([\d.]+) s and ([\d.]+) s at the defaults; node's own 30 s check would cut at up to (\d+) s and (\d+) s\)/,
+    source: () => {
+      const checks = sourceNumber('http.ts', /const CHECKS_PER_BOUND = ([^;]+);/);
+      const floor = sourceNumber('http.ts', /const MIN_CHECK_INTERVAL_MS = ([^;]+);/);
+      const headers = sourceNumber('http.ts', /options\.headersTimeoutMs \?\? ([^)]+)\)/);
+      const request = sourceNumber('http.ts', /options\.requestTimeoutMs \?\? ([^)]+)\)/);
+      const interval = Math.max(floor, Math.ceil(headers / checks));
+      const nodeInterval = 30_000; // node's own connectionsCheckingInterval default, which the phrase names
+      const s = (ms: number) => String(ms / 1000);
+      return [
+        String(checks),
+        String(floor),
+        String(100 / checks),
+        String(floor),
+        String(floor * checks),
+        s(headers + interval),
+        s(request + interval),
+        s(headers + nodeInterval),
+        s(request + nodeInterval),
+      ];
+    },
+  },
+  ...(
+    [
+      ['docs/api.md', /plus a (\d+) ms grace, are destroyed/],
+      ['docs/http-deployment.md', /window get (\d+) ms to reach their clients/],
+    ] as const
+  ).map(([file, phrase]) => ({
+    what: "serveHttp's close grace (http.ts CLOSE_GRACE_MS)",
+    file,
+    phrase,
+    source: () => [String(sourceNumber('http.ts', /const CLOSE_GRACE_MS = ([^;]+);/))],
+  })),
+  {
+    what: "an answered stream's TTL in the Redis event store (ANSWERED_STREAM_TTL_MS)",
+    file: 'docs/api.md',
+    phrase: /a POST stream whose answer is stored is kept (\d+) s\)/,
+    source: () => [String(ANSWERED_STREAM_TTL_MS / 1000)],
+  },
+  {
+    what: 'the relay bounds and the drop warning interval (MAX_RELAYED_BYTES, MAX_RELAYED_CANCEL_BYTES, DROP_WARNING_MS)',
+    file: 'docs/api.md',
+    phrase: /Responses over (\d+) MiB and cancels over (\d+) KiB of JSON .*? one warning (a minute) at most/,
+    source: () => [mib(MAX_RELAYED_BYTES), String(MAX_RELAYED_CANCEL_BYTES / 1024), dropWarning()],
+  },
+  {
+    what: "the relay's drop warning interval (http/shared-sessions.ts DROP_WARNING_MS)",
+    file: 'docs/reliability.md',
+    phrase: /dropped and counted, with at most one warning (a minute) per worker/,
+    source: () => [dropWarning()],
+  },
+  {
+    what: 'the relay bounds in the Redis recipe (MAX_RELAYED_BYTES, MAX_RELAYED_CANCEL_BYTES)',
+    file: 'docs/http-deployment.md',
+    phrase:
+      /or a response of more than (\d+) MiB \(UTF-8 bytes\) of JSON .*? at most (\d+) KiB of JSON\) to the other workers .*? over (\d+) KiB of JSON is not relayed/,
+    source: () => [
+      mib(MAX_RELAYED_BYTES),
+      String(MAX_RELAYED_CANCEL_BYTES / 1024),
+      String(MAX_RELAYED_CANCEL_BYTES / 1024),
+    ],
+  },
+  {
+    what: "the frontmatter parser's nesting bound (skills/frontmatter.ts MAX_DEPTH)",
+    file: 'docs/design.md',
+    phrase: /recurses past (\d+) levels/,
+    source: () => [String(sourceNumber('skills/frontmatter.ts', /const MAX_DEPTH = ([^;]+);/))],
+  },
+  {
+    what: "the idle reaper's period (http/http-core.ts)",
+    file: 'docs/design.md',
+    phrase: /every `min\(sessionIdleMs, (\d+) s\)`, at least (\d+) s\)/,
+    source: () => [
+      String(sourceNumber('http/http-core.ts', /Math\.min\(idleMs, ([\d_]+)\)/) / 1000),
+      String(sourceNumber('http/http-core.ts', /Math\.max\(([\d_]+), Math\.min\(idleMs/) / 1000),
+    ],
+  },
+  {
+    what: 'the sessions a full table looks at (http/session-table.ts MAX_EVICTION_LOOKS)',
+    file: 'docs/http-deployment.md',
+    phrase: /looks at (\d+) sessions of each kind at most/,
+    source: () => [String(sourceNumber('http/session-table.ts', /const MAX_EVICTION_LOOKS = ([^;]+);/))],
+  },
+  {
+    what: 'the clients of the load test (test/load.test.ts CLIENTS)',
+    file: 'docs/design.md',
+    phrase: /`test\/load\.test\.ts` \((\d+) clients of both eras\)/,
+    source: () => [String(sourceNumber('test/load.test.ts', /const CLIENTS = ([^;]+);/))],
+  },
+  {
+    what: 'the clients and calls of the load test (test/load.test.ts CLIENTS, half of each era, and CALLS)',
+    file: 'docs/reliability.md',
+    phrase: /`test\/load\.test\.ts` \((\d+) sessions \+ (\d+) sessionless clients, (\d+) calls each\)/,
+    source: () => {
+      const clients = sourceNumber('test/load.test.ts', /const CLIENTS = ([^;]+);/);
+      return [
+        String(clients / 2),
+        String(clients / 2),
+        String(sourceNumber('test/load.test.ts', /const CALLS = ([^;]+);/)),
+      ];
+    },
+  },
+  {
+    what: 'the runs of the fuzz test and their frames (test/fuzz.test.ts RUNS and its frames per transport)',
+    file: 'docs/reliability.md',
+    phrase: /\((\d+) runs of ([\d ]+)–([\d ]+) frames:/,
+    source: () => {
+      const fuzz = readFileSync(join(ROOT, 'test', 'fuzz.test.ts'), 'utf8');
+      const runs = fuzz.slice(fuzz.indexOf('const RUNS'), fuzz.indexOf('];', fuzz.indexOf('const RUNS')));
+      const perRun = /run\.transport === 'stdio' \? (\d+) : (\d+)\)/.exec(fuzz);
+      assert.ok(perRun, 'test/fuzz.test.ts gives the frames of a run by transport');
+      const frames = [Number(perRun[1]), Number(perRun[2])];
+      return [String(runs.match(/\{ transport:/g)?.length), grouped(Math.min(...frames)), grouped(Math.max(...frames))];
+    },
+  },
 ];
 
 for (const { what, file, phrase, source } of FIGURES) {
   test(`${file} states ${what} as its source gives it`, async () => {
-    const match = phrase.exec(text(file));
+    const match = phrase.exec(prose(file).text);
     assert.ok(match, `${file} no longer has the phrase ${phrase}: update the figure's entry in this test`);
     assert.deepEqual(match.slice(1), await source(), `${file}: ${match[0]}`);
   });
 }
+
+/** Where a figure sits in a document, and what vouches for it. */
+interface Prose {
+  /** The document outside its fenced code blocks, every run of white space one space. */
+  text: string;
+  /** Each heading's offset in `text` and its title, in order. */
+  headings: { at: number; title: string }[];
+}
+
+/** A document's prose, as the figures' phrases and the sweep below read it. */
+function prose(file: string): Prose {
+  const raw = readFileSync(join(ROOT, file), 'utf8').replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  let text = '';
+  const headings: Prose['headings'] = [];
+  for (const line of raw.split('\n')) {
+    const words = line.trim().replace(/\s+/g, ' ');
+    if (words === '') continue;
+    if (text !== '') text += ' ';
+    if (/^#+ /.test(words)) headings.push({ at: text.length, title: words.replace(/^#+ /, '') });
+    text += words;
+  }
+  return { text, headings };
+}
+
+/** A figure: a number (thousands set apart by spaces, a range with an en dash) and its unit or what it counts. */
+const FIGURE =
+  /(?<![\w.–-])(\d{1,3}(?: \d{3})+|\d+)(?:\.\d+)?(?:–[\d.]+)? ?(KiB|MiB|GiB|KB|MB|GB|bytes|µs|ms|s|min|minutes|h|hours|×|%|modules|files|levels|handles|sessions|tests|lines|calls|clients|cycles|elements|instructions|frames|events|requests|evictions)(?![\w])/g;
+
+/** The sentence or table row around `at`: a figure's context, where the option or constant it is the value of is named. */
+function contextAt(text: string, at: number, from: number): string {
+  const start = Math.max(from, text.lastIndexOf('. ', at) + 2, text.lastIndexOf('| |', at) + 2);
+  const ends = [text.indexOf('. ', at), text.indexOf('| |', at)].filter((end) => end !== -1);
+  return text.slice(start, ends.length > 0 ? Math.min(...ends) : text.length);
+}
+
+/**
+ * The parts of the docs whose figures no check vouches for, each with why: the record of a past run or of what was
+ * seen before a fix (dated where it stands), a platform's documented default, a figure of the specification.
+ */
+/** Each part is a section, or the captures of every match of a phrase. */
+const UNCHECKED: { file: string; section?: string; phrase?: RegExp; why: string }[] = [
+  {
+    file: 'docs/reliability.md',
+    section: 'Figures of the last long runs',
+    why: 'the record of long runs, each row naming the script or test that prints its figures and the date of the run',
+  },
+  {
+    file: 'docs/reliability.md',
+    section: 'Found, and fixed',
+    why: 'what was measured before each fix, dated by the section; the fix is held by the test each item names',
+  },
+  {
+    file: 'docs/reliability.md',
+    phrase: /Measured by hand on \d{4}-\d\d-\d\d \([^)]*\): ([^|]*)/g,
+    why: 'measured by hand, dated, saying what the test asserts instead of the figures',
+  },
+  {
+    file: 'docs/reliability.md',
+    phrase: /([^:;(]*\((?:before the fix, )?measured by hand on \d{4}-\d\d-\d\d[^)]*\))/g,
+    why: 'measured by hand, dated, saying what the test asserts instead of the figures',
+  },
+  {
+    file: 'docs/reliability.md',
+    phrase: /(about \d+ µs per eviction) \(the session flood run of \d{4}-\d\d-\d\d, below\)/g,
+    why: 'the session flood run, dated, recorded under Figures of the last long runs',
+  },
+  {
+    file: 'docs/http-deployment.md',
+    phrase: /node's own (30 s) check/g,
+    why: "node's documented default connectionsCheckingInterval, which serveHttp replaces",
+  },
+];
+
+/** Whether `offset` of `file` lies in a part UNCHECKED excuses. */
+function excused(file: string, { text, headings }: Prose, offset: number): boolean {
+  const section = headings.filter((heading) => heading.at <= offset).at(-1)?.title;
+  return UNCHECKED.some((part) => {
+    if (part.file !== file) return false;
+    if (part.section !== undefined) return part.section === section;
+    return [...text.matchAll(new RegExp(part.phrase!.source, 'gd'))].some((match) =>
+      match.indices!.slice(1).some((capture) => capture !== undefined && offset >= capture[0] && offset < capture[1]),
+    );
+  });
+}
+
+/** The text of the tests and sources, where a quoted test name or message a doc cites must appear verbatim. */
+const QUOTABLE = [
+  ...readdirSync(join(ROOT, 'test')).map((name) => join('test', name)),
+  ...ALL.filter((module) => module.endsWith('.ts')),
+]
+  .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+  .join('\n');
+
+/**
+ * Each figure of `file` that nothing vouches for: a figure is vouched for when a FIGURES phrase captures it, when it
+ * is the value the sources give an option or constant its sentence or table row names in backticks, when it stands
+ * in a quoted test name or message that the tests or sources hold verbatim, or when UNCHECKED excuses its part.
+ * Figures inside code spans are code, not claims.
+ */
+function unvouched(file: string): string[] {
+  const doc = prose(file);
+  const { text, headings } = doc;
+  const spans: [number, number][] = [];
+  for (const { file: of, phrase } of FIGURES) {
+    if (of !== file) continue;
+    const match = new RegExp(phrase.source, 'd').exec(text);
+    for (const capture of match?.indices?.slice(1) ?? []) spans.push(capture);
+  }
+  for (const code of text.matchAll(/`[^`]*`/g)) spans.push([code.index, code.index + code[0].length]);
+  for (const quote of text.matchAll(/"([^"]{12,})"/g)) {
+    // A cited test name may leave out its start or end ("…bounded over all its streams…"): each part must be there.
+    const parts = quote[1]!.split('…').filter((part) => part.trim() !== '');
+    if (parts.every((part) => QUOTABLE.includes(part))) spans.push([quote.index, quote.index + quote[0].length]);
+  }
+  const out: string[] = [];
+  for (const figure of text.matchAll(FIGURE)) {
+    const at = figure.index;
+    if (/^20\d\d$/.test(figure[1]!) && !(figure[2]! in UNITS) && figure[2] !== 'ms') continue; // an era: 2025 sessions
+    if (spans.some(([start, end]) => at >= start && at < end) || excused(file, doc, at)) continue;
+    const section = headings.filter((heading) => heading.at <= at).at(-1);
+    const context = contextAt(text, at, section?.at ?? 0);
+    const number = Number(figure[0].replace(/[^\d.].*$/, '').replace(/ /g, ''));
+    const value = number * (UNITS[figure[2]!] ?? 1);
+    const names = [...context.matchAll(/`[^`]*`/g)].flatMap((code) => code[0].match(/[A-Za-z_$][\w$]*/g) ?? []);
+    if (names.some((name) => namedValues(name).includes(value))) continue;
+    out.push(`${figure[0]} (${section?.title ?? 'top'}): ${context.slice(0, 120)}…`);
+  }
+  return out;
+}
+
+test('every figure README.md and docs/ state is checked against its source, or excused with a reason', () => {
+  const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+  const found = Object.fromEntries(docs.map((file) => [file, unvouched(file)]));
+  assert.deepEqual(
+    found,
+    Object.fromEntries(docs.map((file) => [file, []])),
+    'figures no check vouches for: add a phrase to FIGURES, name the option or constant beside them, or excuse them in UNCHECKED',
+  );
+  const stale = UNCHECKED.filter(
+    (part) =>
+      !(part.section
+        ? prose(part.file).headings.some((heading) => heading.title === part.section)
+        : new RegExp(part.phrase!.source).test(prose(part.file).text)),
+  );
+  assert.deepEqual(stale, [], 'UNCHECKED parts the docs no longer have');
+});
+
+test('every "`name` (N)" in README.md and docs/ gives the value the sources give that option or constant', () => {
+  const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const file of docs) {
+    for (const [stated, name, digits] of prose(file).text.matchAll(
+      /`([A-Za-z_$][\w$]*)` \((\d{1,3}(?: \d{3})*|\d+)\)/g,
+    )) {
+      const value = Number(digits!.replace(/ /g, ''));
+      const known = namedValues(name!);
+      // A name the sources give no value (a header), or a 4xx/5xx beside an option (`maxBodyBytes` (413)), is no figure.
+      if (known.length === 0 || (value >= 400 && value < 600 && !digits!.includes(' '))) continue;
+      checked++;
+      if (!known.includes(value)) wrong.push(`${file}: ${stated}, the sources give ${JSON.stringify(known)}`);
+    }
+  }
+  assert.ok(checked >= 10, 'the docs state options and constants this way');
+  assert.deepEqual(wrong, []);
+});
