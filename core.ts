@@ -7,11 +7,20 @@ import { Connection, type ConnectionOptions, type ConnectionSettings } from './e
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
-import { checkArrival, isCoreMethod, readEnvelope, routingParam } from './modern.ts';
+import {
+  type CachedList,
+  type CachePolicy,
+  checkArrival,
+  checkCacheHint,
+  isCoreMethod,
+  readEnvelope,
+  routingParam,
+} from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import { ErrorCounts } from './tracing.ts';
 import type {
+  CacheHint,
   Envelope,
   Era,
   Extension,
@@ -36,7 +45,17 @@ import { UriTemplate } from './uri-template.ts';
 
 export type { Connection, ConnectionOptions } from './era.ts';
 export type { HeaderParam } from './features.ts';
-export { elicitInput, type InputRequest, InputRequired, inputRequired, listRootsInput, sampleInput } from './input.ts';
+export {
+  elicitInput,
+  type InputRequest,
+  InputRequired,
+  inputRequired,
+  listRootsInput,
+  sampleInput,
+  type UrlElicitation,
+  UrlElicitationRequiredError,
+  urlElicitationRequired,
+} from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
 export { ErrorCode, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
@@ -108,8 +127,11 @@ export interface ServerOptions {
   maxListens?: number;
   /** Events a listen stream holds for a backed-up client; one more ends the stream with an error (default 1024). */
   maxBufferedEvents?: number;
-  /** Caching hints on cacheable 2026-07-28 results (default `ttlMs: 0`, `scope: "private"`). */
-  cache?: { ttlMs?: number; scope?: 'public' | 'private' };
+  /**
+   * Caching hints on cacheable 2026-07-28 results (default `ttlMs: 0`, `scope: "private"`), and each list's own in
+   * `lists`; a resource or template's `cache` goes on the reads it serves, a handler's own on its result.
+   */
+  cache?: CacheHint & { lists?: Partial<Record<CachedList, CacheHint>> };
   /**
    * How `requestState` of input-required answers is sealed: the HMAC secret (random per server by default; give
    * every process of a deployment the same one) and how long a state stays valid (default 10 minutes).
@@ -159,6 +181,20 @@ function limit(options: ServerOptions, name: LimitOption, fallback: number): num
   return value;
 }
 
+/** ServerOptions.cache checked, each list's hints completed from the server's. */
+function cachePolicy(cache: ServerOptions['cache']): CachePolicy {
+  checkCacheHint('cache', cache);
+  checkCacheHint('cache.lists', cache?.lists);
+  const server = { ttlMs: cache?.ttlMs ?? 0, scope: cache?.scope ?? 'private' } as const;
+  const lists = {} as CachePolicy['lists'];
+  for (const name of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) {
+    const own = cache?.lists?.[name];
+    checkCacheHint(`cache.lists.${name}`, own);
+    lists[name] = { ttlMs: own?.ttlMs ?? server.ttlMs, scope: own?.scope ?? server.scope };
+  }
+  return { ...server, lists };
+}
+
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The `subscriptions/listen` filter keys of the core (2026-07-28 Basic > Subscriptions), which no extension may take. */
 const LISTEN_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions'];
@@ -193,11 +229,16 @@ export interface TransportSide {
   checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[];
 }
 
-/** A resource, template or prompt entry after `update()`: the given fields merged, the handler replaced if given. */
-function updated<E extends { era: Era | undefined; definition: { era?: Era }; handler: unknown }>(
+/**
+ * A resource, template or prompt entry after `update()`: the given fields merged, the handler replaced if given; a
+ * resource's or template's `cache` checked (`where` names it).
+ */
+function updated<E extends { era: Era | undefined; definition: { era?: Era; cache?: CacheHint }; handler: unknown }>(
   current: E,
   { handler, ...fields }: Partial<E['definition']> & { handler?: E['handler'] },
+  where?: string,
 ): E {
+  if (where !== undefined) checkCacheHint(`${where}: cache`, fields.cache);
   const definition = { ...current.definition, ...fields };
   return { ...current, era: definition.era, definition, handler: handler ?? current.handler };
 }
@@ -234,7 +275,7 @@ export class Server {
       maxSubscriptions: limit(options, 'maxSubscriptions', 1024),
       maxStreams: limit(options, 'maxListens', 1024),
       maxBufferedEvents: limit(options, 'maxBufferedEvents', 1024),
-      cache: { ttlMs: options.cache?.ttlMs ?? 0, scope: options.cache?.scope ?? 'private' },
+      cache: cachePolicy(options.cache),
       sealer: new RequestStateSealer(options.requestState),
     };
     const hub = new ChangeHub<Connection>();
@@ -380,11 +421,12 @@ export class Server {
   resource(uri: string, definition: ResourceDefinition, handler: ResourceHandler): Registration<ResourceUpdate> {
     if (!URL.canParse(uri)) throw new TypeError(`resource '${uri}': the URI must be absolute (scheme:…)`);
     if (typeof handler !== 'function') throw new TypeError(`resource '${uri}': the handler must be a function`);
+    checkCacheHint(`resource '${uri}': cache`, definition.cache);
     const batch = this.#batch;
     const changed = batch?.changed;
     const entry = { uri, era: definition.era, definition, handler };
     const registration = this.#model.resources.register(uri, entry, (current, changes: ResourceUpdate) =>
-      updated(current, changes),
+      updated(current, changes, `resource '${uri}'`),
     );
     if (batch !== undefined) {
       // Kept apart from the batch's other changes: a batch that throws removes it again, and it then changed nothing.
@@ -400,9 +442,10 @@ export class Server {
     definition: ResourceTemplateDefinition,
     handler: ResourceTemplateHandler,
   ): Registration<ResourceTemplateUpdate> {
+    checkCacheHint(`resource template '${uriTemplate}': cache`, definition.cache);
     const entry = { template: new UriTemplate(uriTemplate), era: definition.era, definition, handler };
     return this.#model.templates.register(uriTemplate, entry, (current, changes: ResourceTemplateUpdate) =>
-      updated(current, changes),
+      updated(current, changes, `resource template '${uriTemplate}'`),
     );
   }
 

@@ -19,6 +19,7 @@ import {
   type ExtensionContext,
   type Implementation,
   type InitializeHook,
+  type ListedResource,
   type Logger,
   MODERN_VERSIONS,
   type PromptDefinition,
@@ -201,8 +202,31 @@ function shapeTool(tool: ToolEntry, version: string): Shaped {
   pick(shaped, tool.definition, ['description']);
   shaped.inputSchema = tool.inputSchema;
   if (since(version, '2025-03-26')) pick(shaped, tool.definition, ['annotations']);
-  if (since(version, '2025-06-18') && tool.outputSchema !== undefined) shaped.outputSchema = tool.outputSchema;
+  if (since(version, '2025-06-18') && tool.outputSchema !== undefined) {
+    shaped.outputSchema = wrapsOutput(tool, version) ? wrappedSchema(tool.outputSchema) : tool.outputSchema;
+  }
   return shapeItem(shaped, tool.definition, version);
+}
+
+/**
+ * Whether `version` gets this tool's structured output under `result`: before 2026-07-28 an output schema and
+ * structuredContent describe an object, so a schema of anything else is listed wrapped (SEP-2106, Backward
+ * Compatibility), and so is every value of it.
+ */
+function wrapsOutput(tool: ToolEntry | undefined, version: string): boolean {
+  return eraOf(version) === 'legacy' && tool?.outputSchema !== undefined && tool.outputSchema.type !== 'object';
+}
+
+/**
+ * A non-object output schema as an object one with the value under `result`; `$schema` and `$defs` stay at the root,
+ * where the schema's own `#/$defs/…` references look for them.
+ */
+function wrappedSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $defs, ...rest } = schema;
+  const wrapper: Record<string, unknown> = { type: 'object', properties: { result: rest }, required: ['result'] };
+  if ($schema !== undefined) wrapper.$schema = $schema;
+  if ($defs !== undefined) wrapper.$defs = $defs;
+  return wrapper;
 }
 
 export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
@@ -280,7 +304,7 @@ async function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: C
   } catch (error) {
     return toolThrew(model, tool, error, ctx); // the outputSchema's validate() threw
   }
-  return shapeToolResult(checked, version);
+  return shapeToolResult(checked, version, tool);
 }
 
 function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
@@ -296,13 +320,11 @@ function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Con
 /** What is wrong with the shape of a handler's result, if anything. */
 function malformedResult(result: unknown): string | undefined {
   if (!isPlainObject(result)) return `${describeValue(result)}, not a CallToolResult object`;
-  const { content, structuredContent, isError } = result;
+  const { content, isError } = result;
   if (content !== undefined && !Array.isArray(content))
     return `content that is ${describeValue(content)}, not an array`;
   const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
   if (bad >= 0) return `content[${bad}] without a string "type" (e.g. {type: 'text', text: '...'})`;
-  if (structuredContent !== undefined && !isPlainObject(structuredContent))
-    return `structuredContent that is ${describeValue(structuredContent)}, not an object`;
   if (isError !== undefined && typeof isError !== 'boolean')
     return `isError that is ${describeValue(isError)}, not a boolean`;
   return undefined;
@@ -326,12 +348,9 @@ function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolRe
   }
   if (tool.parseOutput === undefined || result.isError === true) return result;
   const fit = (parsed: Parsed): CallToolResult => {
-    if (parsed.problems === undefined && isPlainObject(parsed.value))
+    if (parsed.problems === undefined && parsed.value !== undefined)
       return { ...result, structuredContent: parsed.value };
-    const detail =
-      parsed.problems !== undefined
-        ? parsed.problems.join('; ')
-        : `the outputSchema turned it into ${describeValue(parsed.value)}, not an object`;
+    const detail = parsed.problems?.join('; ') ?? 'the outputSchema turned it into undefined, not a JSON value';
     model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
     return toolFailure('Tool execution failed');
   };
@@ -354,14 +373,20 @@ export function toolFailureResult(text: string, version: string): Shaped {
   return shapeToolResult(toolFailure(text), version);
 }
 
-function shapeToolResult(result: CallToolResult, version: string): Shaped {
+/** A tool result for `version`; `tool` (when one answered) says whether its structured output goes under `result`. */
+function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEntry): Shaped {
   let content: Content[] = result.content ?? [];
-  if (content.length === 0 && result.structuredContent !== undefined) {
-    // Clients that do not read structuredContent still see the data as text.
-    content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
-  }
+  const structured = result.structuredContent;
+  const object = isPlainObject(structured);
+  // Clients that do not read structuredContent, or not as anything but an object, still see the data as text: with
+  // no content at all, and for a non-object value without a text of its own (SEP-2106, Backward Compatibility).
+  if (structured !== undefined && (content.length === 0 || (!object && !content.some(({ type }) => type === 'text'))))
+    content = [...content, { type: 'text', text: JSON.stringify(structured) }];
   const shaped: Shaped = { content: shapeContent(content, version) };
-  if (since(version, '2025-06-18')) pick(shaped, result, ['structuredContent']);
+  if (since(version, '2025-06-18') && structured !== undefined) {
+    const wrap = wrapsOutput(tool, version) || (!object && eraOf(version) === 'legacy');
+    shaped.structuredContent = wrap ? { result: structured } : structured;
+  }
   return pick(shaped, result, ['isError', '_meta']);
 }
 
@@ -370,9 +395,41 @@ function shapeResource(target: Shaped, definition: ResourceDefinition, version: 
   return shapeItem(target, definition, version);
 }
 
-export function listResources(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.resources.page(params.cursor, model.settings.pageSize, eraOf(version));
-  const resources = page.items.map((entry) => shapeResource({ uri: entry.uri }, entry.definition, version));
+/** Resources all templates' `list`s may give one `resources/list` together (each listing gathers them all anew). */
+const MAX_LISTED_RESOURCES = 10_000;
+
+/**
+ * The fixed resources, then what each template's `list` gives (registration order), paged together: every request
+ * calls the lists anew and its cursor is an offset into the whole, so a list that changes between pages shifts later
+ * pages as registering or removing a resource does, and a cursor past the new end is -32602.
+ */
+export async function listResources(model: ServerModel, params: Shaped, version: string, ctx: Context) {
+  const era = eraOf(version);
+  // What the templates' lists gave, each with the template whose fields fill those an item leaves out.
+  const listed: { uri: string; definition: ResourceTemplateDefinition; listed: ListedResource }[] = [];
+  for (const template of model.templates.values(era)) {
+    const { definition } = template;
+    if (definition.list === undefined) continue;
+    const items: unknown = await definition.list(ctx);
+    const where = `list of resource template '${template.template.template}' returned`;
+    if (!Array.isArray(items)) malformed(model, `${where} ${describeValue(items)}, not an array of resources`);
+    if (listed.length + items.length > MAX_LISTED_RESOURCES)
+      malformed(
+        model,
+        `${where} ${items.length} resources, which pass MAX_LISTED_RESOURCES (${MAX_LISTED_RESOURCES}, all templates together)`,
+      );
+    for (const [index, item] of items.entries()) {
+      if (!isPlainObject(item) || typeof item.uri !== 'string')
+        malformed(model, `${where} item ${index} without a string "uri"`);
+      if (typeof item.name !== 'string') malformed(model, `${where} item ${index} without a string "name"`);
+      listed.push({ uri: item.uri, definition, listed: item as ListedResource });
+    }
+  }
+  const page = model.resources.page(params.cursor, model.settings.pageSize, era, listed);
+  const resources = page.items.map((row) => {
+    const shaped = shapeResource({ uri: row.uri }, row.definition, version);
+    return 'listed' in row ? shapeResource(shaped, row.listed, version) : shaped;
+  });
   return withCursor({ resources }, page.nextCursor);
 }
 

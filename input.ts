@@ -1,9 +1,20 @@
 // Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer a
-// handler returns, the capabilities it needs, validation of a retry's inputResponses, and RequestStateSealer (state
+// handler returns, the capabilities it needs, the URL-elicitation-required error (2025-11-25's form of the same ask),
+// validation of a retry's inputResponses, and RequestStateSealer (state
 // bound to method, params digest and expiry under HMAC-SHA-256, by Web Crypto: paramsDigest, seal and open are async).
 // No I/O, no connection state; open() rejects with nothing but the one -32602 ProtocolError for any input.
 
-import { decodeUtf8, fromBase64, invalidParams, isPlainObject, randomBytes, toBase64Url, utf8 } from './jsonrpc.ts';
+import {
+  decodeUtf8,
+  ErrorCode,
+  fromBase64,
+  invalidParams,
+  isPlainObject,
+  ProtocolError,
+  randomBytes,
+  toBase64Url,
+  utf8,
+} from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -64,21 +75,105 @@ export function listRootsInput(): InputRequest {
   return { method: 'roots/list', params: {} };
 }
 
+/** One URL elicitation a request needs first (MCP 2025-11-25, Client Features > Elicitation > URL Mode). */
+export interface UrlElicitation {
+  elicitationId: string;
+  url: string;
+  message: string;
+}
+
 /**
- * The client capabilities (CAPABILITY) `requests` need that `declared` lacks, as {sampling: {}}; undefined when each
- * is declared as a plain object. Unknown methods need nothing. `declared` is a ClientCapabilities (types.ts), read as
- * a plain record so that this module needs no public type.
+ * `-32042`: the request can go on only once the user has completed these URL elicitations (MCP 2025-11-25, Client
+ * Features > Elicitation > URL Elicitation Required Error). 2026-07-28 has no such error: there the request answers
+ * `input_required` with one URL elicitation per id instead (`inputRequests()`), and the client retries with its answers.
+ */
+export class UrlElicitationRequiredError extends ProtocolError {
+  readonly elicitations: readonly UrlElicitation[];
+
+  constructor(elicitations: readonly UrlElicitation[]) {
+    if (!Array.isArray(elicitations) || elicitations.length === 0)
+      throw new TypeError('a URL elicitation error needs at least one elicitation');
+    const copies = elicitations.map((elicitation, index) => {
+      for (const field of ['elicitationId', 'url', 'message'] as const) {
+        if (typeof elicitation?.[field] !== 'string' || elicitation[field] === '')
+          throw new TypeError(`elicitations[${index}].${field} must be a non-empty string`);
+      }
+      const { elicitationId, url, message } = elicitation;
+      return { elicitationId, url, message };
+    });
+    super(ErrorCode.UrlElicitationRequired, 'URL elicitation required', {
+      elicitations: copies.map((elicitation) => ({ mode: 'url', ...elicitation })),
+    });
+    this.elicitations = copies;
+  }
+
+  /** The same elicitations as 2026-07-28 input requests, keyed by their ids. */
+  inputRequests(): Record<string, InputRequest> {
+    const requests: Record<string, InputRequest> = Object.create(null);
+    for (const { elicitationId, url, message } of this.elicitations) {
+      requests[elicitationId] = elicitInput({ mode: 'url', message, url });
+    }
+    return requests;
+  }
+}
+
+/** Refuses an elicitation id that is not a non-empty string (ctx.completeElicitation's argument). */
+export function checkElicitationId(elicitationId: unknown): void {
+  if (typeof elicitationId !== 'string' || elicitationId === '')
+    throw new TypeError('elicitationId must be a non-empty string');
+}
+
+/** The error a handler throws when the request needs these URL elicitations completed first (see the class). */
+export function urlElicitationRequired(elicitations: readonly UrlElicitation[]): UrlElicitationRequiredError {
+  return new UrlElicitationRequiredError(elicitations);
+}
+
+/**
+ * The part of its capability an input request's params need (MCP 2025-11-25, Client Features > Elicitation >
+ * Capabilities, and Sampling > Capabilities): `url` for a URL elicitation; `form` for a form one, which a bare
+ * `elicitation: {}` also grants; `tools` for sampling with `tools` or `toolChoice`. Undefined: the capability alone.
+ */
+function partNeeded(request: InputRequest): 'url' | 'form' | 'tools' | undefined {
+  const params = isPlainObject(request.params) ? request.params : {};
+  if (request.method === 'elicitation/create') return params.mode === 'url' ? 'url' : 'form';
+  if (request.method === 'sampling/createMessage' && (params.tools !== undefined || params.toolChoice !== undefined))
+    return 'tools';
+  return undefined;
+}
+
+/**
+ * The client capabilities (CAPABILITY) `requests` need that `declared` lacks, as {sampling: {tools: {}}},
+ * {elicitation: {form: {}}} (declared for URLs only) or {roots: {}}; undefined when each is declared as a plain object with the part its params need (partNeeded).
+ * Unknown methods need nothing. `declared` is a ClientCapabilities (types.ts), read as a plain record so that this
+ * module needs no public type.
  */
 export function requiredCapabilities(requests: Record<string, InputRequest>, declared: Record<string, unknown>) {
-  let missing: Record<string, object> | undefined;
+  let missing: Record<string, Record<string, object>> | undefined;
   for (const request of Object.values(requests)) {
     const method = isPlainObject(request) ? request.method : undefined;
     if (typeof method !== 'string' || !Object.hasOwn(CAPABILITY, method)) continue;
     const capability = CAPABILITY[method]!;
-    if (isPlainObject(declared) && Object.hasOwn(declared, capability) && isPlainObject(declared[capability])) continue;
-    (missing ??= {})[capability] = {};
+    const part = partNeeded(request);
+    const held = isPlainObject(declared) && Object.hasOwn(declared, capability) ? declared[capability] : undefined;
+    if (isPlainObject(held)) {
+      if (part === undefined || isPlainObject(held[part])) continue;
+      if (part === 'form' && held.form === undefined && held.url === undefined) continue; // bare: form only
+    }
+    const needed = ((missing ??= {})[capability] ??= {});
+    // A form elicitation needs the bare capability, unless the client declared elicitation for URLs alone.
+    if (part !== undefined && (part !== 'form' || isPlainObject(held))) needed[part] = {};
   }
   return missing;
+}
+
+/** Missing capabilities as a person reads them: `elicitation.url, roots`. */
+export function describeCapabilities(missing: Record<string, Record<string, object>>): string {
+  return Object.entries(missing)
+    .flatMap(([capability, parts]) => {
+      const names = Object.keys(parts);
+      return names.length === 0 ? [capability] : names.map((part) => `${capability}.${part}`);
+    })
+    .join(', ');
 }
 
 /** A value as JSON.stringify sees it: its toJSON() applied once; undefined for what JSON omits (functions, symbols). */

@@ -58,6 +58,7 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  UrlElicitationRequired: -32042,
 } as const;
 
 /** An error meant for the wire: thrown by the core or on purpose by a handler, it is sent as is. */

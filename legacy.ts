@@ -5,7 +5,15 @@
 
 import type { Dispatcher } from './dispatcher.ts';
 import * as features from './features.ts';
-import { type InputRequest, InputRequired, MAX_INPUT_ROUNDS, requiredCapabilities } from './input.ts';
+import {
+  checkElicitationId,
+  describeCapabilities,
+  type InputRequest,
+  InputRequired,
+  MAX_INPUT_ROUNDS,
+  requiredCapabilities,
+  UrlElicitationRequiredError,
+} from './input.ts';
 import {
   ErrorCode,
   invalidParams,
@@ -16,6 +24,8 @@ import {
   methodNotFound,
   ProtocolError,
   type RequestId,
+  randomBytes,
+  toBase64Url,
   tooManyInFlight,
 } from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
@@ -101,7 +111,10 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
         return features.toolFailureResult(error.message, l.version);
       }),
   },
-  'resources/list': { capability: 'resources', serve: (l, r) => features.listResources(l.model, r.params, l.version) },
+  'resources/list': {
+    capability: 'resources',
+    serve: (l, r) => features.listResources(l.model, r.params, l.version, new LegacyContext(l, r)),
+  },
   'resources/templates/list': {
     capability: 'resources',
     serve: (l, r) => features.listResourceTemplates(l.model, r.params, l.version),
@@ -474,7 +487,22 @@ export class LegacyLifecycle {
 async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, serve: FeatureHandler): Promise<unknown> {
   const ctx = new LegacyContext(lifecycle, request);
   for (let round = 0; ; round++) {
-    const result = await serve(lifecycle.model, request.params, ctx);
+    let result: unknown;
+    try {
+      result = await serve(lifecycle.model, request.params, ctx);
+    } catch (error) {
+      // -32042 goes only to a client that can open the URLs (MCP 2025-11-25, Client Features > Elicitation >
+      // Capabilities); to any other it is the missing capability an input round would have met.
+      const missing =
+        error instanceof UrlElicitationRequiredError
+          ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
+          : undefined;
+      if (missing === undefined) throw error;
+      throw new InputRoundError(
+        'The client could not provide the requested input',
+        new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'),
+      );
+    }
     if (!(result instanceof InputRequired)) return withoutResultType(result);
     if (round === MAX_INPUT_ROUNDS) {
       throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
@@ -491,11 +519,12 @@ async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, se
 
 /**
  * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
- * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603.
+ * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603. A handler's
+ * caching hints (`ttlMs`, `cacheScope`: 2026-07-28 too) are dropped.
  */
 function withoutResultType(result: unknown): unknown {
-  if (!isPlainObject(result) || !Object.hasOwn(result, 'resultType')) return result;
-  const { resultType, ...rest } = result;
+  if (!isPlainObject(result)) return result;
+  const { resultType, ttlMs, cacheScope, ...rest } = result;
   if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
   throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);
 }
@@ -560,16 +589,18 @@ class LegacyContext extends RequestContext implements features.CallSite {
     this.request.notifyAfterAnswer(method, params);
   }
 
-  /** A server→client request behind `capability`; a detached context's goes to its task's input. */
-  #send(capability: keyof ClientCapabilities | undefined, method: string, params?: Shaped, options?: RequestOptions) {
+  /**
+   * A server→client request, refused unless the client declared the capability its params need (requiredCapabilities);
+   * a detached context's goes to its task's input.
+   */
+  #send(method: string, params?: Shaped, options?: RequestOptions) {
     // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
     // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
     const detached = this.detached;
     const refusal = detached === undefined ? this.request.refusal(method) : undefined;
     if (refusal !== undefined) return Promise.reject(refusal);
-    if (capability !== undefined && !isPlainObject(this.clientCapabilities[capability])) {
-      return Promise.reject(new MissingCapabilityError(String(capability), method));
-    }
+    const missing = requiredCapabilities({ request: { method, params } as InputRequest }, this.clientCapabilities);
+    if (missing !== undefined) return Promise.reject(new MissingCapabilityError(describeCapabilities(missing), method));
     if (detached === undefined) return this.request.request(method, params, options);
     if (method === 'ping')
       return Promise.reject(new OutboundRequestError("Cannot send 'ping' from a detached handler"));
@@ -580,19 +611,37 @@ class LegacyContext extends RequestContext implements features.CallSite {
     if (!features.since(this.protocolVersion, '2025-06-18')) {
       return Promise.reject(new MissingCapabilityError('elicitation', 'elicitation/create'));
     }
-    return this.#send('elicitation', 'elicitation/create', params, options) as Promise<Shaped>;
+    // A URL elicitation needs an id on 2025-11-25 (Client Features > Elicitation > URL Mode), which 2026-07-28's has
+    // not: one written for both eras (an input request) gets a random one here.
+    const asked =
+      params.mode === 'url' && params.elicitationId === undefined
+        ? { ...params, elicitationId: toBase64Url(randomBytes(16)) }
+        : params;
+    return this.#send('elicitation/create', asked, options) as Promise<Shaped>;
   }
 
   sample(params: Shaped, options?: RequestOptions): Promise<Shaped> {
-    return this.#send('sampling', 'sampling/createMessage', params, options) as Promise<Shaped>;
+    return this.#send('sampling/createMessage', params, options) as Promise<Shaped>;
   }
 
   listRoots(options?: RequestOptions): Promise<Roots> {
-    return this.#send('roots', 'roots/list', undefined, options) as Promise<Roots>;
+    return this.#send('roots/list', undefined, options) as Promise<Roots>;
   }
 
   async ping(options?: RequestOptions): Promise<void> {
-    await this.#send(undefined, 'ping', undefined, options);
+    await this.#send('ping', undefined, options);
+  }
+
+  /**
+   * Tells the client that the URL elicitation `elicitationId` is complete (MCP 2025-11-25, Client Features >
+   * Elicitation > Completion Notifications): on this request's stream while it runs, on the connection after. Only a
+   * client that declared `elicitation.url` knows the notification; to any other nothing is sent.
+   */
+  completeElicitation(elicitationId: string): void {
+    checkElicitationId(elicitationId);
+    const declared = this.clientCapabilities.elicitation;
+    if (!isPlainObject(declared) || !isPlainObject(declared.url)) return;
+    this.request.notify('notifications/elicitation/complete', { elicitationId }, true, true);
   }
 
   /** ExtensionContext.sendInput: the input request as the server→client request it names. */
@@ -601,7 +650,7 @@ class LegacyContext extends RequestContext implements features.CallSite {
     if (input.method === 'elicitation/create') return this.elicit(params);
     if (input.method === 'sampling/createMessage') return this.sample(params);
     // roots/list takes no params of its own: only a `_meta` (a task's) is worth sending.
-    return this.#send('roots', 'roots/list', Object.keys(params).length > 0 ? params : undefined) as Promise<Shaped>;
+    return this.#send('roots/list', Object.keys(params).length > 0 ? params : undefined) as Promise<Shaped>;
   }
 
   /** Sends every input request of one round to the client at once; resolves with the answers by key. */
@@ -609,7 +658,7 @@ class LegacyContext extends RequestContext implements features.CallSite {
     const keys = Object.keys(requests);
     // A round the client cannot answer in full is refused before anything is sent (no request to withdraw later).
     const missing = requiredCapabilities(requests, this.clientCapabilities);
-    if (missing !== undefined) throw new MissingCapabilityError(Object.keys(missing).join(', '), 'the requested input');
+    if (missing !== undefined) throw new MissingCapabilityError(describeCapabilities(missing), 'the requested input');
     const answers = await Promise.all(keys.map((key) => this.sendInput(requests[key]!)));
     const responses: Record<string, Record<string, unknown>> = Object.create(null);
     for (const [index, key] of keys.entries()) responses[key] = answers[index]!;

@@ -6,16 +6,28 @@
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
 import * as features from './features.ts';
 import {
+  checkElicitationId,
+  describeCapabilities,
   type InputRequest,
   InputRequired,
   type RequestStateSealer,
   readInputResponses,
   requiredCapabilities,
+  UrlElicitationRequiredError,
 } from './input.ts';
-import { ErrorCode, invalidParams, isPlainObject, methodNotFound, ProtocolError, type RequestId } from './jsonrpc.ts';
+import {
+  describeValue,
+  ErrorCode,
+  invalidParams,
+  isPlainObject,
+  methodNotFound,
+  ProtocolError,
+  type RequestId,
+} from './jsonrpc.ts';
 import type { ChangeEvent } from './registry.ts';
 import { principalOf as authPrincipal, type InboundRequest, OutboundRequestError, RequestContext } from './request.ts';
 import {
+  type CacheHint,
   type ClientCapabilities,
   type Context,
   type DetachedContext,
@@ -106,10 +118,39 @@ export function removedMethod(method: string): ProtocolError {
 
 type Shaped = Record<string, unknown>;
 
-/** The `ttlMs` and `cacheScope` put on cacheable 2026-07-28 results. */
-export interface CachePolicy {
-  ttlMs: number;
-  scope: 'public' | 'private';
+/** The lists that may have hints of their own (`ServerOptions.cache.lists`), named as their results' items. */
+export type CachedList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+/** Each list method's own hints in `ServerOptions.cache.lists`. */
+const LIST_HINTS: Record<string, CachedList> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+};
+
+/** The hints of cacheable 2026-07-28 results: the server's (`ServerOptions.cache`), and each list's, completed. */
+export interface CachePolicy extends Required<CacheHint> {
+  lists: Record<CachedList, Required<CacheHint>>;
+}
+
+/** A valid `ttlMs`: an integer ≥ 0 (2026-07-28 Server > Utilities > Caching > Time-to-Live (TTL) Field). */
+function isTtlMs(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** `value` for a message: a number as written (JSON has no NaN), anything else as describeValue gives it. */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : describeValue(value);
+}
+
+/** Checks hints given where `name` says (an option, a definition's `cache`): a TypeError names the bad field. */
+export function checkCacheHint(name: string, hint: unknown): void {
+  if (hint === undefined) return;
+  if (!isPlainObject(hint)) throw new TypeError(`${name} must be an object, got ${describeValue(hint)}`);
+  if (hint.ttlMs !== undefined && !isTtlMs(hint.ttlMs))
+    throw new TypeError(`${name}.ttlMs must be a non-negative integer, got ${shown(hint.ttlMs)}`);
+  if (hint.scope !== undefined && hint.scope !== 'public' && hint.scope !== 'private')
+    throw new TypeError(`${name}.scope must be "public" or "private", got ${describeValue(hint.scope)}`);
 }
 
 type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
@@ -143,7 +184,7 @@ const METHODS: Record<string, MethodEntry> = {
   'resources/list': {
     capability: 'resources',
     cacheable: true,
-    serve: (l, r, c) => features.listResources(l.model, r.params, c.protocolVersion),
+    serve: (l, r, c) => features.listResources(l.model, r.params, c.protocolVersion, c),
   },
   'resources/templates/list': {
     capability: 'resources',
@@ -270,19 +311,26 @@ export class ModernLifecycle {
         throw missingExtension(served.extension.id);
       const ctx = new ModernContext(request, envelope, this.model.settings.logging);
       const result = served.entry.serve(params, ctx);
-      const cacheable = served.entry.cacheable === true;
+      const cacheable = served.entry.cacheable === true ? {} : undefined;
       if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
       return this.#stamp(result, request, envelope, cacheable);
     }
     const entry = served;
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
-    const cacheable = entry.cacheable === true && !retry;
+    // A retry's answer depends on inputs its cache key lacks: not cacheable (Server > Utilities > Caching > Cache Key).
+    const cacheable = entry.cacheable !== true ? undefined : retry ? null : this.#hint(method, params);
     /** Runs the handler and stamps its answer (which may be a promise). */
     const serve = (): unknown => {
-      const result = entry.serve(this, request, ctx);
-      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
-      return this.#stamp(result, request, envelope, cacheable);
+      const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
+      let result: unknown;
+      try {
+        result = entry.serve(this, request, ctx);
+      } catch (error) {
+        return stamp(urlElicitationAsInput(error));
+      }
+      if (result instanceof Promise) return result.then(stamp, (error: unknown) => stamp(urlElicitationAsInput(error)));
+      return stamp(result);
     };
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
@@ -306,9 +354,33 @@ export class ModernLifecycle {
     return result;
   }
 
-  /** Turns a handler's answer into a modern result: a copy, never the handler's own object. A promise when an
-   * InputRequired's state is sealed. */
-  #stamp(value: unknown, request: InboundRequest, envelope: Envelope, cacheable: boolean): Shaped | Promise<Shaped> {
+  /**
+   * The hints a cacheable core method's results take before the server's: its list's own (`cache.lists`), or those
+   * of the resource or template serving a `resources/read` (found as features.readResource finds it).
+   */
+  #hint(method: string, params: Shaped): CacheHint {
+    const list = LIST_HINTS[method]; // only the core's cacheable methods get here
+    if (list !== undefined) return this.#cache.lists[list];
+    const { uri } = params;
+    if (method !== 'resources/read' || typeof uri !== 'string') return {};
+    const { resources, templates } = this.model;
+    const serving =
+      resources.get(uri, 'modern') ??
+      templates.values('modern').find((entry) => entry.template.match(uri) !== undefined);
+    return serving?.definition.cache ?? {};
+  }
+
+  /**
+   * Turns a handler's answer into a modern result: a copy, never the handler's own object. A promise when an
+   * InputRequired's state is sealed. `cacheable`: the hints of a cacheable method's result (`{}`: the server's), or
+   * null for one that may not be cached; undefined for other methods.
+   */
+  #stamp(
+    value: unknown,
+    request: InboundRequest,
+    envelope: Envelope,
+    cacheable: CacheHint | null | undefined,
+  ): Shaped | Promise<Shaped> {
     const serverInfo = features.shapeImplementation(this.model.info, envelope.protocolVersion);
     if (value instanceof InputRequired) {
       const missing = requiredCapabilities(value.inputRequests, envelope.clientCapabilities);
@@ -328,11 +400,22 @@ export class ModernLifecycle {
       resultType,
       _meta: { ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo },
     };
-    if (cacheable) {
-      result.ttlMs = this.#cache.ttlMs;
-      result.cacheScope = this.#cache.scope;
+    return cacheable === undefined ? result : this.#cached(result, request.method, cacheable);
+  }
+
+  /**
+   * A cacheable method's result with its hints: the handler's own, else `hint`'s, else the server's (docs/api.md,
+   * Caching hints); without any when `hint` is null. A handler's invalid hint is the server's bug: logged, -32603.
+   */
+  #cached(result: Shaped, method: string, hint: CacheHint | null): Shaped {
+    const { ttlMs = hint?.ttlMs ?? this.#cache.ttlMs, cacheScope = hint?.scope ?? this.#cache.scope, ...rest } = result;
+    if (hint === null) return rest;
+    if (!isTtlMs(ttlMs) || (cacheScope !== 'public' && cacheScope !== 'private')) {
+      const got = `ttlMs ${shown(ttlMs)} and cacheScope ${describeValue(cacheScope)}`;
+      this.model.settings.logger.error(`${method} returned ${got}: a non-negative integer and "public" or "private"`);
+      throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
     }
-    return result;
+    return { ...rest, ttlMs, cacheScope };
   }
 }
 
@@ -342,6 +425,15 @@ export class ModernLifecycle {
  */
 function principalOf(request: InboundRequest): string | undefined {
   return request.auth === undefined ? undefined : authPrincipal(request.auth);
+}
+
+/**
+ * A handler's UrlElicitationRequiredError as 2026-07-28 asks for the same thing: `input_required` with one URL
+ * elicitation per id (-32042 is a 2025-11-25 code, never sent on this era); any other error is rethrown.
+ */
+function urlElicitationAsInput(error: unknown): InputRequired {
+  if (!(error instanceof UrlElicitationRequiredError)) throw error;
+  return new InputRequired(error.inputRequests());
 }
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */
@@ -403,7 +495,7 @@ class ModernContext extends RequestContext implements Context {
     if (this.detached !== undefined) {
       const missing = requiredCapabilities({ request }, this.#envelope.clientCapabilities);
       if (missing !== undefined)
-        return Promise.reject(new MissingCapabilityError(Object.keys(missing).join(', '), request.method));
+        return Promise.reject(new MissingCapabilityError(describeCapabilities(missing), request.method));
       return this.detached.input(request);
     }
     return Promise.reject(
@@ -430,6 +522,11 @@ class ModernContext extends RequestContext implements Context {
 
   ping(): Promise<void> {
     return Promise.reject(new OutboundRequestError(`Cannot send 'ping': ${NO_BACK_CHANNEL}`, ErrorCode.InvalidRequest));
+  }
+
+  /** 2026-07-28 has no completion notification: the client's retry carries the answer (docs/eras.md). */
+  completeElicitation(elicitationId: string): void {
+    checkElicitationId(elicitationId);
   }
 
   /** ToolCall.detach: this request's identity and input, `options` for the rest; log and progress end with it. */

@@ -177,9 +177,15 @@ export class Registry<T extends { era: Era | undefined }> {
     return (this.#ordered = views);
   }
 
-  /** One page of the items `era` serves, from `cursor`, and the cursor of the next page. */
-  page(cursor: unknown, pageSize: number, era: Era): { items: T[]; nextCursor: string | undefined } {
-    const all = this.values(era);
+  /** One page of the items `era` serves, then of `more` (listed resources), from `cursor`; and the next page's cursor. */
+  page<M = never>(
+    cursor: unknown,
+    pageSize: number,
+    era: Era,
+    more: readonly M[] = [],
+  ): { items: (T | M)[]; nextCursor: string | undefined } {
+    const own = this.values(era);
+    const all = more.length === 0 ? own : [...own, ...more];
     const start = decodeCursor(cursor, all.length, this.#cursorTag);
     const end = Math.min(start + pageSize, all.length);
     return {

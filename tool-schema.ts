@@ -65,7 +65,7 @@ export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaV1Props<Input, Output> & StandardJSONSchemaV1Props<Input, Output>;
 }
 
-/** A tool's `inputSchema` or `outputSchema`: an object JSON Schema, or a Standard Schema with Standard JSON Schema. */
+/** A tool's `inputSchema` (an object one) or `outputSchema`: a JSON Schema, or a Standard Schema with Standard JSON Schema. */
 export type ToolSchema = JsonSchema | StandardSchemaWithJsonSchema;
 
 /** The types a Standard Typed value carries (for inference only). */
@@ -74,14 +74,14 @@ type TypesOf<S extends StandardTypedV1> = NonNullable<S['~standard']['types']>;
 /** The handler's argument type for an input schema: the Standard Schema's output, or a plain record. */
 export type ToolArgsOf<S> = [S] extends [StandardTypedV1] ? TypesOf<S>['output'] : Record<string, unknown>;
 
-/** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or a record. */
-export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? TypesOf<S>['input'] : Record<string, unknown>;
+/** What a handler puts in `structuredContent` for an output schema: the Standard Schema's input, or any JSON value. */
+export type ToolStructuredOf<S> = [S] extends [StandardTypedV1] ? TypesOf<S>['input'] : unknown;
 
 /** The handler's argument type for a tool definition (from its `inputSchema`). */
 export type ToolArgsFor<D> = D extends { inputSchema: infer S } ? ToolArgsOf<S> : Record<string, unknown>;
 
 /** The `structuredContent` type for a tool definition (from its `outputSchema`). */
-export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStructuredOf<S> : Record<string, unknown>;
+export type ToolStructuredFor<D> = D extends { outputSchema: infer S } ? ToolStructuredOf<S> : unknown;
 
 /** A checked value (a Standard Schema's output) or its issues, each worded with its path ('arguments.city …'). */
 export type Parsed = { value: unknown; problems?: undefined } | { problems: string[] };
@@ -93,7 +93,7 @@ type CompiledToolSchema = { json: Record<string, unknown>; parse: Parser };
 
 /**
  * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
- * TypeError naming the mistake: not an object schema, an invalid JSON Schema, a Standard Schema without a JSON
+ * TypeError naming the mistake: an input schema not for objects, an invalid JSON Schema, a Standard Schema without a JSON
  * Schema export or whose export fails.
  */
 export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
@@ -104,7 +104,7 @@ export function compileToolSchema(schema: unknown, where: string, io: 'input' | 
   if (!isPlainObject(schema)) {
     throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
   }
-  const validate = checkJson(schema, where, compileSchema);
+  const validate = checkJson(schema, where, io, compileSchema);
   return {
     json: schema,
     parse: (value, root) => {
@@ -115,9 +115,18 @@ export function compileToolSchema(schema: unknown, where: string, io: 'input' | 
   };
 }
 
-/** Checks that json describes objects, then `check`s it: compileSchema, or checkSchema for a Standard Schema's. */
-function checkJson<T>(json: Record<string, unknown>, where: string, check: (schema: JsonSchema) => T): T {
-  if (json.type !== 'object') {
+/**
+ * Checks that an input schema describes objects (arguments are; an output schema may describe any JSON value, MCP
+ * 2026-07-28 Server Features > Tools > Output Schema), then `check`s it: compileSchema, or checkSchema for a
+ * Standard Schema's.
+ */
+function checkJson<T>(
+  json: Record<string, unknown>,
+  where: string,
+  io: 'input' | 'output',
+  check: (schema: JsonSchema) => T,
+): T {
+  if (io === 'input' && json.type !== 'object') {
     throw new TypeError(
       `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
     );
@@ -154,7 +163,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
     });
   }
   if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
-  checkJson(json, `${where} (${vendor})`, checkSchema);
+  checkJson(json, `${where} (${vendor})`, io, checkSchema);
   const props = std as unknown as StandardSchemaV1Props;
   return {
     json,

@@ -89,8 +89,11 @@ export type Content = (
   | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
 ) & { annotations?: Annotations; _meta?: Meta };
 
-/** `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`. */
-export interface CallToolResult<Structured = Record<string, unknown>> {
+/**
+ * `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`: any JSON value
+ * (MCP 2026-07-28, SEP-2106; before, clients get it as `{result: value}` unless it is an object, docs/eras.md).
+ */
+export interface CallToolResult<Structured = unknown> {
   content?: Content[];
   structuredContent?: Structured;
   isError?: boolean;
@@ -155,6 +158,18 @@ export interface ResourceDefinition {
   _meta?: Meta;
   /** Serve this resource in one era only. */
   era?: Era;
+  /** The caching hints of the `resources/read` results it serves (2026-07-28), over the server's (docs/api.md). */
+  cache?: CacheHint;
+}
+
+/**
+ * Caching hints of cacheable 2026-07-28 results (Server > Utilities > Caching): `ttlMs`, how long a client may
+ * consider one fresh (an integer ≥ 0; 0: stale at once), and `scope`, who may share it (`private`: only within the
+ * authorization context that got it). A field left out takes the next default's.
+ */
+export interface CacheHint {
+  ttlMs?: number;
+  scope?: 'public' | 'private';
 }
 
 /** Suggests completions for a partial value; `context` holds the other arguments already chosen. */
@@ -164,7 +179,15 @@ export type Completer = (value: string, context: Record<string, string>) => stri
 export interface ResourceTemplateDefinition extends ResourceDefinition {
   /** Completion for template variables, by variable name. */
   complete?: Record<string, Completer>;
+  /** The template's concrete resources, listed by `resources/list` after the fixed ones (docs/api.md). */
+  list?: (ctx: Context) => ListedResource[] | Promise<ListedResource[]>;
 }
+
+/** One resource a template's `list` gives: a `resources/list` item; the template's fields fill those it leaves out. */
+export type ListedResource = Pick<
+  ResourceDefinition,
+  'name' | 'title' | 'description' | 'mimeType' | 'size' | 'annotations' | 'icons' | '_meta'
+> & { uri: string };
 
 /** One argument a prompt takes. */
 export interface PromptArgument {
@@ -330,6 +353,11 @@ export interface Context {
   listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
   ping(options?: RequestOptions): Promise<void>;
   /**
+   * Tells a 2025-11-25 client that declared `elicitation.url` that the URL elicitation `elicitationId` is complete
+   * (`notifications/elicitation/complete`), also after the answer; nothing on 2026-07-28, where the retry says it.
+   */
+  completeElicitation(elicitationId: string): void;
+  /**
    * Set while the handler runs as a task, or may still become one (a 2026-07-28 call that has not waited yet, whose
    * status message is stored once the task exists); undefined otherwise (docs/tasks.md).
    */
@@ -362,7 +390,7 @@ export interface ExtensionMethod {
   readonly routeBy?: string;
   /** False: served on 2026-07-28 to clients that do not declare the extension (learned from `server/discover`). */
   readonly gated?: boolean;
-  /** A cacheable result (2026-07-28): stamped with the server's `ttlMs` and `cacheScope`, as the core's lists are. */
+  /** A cacheable result (2026-07-28): it keeps the `ttlMs` and `cacheScope` it carries, else gets the server's. */
   readonly cacheable?: boolean;
   /** Answers the request: a result object (or a promise of one); a ProtocolError thrown is the wire error. */
   serve(params: Record<string, unknown>, ctx: ExtensionContext): unknown;

@@ -141,11 +141,16 @@ const OWN_SOURCES = program
   .filter((source) => !source.fileName.includes('/node_modules/') && !source.isDeclarationFile)
   .map((source) => relative(ROOT, source.fileName));
 
+/** namedValues' answers by name: the sources do not change while the tests run. */
+const NAMED_VALUES = new Map<string, unknown[]>();
+
 /**
  * The values the sources give `name`: the defaults they apply to an option of that name (as `sourceDefaults` finds
  * them) and the value of a constant declared under that name at the top of a module.
  */
 export function namedValues(name: string): unknown[] {
+  const known = NAMED_VALUES.get(name);
+  if (known !== undefined) return known;
   const constants = OWN_SOURCES.flatMap((file) =>
     program
       .getSourceFile(join(ROOT, file))!
@@ -154,5 +159,7 @@ export function namedValues(name: string): unknown[] {
       .filter((declaration) => ts.isIdentifier(declaration.name) && declaration.name.text === name)
       .map((declaration) => (declaration.initializer ? constant(declaration.initializer) : undefined)),
   );
-  return [...sourceDefaults(OWN_SOURCES, name), ...constants.filter((value) => value !== undefined)];
+  const values = [...sourceDefaults(OWN_SOURCES, name), ...constants.filter((value) => value !== undefined)];
+  NAMED_VALUES.set(name, values);
+  return values;
 }
