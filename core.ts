@@ -4,7 +4,7 @@
 // only I/O is the default logger's lines on stderr.
 
 import { Connection, type ConnectionOptions, type ConnectionSettings } from './era.ts';
-import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry } from './features.ts';
+import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry, wrappedSchema } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
 import {
@@ -183,11 +183,12 @@ function limit(options: ServerOptions, name: LimitOption, fallback: number): num
 
 /** ServerOptions.cache checked, each list's hints completed from the server's. */
 function cachePolicy(cache: ServerOptions['cache']): CachePolicy {
-  checkCacheHint('cache', cache);
-  checkCacheHint('cache.lists', cache?.lists);
+  const names = ['tools', 'resources', 'resourceTemplates', 'prompts'] as const;
+  checkCacheHint('cache', cache, ['ttlMs', 'scope', 'lists']);
+  checkCacheHint('cache.lists', cache?.lists, names);
   const server = { ttlMs: cache?.ttlMs ?? 0, scope: cache?.scope ?? 'private' } as const;
   const lists = {} as CachePolicy['lists'];
-  for (const name of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) {
+  for (const name of names) {
     const own = cache?.lists?.[name];
     checkCacheHint(`cache.lists.${name}`, own);
     lists[name] = { ttlMs: own?.ttlMs ?? server.ttlMs, scope: own?.scope ?? server.scope };
@@ -402,6 +403,8 @@ export class Server {
    * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema without
    * a JSON Schema export, a duplicate name) throws here naming it. A Standard Schema types the handler's arguments (its
    * output) and `structuredContent` (an `outputSchema`'s input); a JSON Schema gives a record, or the parameter's
+      wrappedOutputSchema:
+        output === undefined || output.json.type === 'object' ? undefined : wrappedSchema(output.json),
    * annotation. Returns the registration (remove, update with the same checks, enable/disable).
    */
   tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(

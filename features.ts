@@ -3,7 +3,7 @@
 // declarations, argument validation, invoking handlers (or an extension's tools/call hook) and shaping results, and
 // the capabilities both eras advertise. Connection-free: it sees one request's params and context, never a transport.
 
-import { InputRequired } from './input.ts';
+import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import type { ChangeHub, Registry } from './registry.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
@@ -47,6 +47,8 @@ export interface ToolEntry extends Entry<ToolDefinition, ToolHandler<never>> {
   /** The JSON Schemas listed (a Standard Schema's export) and the parsers that check values against them. */
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown> | undefined;
+  /** The output schema as 2025 clients are sent it when it does not describe an object (wrappedSchema). */
+  wrappedOutputSchema: Record<string, unknown> | undefined;
   parseInput: Parser;
   parseOutput: Parser | undefined;
   /** Arguments mirrored into `Mcp-Param-*` headers on 2026-07-28 HTTP (`x-mcp-header`). */
@@ -202,31 +204,47 @@ function shapeTool(tool: ToolEntry, version: string): Shaped {
   pick(shaped, tool.definition, ['description']);
   shaped.inputSchema = tool.inputSchema;
   if (since(version, '2025-03-26')) pick(shaped, tool.definition, ['annotations']);
-  if (since(version, '2025-06-18') && tool.outputSchema !== undefined) {
-    shaped.outputSchema = wrapsOutput(tool, version) ? wrappedSchema(tool.outputSchema) : tool.outputSchema;
-  }
+  if (since(version, '2025-06-18') && tool.outputSchema !== undefined)
+    shaped.outputSchema = wrapsOutput(tool, version) ? tool.wrappedOutputSchema : tool.outputSchema;
   return shapeItem(shaped, tool.definition, version);
 }
 
-/**
- * Whether `version` gets this tool's structured output under `result`: before 2026-07-28 an output schema and
- * structuredContent describe an object, so a schema of anything else is listed wrapped (SEP-2106, Backward
- * Compatibility), and so is every value of it.
- */
+/** Whether `version` gets this tool's structured output under `result` (ToolEntry.wrappedOutputSchema). */
 function wrapsOutput(tool: ToolEntry | undefined, version: string): boolean {
-  return eraOf(version) === 'legacy' && tool?.outputSchema !== undefined && tool.outputSchema.type !== 'object';
+  return eraOf(version) === 'legacy' && tool?.wrappedOutputSchema !== undefined;
 }
 
+/** Keywords whose value maps names to subschemas, and keywords whose value is a value, not a schema. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const VALUE_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
 /**
- * A non-object output schema as an object one with the value under `result`; `$schema` and `$defs` stay at the root,
- * where the schema's own `#/$defs/…` references look for them.
+ * A non-object output schema as a 2025 client takes it: before 2026-07-28 an output schema and structuredContent
+ * describe an object (the 2025-06-18 and 2025-11-25 schemas), so the value goes under `result`. `$schema` stays at
+ * the root; a schema with an `$id` is its own resource and goes in whole; else its same-document references (`#`,
+ * `#/…`) are rewritten to point below `#/properties/result`, where its `$defs` now are.
  */
-function wrappedSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema, $defs, ...rest } = schema;
-  const wrapper: Record<string, unknown> = { type: 'object', properties: { result: rest }, required: ['result'] };
-  if ($schema !== undefined) wrapper.$schema = $schema;
-  if ($defs !== undefined) wrapper.$defs = $defs;
-  return wrapper;
+export function wrappedSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, ...rest } = schema;
+  const wrapper: Record<string, unknown> = $schema === undefined ? {} : { $schema };
+  const result = rest.$id === undefined ? repointed(rest, true) : rest;
+  return Object.assign(wrapper, { type: 'object', properties: { result }, required: ['result'] });
+}
+
+/** A copy of `node` whose same-document `$ref`s point below `#/properties/result`; embedded resources unchanged. */
+function repointed(node: unknown, root = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => repointed(item));
+  if (!isPlainObject(node) || (!root && node.$id !== undefined)) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (VALUE_KEYWORDS.has(key)) copy[key] = value;
+    else if (key === '$ref' && typeof value === 'string' && (value === '#' || value.startsWith('#/')))
+      copy[key] = `#/properties/result${value.slice(1)}`;
+    else if (SCHEMA_MAPS.has(key) && isPlainObject(value))
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, repointed(schema)]));
+    else copy[key] = repointed(value);
+  }
+  return copy;
 }
 
 export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
@@ -309,7 +327,8 @@ async function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: C
 
 function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
   // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
-  if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
+  // A URL elicitation it needs first is the era's to answer (legacy.ts withInput, modern.ts), not a tool failure.
+  if (error instanceof ProtocolError || error instanceof UrlElicitationRequiredError || ctx.signal.aborted) throw error;
   if (error instanceof ToolError) return toolFailureResult(error.message, ctx.protocolVersion);
   if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
   model.settings.logger.error(`tool '${tool.name}' failed`, error);
@@ -320,7 +339,9 @@ function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Con
 /** What is wrong with the shape of a handler's result, if anything. */
 function malformedResult(result: unknown): string | undefined {
   if (!isPlainObject(result)) return `${describeValue(result)}, not a CallToolResult object`;
-  const { content, isError } = result;
+  const { content, structuredContent, isError } = result;
+  if (['function', 'symbol', 'bigint'].includes(typeof structuredContent))
+    return `structuredContent that is ${describeValue(structuredContent)}, not a JSON value`;
   if (content !== undefined && !Array.isArray(content))
     return `content that is ${describeValue(content)}, not an array`;
   const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
@@ -377,9 +398,10 @@ export function toolFailureResult(text: string, version: string): Shaped {
 function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEntry): Shaped {
   let content: Content[] = result.content ?? [];
   const structured = result.structuredContent;
-  const object = isPlainObject(structured);
+  // What JSON makes of it decides: an object whose toJSON() gives something else is not one on the wire.
+  const object = isPlainObject(structured) && typeof structured.toJSON !== 'function';
   // Clients that do not read structuredContent, or not as anything but an object, still see the data as text: with
-  // no content at all, and for a non-object value without a text of its own (SEP-2106, Backward Compatibility).
+  // no content at all, and for a non-object value without a text of its own (SEP-2106, Backward Compatibility: MUST).
   if (structured !== undefined && (content.length === 0 || (!object && !content.some(({ type }) => type === 'text'))))
     content = [...content, { type: 'text', text: JSON.stringify(structured) }];
   const shaped: Shaped = { content: shapeContent(content, version) };
@@ -401,36 +423,48 @@ const MAX_LISTED_RESOURCES = 10_000;
 /**
  * The fixed resources, then what each template's `list` gives (registration order), paged together: every request
  * calls the lists anew and its cursor is an offset into the whole, so a list that changes between pages shifts later
- * pages as registering or removing a resource does, and a cursor past the new end is -32602.
+ * pages as registering or removing a resource does, and a cursor past the new end is -32602. Past
+ * MAX_LISTED_RESOURCES the rest is left out with a warning: a list fed by what clients create cannot deny the
+ * listing to everyone.
  */
-export async function listResources(model: ServerModel, params: Shaped, version: string, ctx: Context) {
+export function listResources(model: ServerModel, params: Shaped, version: string, ctx: Context) {
   const era = eraOf(version);
-  // What the templates' lists gave, each with the template whose fields fill those an item leaves out.
-  const listed: { uri: string; definition: ResourceTemplateDefinition; listed: ListedResource }[] = [];
-  for (const template of model.templates.values(era)) {
-    const { definition } = template;
-    if (definition.list === undefined) continue;
-    const items: unknown = await definition.list(ctx);
-    const where = `list of resource template '${template.template.template}' returned`;
+  const listing = [...model.templates.values(era)].filter((template) => template.definition.list !== undefined);
+  const page = (listed: ListedRow[] = []) => {
+    const rows = model.resources.page(params.cursor, model.settings.pageSize, era, listed);
+    const resources = rows.items.map((row) => {
+      const shaped = shapeResource({ uri: row.uri }, row.definition, version);
+      return 'listed' in row ? shapeResource(shaped, row.listed, version) : shaped;
+    });
+    return withCursor({ resources }, rows.nextCursor);
+  };
+  return listing.length === 0 ? page() : gatherListed(model, listing, ctx).then(page);
+}
+
+/** A resource a template's `list` gave, with the template whose fields fill those it leaves out. */
+type ListedRow = { uri: string; definition: ResourceTemplateDefinition; listed: ListedResource };
+
+/** What the templates' lists give, checked (a malformed item is the server's bug, -32603) and bounded. */
+async function gatherListed(model: ServerModel, templates: TemplateEntry[], ctx: Context): Promise<ListedRow[]> {
+  const listed: ListedRow[] = [];
+  for (const { definition, template } of templates) {
+    const items: unknown = await definition.list!(ctx);
+    const where = `list of resource template '${template.template}' returned`;
     if (!Array.isArray(items)) malformed(model, `${where} ${describeValue(items)}, not an array of resources`);
-    if (listed.length + items.length > MAX_LISTED_RESOURCES)
-      malformed(
-        model,
-        `${where} ${items.length} resources, which pass MAX_LISTED_RESOURCES (${MAX_LISTED_RESOURCES}, all templates together)`,
-      );
     for (const [index, item] of items.entries()) {
-      if (!isPlainObject(item) || typeof item.uri !== 'string')
-        malformed(model, `${where} item ${index} without a string "uri"`);
+      if (!isPlainObject(item) || typeof item.uri !== 'string' || !URL.canParse(item.uri))
+        malformed(model, `${where} item ${index} without an absolute "uri"`);
       if (typeof item.name !== 'string') malformed(model, `${where} item ${index} without a string "name"`);
+      if (listed.length === MAX_LISTED_RESOURCES) {
+        model.settings.logger.warn(
+          `${where} resources past MAX_LISTED_RESOURCES (${MAX_LISTED_RESOURCES}, all templates together): the rest is not listed`,
+        );
+        return listed;
+      }
       listed.push({ uri: item.uri, definition, listed: item as ListedResource });
     }
   }
-  const page = model.resources.page(params.cursor, model.settings.pageSize, era, listed);
-  const resources = page.items.map((row) => {
-    const shaped = shapeResource({ uri: row.uri }, row.definition, version);
-    return 'listed' in row ? shapeResource(shaped, row.listed, version) : shaped;
-  });
-  return withCursor({ resources }, page.nextCursor);
+  return listed;
 }
 
 export function listResourceTemplates(model: ServerModel, params: Shaped, version: string): Shaped {

@@ -4,17 +4,7 @@
 // bound to method, params digest and expiry under HMAC-SHA-256, by Web Crypto: paramsDigest, seal and open are async).
 // No I/O, no connection state; open() rejects with nothing but the one -32602 ProtocolError for any input.
 
-import {
-  decodeUtf8,
-  ErrorCode,
-  fromBase64,
-  invalidParams,
-  isPlainObject,
-  ProtocolError,
-  randomBytes,
-  toBase64Url,
-  utf8,
-} from './jsonrpc.ts';
+import { decodeUtf8, fromBase64, invalidParams, isPlainObject, randomBytes, toBase64Url, utf8 } from './jsonrpc.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -83,27 +73,31 @@ export interface UrlElicitation {
 }
 
 /**
- * `-32042`: the request can go on only once the user has completed these URL elicitations (MCP 2025-11-25, Client
- * Features > Elicitation > URL Elicitation Required Error). 2026-07-28 has no such error: there the request answers
- * `input_required` with one URL elicitation per id instead (`inputRequests()`), and the client retries with its answers.
+ * What a handler throws when the request can go on only once the user has completed these URL elicitations. A method
+ * that takes input answers it as the era asks: `-32042` with the elicitations on 2025-11-25 (Client Features >
+ * Elicitation > URL Elicitation Required Error), `input_required` with one URL elicitation per id on 2026-07-28.
+ * Not a ProtocolError: thrown anywhere else it is the handler's bug (-32603, logged), never a code on the wire.
  */
-export class UrlElicitationRequiredError extends ProtocolError {
+export class UrlElicitationRequiredError extends Error {
+  override readonly name = 'UrlElicitationRequiredError';
   readonly elicitations: readonly UrlElicitation[];
 
   constructor(elicitations: readonly UrlElicitation[]) {
     if (!Array.isArray(elicitations) || elicitations.length === 0)
       throw new TypeError('a URL elicitation error needs at least one elicitation');
+    const ids = new Set<string>();
     const copies = elicitations.map((elicitation, index) => {
       for (const field of ['elicitationId', 'url', 'message'] as const) {
         if (typeof elicitation?.[field] !== 'string' || elicitation[field] === '')
           throw new TypeError(`elicitations[${index}].${field} must be a non-empty string`);
       }
       const { elicitationId, url, message } = elicitation;
+      if (!URL.canParse(url)) throw new TypeError(`elicitations[${index}].url must be an absolute URL`);
+      if (ids.has(elicitationId)) throw new TypeError(`elicitations[${index}].elicitationId repeats ${elicitationId}`);
+      ids.add(elicitationId);
       return { elicitationId, url, message };
     });
-    super(ErrorCode.UrlElicitationRequired, 'URL elicitation required', {
-      elicitations: copies.map((elicitation) => ({ mode: 'url', ...elicitation })),
-    });
+    super('URL elicitation required');
     this.elicitations = copies;
   }
 
@@ -117,25 +111,32 @@ export class UrlElicitationRequiredError extends ProtocolError {
   }
 }
 
+/** The error a handler throws when the request needs these URL elicitations completed first (see the class). */
+export function urlElicitationRequired(elicitations: readonly UrlElicitation[]): UrlElicitationRequiredError {
+  return new UrlElicitationRequiredError(elicitations);
+}
+
+/** A handler's UrlElicitationRequiredError as the input it asks for (2026-07-28, a task's rounds); others rethrown. */
+export function urlElicitationAsInput(error: unknown): InputRequired {
+  if (!(error instanceof UrlElicitationRequiredError)) throw error;
+  return new InputRequired(error.inputRequests());
+}
+
 /** Refuses an elicitation id that is not a non-empty string (ctx.completeElicitation's argument). */
 export function checkElicitationId(elicitationId: unknown): void {
   if (typeof elicitationId !== 'string' || elicitationId === '')
     throw new TypeError('elicitationId must be a non-empty string');
 }
 
-/** The error a handler throws when the request needs these URL elicitations completed first (see the class). */
-export function urlElicitationRequired(elicitations: readonly UrlElicitation[]): UrlElicitationRequiredError {
-  return new UrlElicitationRequiredError(elicitations);
-}
-
 /**
  * The part of its capability an input request's params need (MCP 2025-11-25, Client Features > Elicitation >
- * Capabilities, and Sampling > Capabilities): `url` for a URL elicitation; `form` for a form one, which a bare
- * `elicitation: {}` also grants; `tools` for sampling with `tools` or `toolChoice`. Undefined: the capability alone.
+ * Capabilities, and Sampling > Capabilities): an elicitation's mode (`url`; `form` when it has none, which a bare
+ * `elicitation: {}` also grants); `tools` for sampling with `tools` or `toolChoice`. Undefined: the capability alone.
  */
-function partNeeded(request: InputRequest): 'url' | 'form' | 'tools' | undefined {
+function partNeeded(request: InputRequest): string | undefined {
   const params = isPlainObject(request.params) ? request.params : {};
-  if (request.method === 'elicitation/create') return params.mode === 'url' ? 'url' : 'form';
+  // A mode the client did not declare is never sent (Capabilities: "MUST NOT send … modes that are not supported").
+  if (request.method === 'elicitation/create') return typeof params.mode === 'string' ? params.mode : 'form';
   if (request.method === 'sampling/createMessage' && (params.tools !== undefined || params.toolChoice !== undefined))
     return 'tools';
   return undefined;

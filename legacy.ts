@@ -491,13 +491,16 @@ async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, se
     try {
       result = await serve(lifecycle.model, request.params, ctx);
     } catch (error) {
-      // -32042 goes only to a client that can open the URLs (MCP 2025-11-25, Client Features > Elicitation >
+      if (!(error instanceof UrlElicitationRequiredError)) throw error;
+      // -32042 goes only to a 2025-11-25 client that can open the URLs (Client Features > Elicitation >
       // Capabilities); to any other it is the missing capability an input round would have met.
-      const missing =
-        error instanceof UrlElicitationRequiredError
-          ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
-          : undefined;
-      if (missing === undefined) throw error;
+      const missing = features.since(ctx.protocolVersion, '2025-11-25')
+        ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
+        : { elicitation: { url: {} } };
+      if (missing === undefined) {
+        const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
+        throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
+      }
       throw new InputRoundError(
         'The client could not provide the requested input',
         new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'),
@@ -608,8 +611,9 @@ class LegacyContext extends RequestContext implements features.CallSite {
   }
 
   elicit(params: Shaped, options?: RequestOptions): Promise<Shaped> {
-    if (!features.since(this.protocolVersion, '2025-06-18')) {
-      return Promise.reject(new MissingCapabilityError('elicitation', 'elicitation/create'));
+    if (!features.since(this.protocolVersion, params.mode === 'url' ? '2025-11-25' : '2025-06-18')) {
+      const capability = params.mode === 'url' ? 'elicitation.url' : 'elicitation';
+      return Promise.reject(new MissingCapabilityError(capability, 'elicitation/create'));
     }
     // A URL elicitation needs an id on 2025-11-25 (Client Features > Elicitation > URL Mode), which 2026-07-28's has
     // not: one written for both eras (an input request) gets a random one here.
@@ -635,13 +639,15 @@ class LegacyContext extends RequestContext implements features.CallSite {
   /**
    * Tells the client that the URL elicitation `elicitationId` is complete (MCP 2025-11-25, Client Features >
    * Elicitation > Completion Notifications): on this request's stream while it runs, on the connection after. Only a
-   * client that declared `elicitation.url` knows the notification; to any other nothing is sent.
+   * 2025-11-25 client that declared `elicitation.url` knows the notification; to any other nothing is sent.
    */
   completeElicitation(elicitationId: string): void {
     checkElicitationId(elicitationId);
     const declared = this.clientCapabilities.elicitation;
-    if (!isPlainObject(declared) || !isPlainObject(declared.url)) return;
-    this.request.notify('notifications/elicitation/complete', { elicitationId }, true, true);
+    if (!features.since(this.protocolVersion, '2025-11-25') || !isPlainObject(declared) || !isPlainObject(declared.url))
+      return;
+    // Optional to the client ("MAY"), so it is dropped, not queued, when the client has stopped reading.
+    this.request.notify('notifications/elicitation/complete', { elicitationId }, false, true);
   }
 
   /** ExtensionContext.sendInput: the input request as the server→client request it names. */

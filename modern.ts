@@ -13,7 +13,7 @@ import {
   type RequestStateSealer,
   readInputResponses,
   requiredCapabilities,
-  UrlElicitationRequiredError,
+  urlElicitationAsInput,
 } from './input.ts';
 import {
   describeValue,
@@ -144,9 +144,12 @@ function shown(value: unknown): string {
 }
 
 /** Checks hints given where `name` says (an option, a definition's `cache`): a TypeError names the bad field. */
-export function checkCacheHint(name: string, hint: unknown): void {
+export function checkCacheHint(name: string, hint: unknown, keys: readonly string[] = ['ttlMs', 'scope']): void {
   if (hint === undefined) return;
   if (!isPlainObject(hint)) throw new TypeError(`${name} must be an object, got ${describeValue(hint)}`);
+  const unknown = Object.keys(hint).find((key) => !keys.includes(key));
+  if (unknown !== undefined)
+    throw new TypeError(`${name} has no ${JSON.stringify(unknown)}: it takes ${keys.join(', ')}`);
   if (hint.ttlMs !== undefined && !isTtlMs(hint.ttlMs))
     throw new TypeError(`${name}.ttlMs must be a non-negative integer, got ${shown(hint.ttlMs)}`);
   if (hint.scope !== undefined && hint.scope !== 'public' && hint.scope !== 'private')
@@ -318,18 +321,22 @@ export class ModernLifecycle {
     const entry = served;
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
-    // A retry's answer depends on inputs its cache key lacks: not cacheable (Server > Utilities > Caching > Cache Key).
+    // A retry's answer depends on inputs its cache key lacks, so it must not be cached (Server > Utilities > Caching >
+    // Cache Key), yet a complete result still carries both hints: immediately stale and private.
     const cacheable = entry.cacheable !== true ? undefined : retry ? null : this.#hint(method, params);
     /** Runs the handler and stamps its answer (which may be a promise). */
     const serve = (): unknown => {
       const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
       let result: unknown;
+      // Only a method that takes input answers input_required; elsewhere a URL elicitation is the handler's bug.
+      const asInput = entry.input === true ? urlElicitationAsInput : undefined;
       try {
         result = entry.serve(this, request, ctx);
       } catch (error) {
-        return stamp(urlElicitationAsInput(error));
+        if (asInput === undefined) throw error;
+        return stamp(asInput(error));
       }
-      if (result instanceof Promise) return result.then(stamp, (error: unknown) => stamp(urlElicitationAsInput(error)));
+      if (result instanceof Promise) return result.then(stamp, asInput && ((error: unknown) => stamp(asInput(error))));
       return stamp(result);
     };
     if (retry) {
@@ -386,7 +393,8 @@ export class ModernLifecycle {
       const missing = requiredCapabilities(value.inputRequests, envelope.clientCapabilities);
       if (missing !== undefined) throw missingCapability(missing);
       const result: Shaped = { resultType: 'input_required' };
-      if (Object.keys(value.inputRequests).length > 0) result.inputRequests = value.inputRequests;
+      if (Object.keys(value.inputRequests).length > 0)
+        result.inputRequests = withoutElicitationIds(value.inputRequests);
       const meta = { [META_SERVER_INFO]: serverInfo };
       if (value.state === undefined) return { ...result, _meta: meta };
       const sealing = this.#sealer.seal(request.method, request.params, value.state, principalOf(request));
@@ -405,11 +413,12 @@ export class ModernLifecycle {
 
   /**
    * A cacheable method's result with its hints: the handler's own, else `hint`'s, else the server's (docs/api.md,
-   * Caching hints); without any when `hint` is null. A handler's invalid hint is the server's bug: logged, -32603.
+   * Caching hints); `ttlMs: 0` and private, whatever the handler says, when `hint` is null (a retry). A handler's
+   * invalid hint is the server's bug: logged, -32603.
    */
   #cached(result: Shaped, method: string, hint: CacheHint | null): Shaped {
     const { ttlMs = hint?.ttlMs ?? this.#cache.ttlMs, cacheScope = hint?.scope ?? this.#cache.scope, ...rest } = result;
-    if (hint === null) return rest;
+    if (hint === null) return { ...rest, ttlMs: 0, cacheScope: 'private' };
     if (!isTtlMs(ttlMs) || (cacheScope !== 'public' && cacheScope !== 'private')) {
       const got = `ttlMs ${shown(ttlMs)} and cacheScope ${describeValue(cacheScope)}`;
       this.model.settings.logger.error(`${method} returned ${got}: a non-negative integer and "public" or "private"`);
@@ -428,12 +437,21 @@ function principalOf(request: InboundRequest): string | undefined {
 }
 
 /**
- * A handler's UrlElicitationRequiredError as 2026-07-28 asks for the same thing: `input_required` with one URL
- * elicitation per id (-32042 is a 2025-11-25 code, never sent on this era); any other error is rethrown.
+ * Input requests as 2026-07-28 sends them: a URL elicitation has no `elicitationId` there (one written for both eras
+ * carries the id 2025-11-25 needs), so it is left out.
  */
-function urlElicitationAsInput(error: unknown): InputRequired {
-  if (!(error instanceof UrlElicitationRequiredError)) throw error;
-  return new InputRequired(error.inputRequests());
+function withoutElicitationIds(requests: Record<string, InputRequest>): Record<string, InputRequest> {
+  const sent: Record<string, InputRequest> = Object.create(null);
+  for (const [key, request] of Object.entries(requests)) {
+    const params = request.params;
+    if (request.method !== 'elicitation/create' || params?.mode !== 'url' || !('elicitationId' in params)) {
+      sent[key] = request;
+      continue;
+    }
+    const { elicitationId: _id, ...rest } = params;
+    sent[key] = { ...request, params: rest };
+  }
+  return sent;
 }
 
 /** `-32021`: serving the request needs client capabilities this request did not declare. */

@@ -11,6 +11,7 @@ import {
   MAX_INPUT_ROUNDS,
   readInputResponses,
   requiredCapabilities,
+  urlElicitationAsInput,
 } from '../input.ts';
 import {
   describeValue,
@@ -431,7 +432,8 @@ export class TasksExtension implements Extension {
     first: Promise<Shaped | InputRequired>,
     task: TaskContext,
   ): Promise<Shaped> {
-    let answer = await first;
+    // A URL elicitation the handler needs first is one more input request of the task.
+    let answer = await first.catch(urlElicitationAsInput);
     for (let round = 0; answer instanceof InputRequired; round++) {
       if (round === MAX_INPUT_ROUNDS)
         return toolFailureResult(
@@ -452,7 +454,7 @@ export class TasksExtension implements Extension {
       });
       ctx.inputResponses = responses;
       ctx.requestState = answer.state;
-      answer = await call.run(ctx);
+      answer = await call.run(ctx).catch(urlElicitationAsInput);
     }
     return answer;
   }

@@ -187,6 +187,15 @@ test('invalid hints are refused where they are given, with a TypeError naming th
       () => createServer(INFO, { cache: { lists: { prompts: { ttlMs: 0.5 } } } }),
       'cache.lists.prompts.ttlMs must be a non-negative integer, got 0.5',
     ],
+    // A misspelt key is refused rather than ignored.
+    [
+      () => createServer(INFO, { cache: { lists: { resourcetemplates: {} } as never } }),
+      'cache.lists has no "resourcetemplates": it takes tools, resources, resourceTemplates, prompts',
+    ],
+    [
+      () => createServer(INFO, { cache: { cacheScope: 'public' } as never }),
+      'cache has no "cacheScope": it takes ttlMs, scope, lists',
+    ],
   ];
   const server = createServer(INFO);
   refusals.push(
@@ -197,6 +206,10 @@ test('invalid hints are refused where they are given, with a TypeError naming th
     [
       () => server.resourceTemplate('r://t/{x}', { name: 't', cache: { scope: 'all' as never } }, contents()),
       `resource template 'r://t/{x}': cache.scope must be "public" or "private", got "all"`,
+    ],
+    [
+      () => server.resource('r://b', { name: 'b', cache: { ttl: 5 } as never }, contents()),
+      `resource 'r://b': cache has no "ttl": it takes ttlMs, scope`,
     ],
   );
   for (const [refused, message] of refusals) assert.throws(refused, { name: 'TypeError', message });
@@ -215,7 +228,7 @@ test('invalid hints are refused where they are given, with a TypeError naming th
   assert.deepEqual(await read(server, 'r://t/1'), readResult('r://t/1', 0, 'private'));
 });
 
-test("a retry's result carries no hints, not even the handler's own", async () => {
+test("a retry's result is immediately stale and private, whatever the handler and its resource say (hints are required, caching is not)", async () => {
   const { server } = quietServer({ cache: { ttlMs: 1000 } });
   server.resource('r://ask', { name: 'ask', cache: { ttlMs: 60_000 } }, (uri, ctx) =>
     ctx.requestState === undefined
@@ -226,6 +239,8 @@ test("a retry's result carries no hints, not even the handler's own", async () =
     contents: [{ uri: 'r://ask', text: 'x' }],
     resultType: 'complete',
     _meta: STAMP,
+    ttlMs: 0,
+    cacheScope: 'private',
   });
 });
 

@@ -224,6 +224,7 @@ test('helpers build the exact frames and errors', () => {
     HeaderMismatch: -32020,
     MissingRequiredClientCapability: -32021,
     UnsupportedProtocolVersion: -32022,
+    UrlElicitationRequired: -32042,
   });
 });
 

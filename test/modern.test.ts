@@ -532,7 +532,8 @@ test('the cache option sets ttlMs and cacheScope on every cacheable result and o
   const discover = await modern(client, 7, 'server/discover');
   assert.equal(discover.result.ttlMs, 60_000);
   assert.equal(discover.result.cacheScope, 'public');
-  // Never on tools/call, prompts/get, completion/complete, input_required results or retries.
+  // Never on tools/call, prompts/get, completion/complete or input_required results; a retry's result is immediately
+  // stale and private (both fields are required on a complete read, yet it must not be cached).
   assert.deepEqual(await modern(client, 8, 'tools/call', { name: 't' }), complete(8, { content: [text('t')] }, S_INFO));
   assert.deepEqual(await modern(client, 9, 'prompts/get', { name: 'p' }), complete(9, { messages: [] }, S_INFO));
   assert.deepEqual(
@@ -554,7 +555,7 @@ test('the cache option sets ttlMs and cacheScope on every cacheable result and o
       { uri: 'r://ask', inputResponses: { roots: { roots: [] } } },
       { caps: { roots: {} } },
     ),
-    complete(12, { contents: [{ uri: 'r://ask', text: 'answered' }] }, S_INFO),
+    cached(12, { contents: [{ uri: 'r://ask', text: 'answered' }] }, S_INFO, 0, 'private'),
   );
   assert.deepEqual(await client.end(), []);
 });
@@ -578,7 +579,7 @@ test('the cache option defaults: ttlMs 0 and scope private, each independently',
   }
 });
 
-test('a resources/read retry carrying only requestState is not cacheable either', async () => {
+test('a resources/read retry carrying only requestState is not cacheable either: immediately stale and private', async () => {
   const { server } = quietServer();
   server.resource('r://state', { name: 'state' }, (_uri, ctx) =>
     ctx.requestState === undefined
@@ -591,7 +592,7 @@ test('a resources/read retry carrying only requestState is not cacheable either'
   assert.deepEqual(first, asking(1, undefined, first.result.requestState, S_INFO));
   assert.deepEqual(
     await modern(client, 2, 'resources/read', { uri: 'r://state', requestState: first.result.requestState }),
-    complete(2, { contents: [{ uri: 'r://state', text: '{"s":1}' }] }, S_INFO),
+    cached(2, { contents: [{ uri: 'r://state', text: '{"s":1}' }] }, S_INFO, 0, 'private'),
   );
   assert.deepEqual(await client.end(), []);
 });

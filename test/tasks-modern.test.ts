@@ -15,6 +15,7 @@ import {
   ProtocolError,
   type Server,
   type ServerOptions,
+  urlElicitationRequired,
 } from '../core.ts';
 import { type HttpServer, serveHttp } from '../http.ts';
 import {
@@ -1371,6 +1372,36 @@ test('a task whose handler keeps asking for input ends completed with a tool fai
   });
   assert.deepEqual(await client.end(), []);
 });
+
+test(
+  'a task whose handler needs a URL elicitation first parks it as an input request (never -32042 on 2026-07-28), then completes',
+  T,
+  async (t) => {
+    const server = createServer(INFO, { logger: new MemoryLogger() });
+    const tasks = createTasksExtension();
+    server.use(tasks);
+    const link = { elicitationId: 'link-1', url: 'https://example.com/connect', message: 'Connect' };
+    server.tool('connect', { taskSupport: 'optional' }, async (_args, ctx) => {
+      await new Promise((resolve) => setTimeout(resolve, 0)); // it waits: the call becomes a task
+      if (ctx.inputResponses?.['link-1']?.action !== 'accept') throw urlElicitationRequired([link]);
+      return text('connected');
+    });
+    t.after(() => server.close());
+    const client = new WireClient(server);
+    const caps = { extensions: { [TASKS]: {} }, elicitation: { url: {} } };
+    client.send(frameOf(1, 'tools/call', { name: 'connect', arguments: {} }, caps));
+    const taskId = (await client.response(1)).result.taskId as string;
+    const parked = await status(tasks, taskId, 'input_required');
+    const [key] = Object.keys(parked.inputRequests ?? {});
+    assert.deepEqual(parked.inputRequests, {
+      [key!]: { method: 'elicitation/create', params: { mode: 'url', message: link.message, url: link.url } },
+    });
+    client.send(frameOf(2, 'tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept' } } }, DECLARES));
+    assert.deepEqual(await client.response(2), complete(2));
+    assert.deepEqual((await status(tasks, taskId, 'completed')).result, text('connected'));
+    assert.deepEqual(await client.end(), []);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // A store shared by processes (TaskStore.send and receive; the Redis store is proven in test/scale-out-redis.test.ts)

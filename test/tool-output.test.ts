@@ -12,7 +12,9 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { createServer, type Server } from '../core.ts';
+import { wrappedSchema } from '../features.ts';
 import { serveHttp } from '../http.ts';
+import { compileSchema } from '../schema.ts';
 import { MemoryLogger, WireClient } from './harness.ts';
 import { CLIENT_CAPABILITIES, modern, ok, SERVER_INFO } from './wire.ts';
 
@@ -91,18 +93,20 @@ test('2026-07-28: a non-object output schema is listed as it is, and structuredC
   assert.deepEqual(await client.end(), []);
 });
 
-test('2025-11-25: a non-object output schema is listed wrapped under result, $defs at the root, and its values under result', async () => {
+test('2025-11-25: a non-object output schema is listed wrapped under result, its references repointed, and its values under result', async () => {
   const client = new WireClient(outputServer());
   await client.initialize('2025-11-25');
   const listed = (await client.request('tools/list', {}, 0)).result.tools;
   const schemas = Object.fromEntries(
     listed.map((tool: { name: string; outputSchema?: object }) => [tool.name, tool.outputSchema]),
   );
+  // Its same-document references now point into `result`, where its $defs are.
   assert.deepEqual(schemas.hours, {
     type: 'object',
-    properties: { result: { type: 'array', items: { $ref: '#/$defs/hour' } } },
+    properties: {
+      result: { type: 'array', items: { $ref: '#/properties/result/$defs/hour' }, $defs: HOURS_SCHEMA.$defs },
+    },
     required: ['result'],
-    $defs: HOURS_SCHEMA.$defs,
   });
   assert.deepEqual(schemas.count, {
     type: 'object',
@@ -178,4 +182,52 @@ test('the official v1 client (2025-11-25) validates the wrapped output against t
     await v2.close();
     await http.close();
   }
+});
+
+test('structuredContent JSON cannot carry fails the call, logged; one whose toJSON gives a non-object is wrapped as one', async () => {
+  const logger = new MemoryLogger();
+  const server = createServer(INFO, { logger });
+  server.tool('fn', {}, () => ({ structuredContent: () => 1 }));
+  server.tool('sym', {}, () => ({ structuredContent: Symbol('s') }));
+  server.tool('date', {}, () => ({ structuredContent: new Date(0) }));
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25');
+  const failed = { content: [text('Tool execution failed')], isError: true };
+  assert.deepEqual(await client.request('tools/call', { name: 'fn' }, 1), ok(1, failed));
+  assert.deepEqual(await client.request('tools/call', { name: 'sym' }, 2), ok(2, failed));
+  assert.deepEqual(
+    logger.errors.map(({ message }) => message),
+    [
+      "tool 'fn' returned structuredContent that is () => 1, not a JSON value",
+      "tool 'sym' returned structuredContent that is Symbol(s), not a JSON value",
+    ],
+  );
+  const date = '1970-01-01T00:00:00.000Z';
+  assert.deepEqual(
+    await client.request('tools/call', { name: 'date' }, 3),
+    ok(3, { content: [text(JSON.stringify(date))], structuredContent: { result: date } }),
+  );
+  assert.deepEqual(await client.end(), []);
+});
+
+test('a wrapped output schema still validates its wrapped values: definitions, a root $ref to itself; an $id of its own goes in whole', () => {
+  const cases: [Record<string, unknown>, unknown, unknown][] = [
+    // draft-07 `definitions`, reached by a same-document pointer
+    [{ type: 'array', items: { $ref: '#/definitions/n' }, definitions: { n: { type: 'number' } } }, [1, 2], [1, 'x']],
+    // a recursive schema whose root refers to itself
+    [{ type: ['number', 'array'], items: { $ref: '#' } }, [1, [2, [3]]], [1, ['x']]],
+  ];
+  for (const [schema, valid, invalid] of cases) {
+    const wrapped = wrappedSchema(schema);
+    const validate = compileSchema(wrapped);
+    assert.deepEqual(validate({ result: valid }), [], JSON.stringify(schema));
+    assert.notDeepEqual(validate({ result: invalid }), [], JSON.stringify(schema));
+    assert.deepEqual(compileSchema(schema)(valid), []); // the original is left as it was
+  }
+  // A schema with an $id is its own resource, whose references resolve inside it: it goes in whole.
+  const own = { $id: 'https://example.com/list', type: 'array', items: { $ref: '#/$defs/n' }, $defs: { n: {} } };
+  assert.deepEqual(wrappedSchema(own).properties, { result: own });
+  // Values (const, enum, default, examples) are not schemas: a "$ref" inside one is data.
+  const data = { type: 'string', const: { $ref: '#' }, examples: [{ $ref: '#/x' }] };
+  assert.deepEqual(wrappedSchema(data).properties, { result: data });
 });

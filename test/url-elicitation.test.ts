@@ -4,6 +4,7 @@
 // At the wire on stdio (both eras) and over HTTP; through the test client in both eras and the official clients.
 
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,6 +26,7 @@ import {
   urlElicitationRequired,
 } from '../core.ts';
 import { serveHttp } from '../http.ts';
+import { serveStdio } from '../stdio.ts';
 import { connectTestClient } from '../testing.ts';
 import { deferred, ENVELOPE_FREE_CLIENT, type Frame, MemoryLogger, WireClient } from './harness.ts';
 import { CLIENT_CAPABILITIES, fail, MODERN, modern, notification, ok, request, SERVER_INFO } from './wire.ts';
@@ -456,6 +458,158 @@ test('the official v2 client on 2026-07-28: an input_required URL elicitation is
     await client.connect(new HttpTransportV2(new URL(http.url)));
     assert.deepEqual((await client.callTool({ name: 'link' })).content, text('linked').content);
     assert.deepEqual(asked, [{ mode: 'url', url: LINK.url, message: LINK.message }]);
+  } finally {
+    await client.close();
+    await http.close();
+  }
+});
+
+test('urlElicitationRequired refuses a URL that is not absolute and a repeated id', () => {
+  assert.throws(() => urlElicitationRequired([{ ...LINK, url: '/connect' }]), {
+    name: 'TypeError',
+    message: 'elicitations[0].url must be an absolute URL',
+  });
+  assert.throws(() => urlElicitationRequired([LINK, LINK]), {
+    name: 'TypeError',
+    message: 'elicitations[1].elicitationId repeats link-1',
+  });
+});
+
+test('a URL elicitation thrown where no input can be asked for (a template list) is the handler bug it is: -32603 in both eras, logged', async () => {
+  for (const era of ['legacy', 'modern'] as const) {
+    const logger = new MemoryLogger();
+    const server = createServer(INFO, { logger });
+    server.resourceTemplate(
+      'notes://{id}',
+      {
+        name: 'note',
+        list: () => {
+          throw urlElicitationRequired([LINK]);
+        },
+      },
+      (uri) => ({ contents: [{ uri, text: '' }] }),
+    );
+    const client = await connectTestClient(server, { era, capabilities: { elicitation: { url: {} } } });
+    const refused = await client.listResources().then(
+      () => undefined,
+      (error: { code: number }) => error.code,
+    );
+    assert.equal(refused, -32603, era);
+    assert.deepEqual(
+      logger.errors.map(({ message }) => message),
+      ["handler for 'resources/list' failed"],
+    );
+    await client.close();
+  }
+});
+
+test('before 2025-11-25 there is no URL elicitation: ctx.elicit refuses it, -32042 becomes missing input, completion sends nothing', async () => {
+  const errors: unknown[] = [];
+  const server = createServer(INFO, { logger: new MemoryLogger() });
+  server.tool('ask', {}, async (_args, ctx) => {
+    await ctx.elicit({ mode: 'url', ...LINK }).catch((error: unknown) => errors.push(error));
+    ctx.completeElicitation(LINK.elicitationId);
+    return text('asked');
+  });
+  server.tool('gate', {}, () => {
+    throw urlElicitationRequired([LINK]);
+  });
+  const client = new WireClient(server);
+  await client.initialize('2025-06-18', { elicitation: { url: {} } });
+  const start = client.frames.length;
+  assert.deepEqual(await client.request('tools/call', { name: 'ask' }, 1), ok(1, text('asked')));
+  assert.deepEqual(refusals(errors), [
+    [
+      true,
+      'elicitation.url',
+      "Cannot send 'elicitation/create': the client did not declare the 'elicitation.url' capability",
+    ],
+  ]);
+  assert.deepEqual(
+    await client.request('tools/call', { name: 'gate' }, 2),
+    ok(2, { content: [{ type: 'text', text: 'The client could not provide the requested input' }], isError: true }),
+  );
+  assert.deepEqual(client.frames.slice(start).length, 2, 'the two answers and nothing else');
+  assert.deepEqual(await client.end(), []);
+});
+
+test('an elicitation of a mode the client did not declare is not sent: its mode names the missing part', async () => {
+  const errors: unknown[] = [];
+  const client = new WireClient(
+    serverWith(async (ctx) => {
+      await ctx.elicit({ mode: 'voice', message: 'say it' }).catch((error: unknown) => errors.push(error));
+      return text('done');
+    }),
+  );
+  await client.initialize('2025-11-25', { elicitation: { form: {}, url: {} } });
+  assert.deepEqual(await client.request('tools/call', { name: 'ask' }, 1), ok(1, text('done')));
+  assert.deepEqual(
+    errors.map((error) => (error as MissingCapabilityError).capability),
+    ['elicitation.voice'],
+  );
+  assert.deepEqual(await client.end(), []);
+});
+
+test('one elicitationId serves both eras: 2025-11-25 sends it, 2026-07-28 leaves it out of the input request', async () => {
+  const asking = () => inputRequired({ link: elicitInput({ mode: 'url', ...LINK }) });
+  const modernClient = new WireClient(serverWith(asking));
+  const answer = await callModern(modernClient, 1, { elicitation: { url: {} } });
+  assert.deepEqual(answer.result.inputRequests, {
+    link: { method: 'elicitation/create', params: { mode: 'url', url: LINK.url, message: LINK.message } },
+  });
+  assert.deepEqual(await modernClient.end(), []);
+  const legacyClient = new WireClient(serverWith(asking));
+  await legacyClient.initialize('2025-11-25', { elicitation: { url: {} } });
+  legacyClient.send(request(1, 'tools/call', { name: 'ask' }));
+  const sent = await legacyClient.waitFor((frame) => frame.method === 'elicitation/create');
+  assert.deepEqual(sent.params, { mode: 'url', ...LINK });
+  legacyClient.send(fail(sent.id, { code: -32603, message: 'no' }));
+  await legacyClient.response(1);
+  assert.deepEqual(await legacyClient.end(), []);
+});
+
+test('completion notifications are dropped, not queued, for a client that stopped reading (the stdio output bound holds)', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough({ highWaterMark: 1024 }); // nobody reads it
+  let ctxOf: Context | undefined;
+  const server = serverWith((ctx) => {
+    ctxOf = ctx;
+    return text('answered');
+  });
+  const stdio = serveStdio(server, { input, output, maxQueuedBytes: 64 * 1024 });
+  const handshake = {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { url: {} } },
+    clientInfo: ENVELOPE_FREE_CLIENT,
+  };
+  input.write(`${JSON.stringify(request(1, 'initialize', handshake))}\n`);
+  input.write(`${JSON.stringify(notification('notifications/initialized'))}\n`);
+  input.write(`${JSON.stringify(request(2, 'tools/call', { name: 'ask' }))}\n`);
+  while (ctxOf === undefined) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 20_000; i++) ctxOf.completeElicitation(`id-${i}`);
+  assert.ok(output.writableLength < 256 * 1024, `queued ${output.writableLength} bytes`);
+  input.end();
+  output.resume();
+  await stdio.closed;
+});
+
+test('the official v2 client on 2026-07-28 reads a resource that asks for input first: the retry result carries the hints it requires', async () => {
+  const server = createServer(INFO);
+  server.resource('r://gated', { name: 'gated' }, (uri, ctx) =>
+    ctx.inputResponses?.ok?.action === 'accept'
+      ? { contents: [{ uri, text: 'open' }] }
+      : inputRequired({ ok: elicitInput({ mode: 'url', url: LINK.url, message: LINK.message }) }),
+  );
+  const http = await serveHttp(server, { port: 0 });
+  const client = new ClientV2(
+    { name: 'v2', version: '2.0.0' },
+    { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  try {
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept' }));
+    await client.connect(new HttpTransportV2(new URL(http.url)));
+    const read = await client.readResource({ uri: 'r://gated' });
+    assert.deepEqual(read.contents, [{ uri: 'r://gated', text: 'open' }]);
   } finally {
     await client.close();
     await http.close();
