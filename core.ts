@@ -142,6 +142,8 @@ export interface ServerOptions {
    * published on it, and what it delivers (this process's own changes too) goes to this process's connections.
    */
   changeBus?: ChangeBus;
+  /** JSON Schema documents by absolute URI that tools' schemas may `$ref` (never fetched: docs/api.md, JSON Schema). */
+  schemas?: Record<string, object>;
   /** Development only: show thrown tool errors' messages to the client instead of a generic text. */
   exposeToolErrors?: boolean;
   /** Debug: a handler's unexpected error, answered -32603, ends the connection and reaches the transport's caller. */
@@ -260,12 +262,15 @@ export class Server {
   readonly #connections: ChangeHub<Connection>;
   /** The resource batch under way (batchResources), if any. */
   #batch: ResourceBatch | undefined;
+  /** The documents tools' schemas may $ref (ServerOptions.schemas). */
+  readonly #schemas: { schemas?: Record<string, object> };
   /** What transports use (connect, the options they act on): not part of the author's API. */
   readonly transport: TransportSide;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     if (typeof info?.name !== 'string' || typeof info.version !== 'string')
       throw new TypeError('createServer needs {name: string, version: string}');
+    this.#schemas = { schemas: options.schemas };
     this.#connectionSettings = {
       errors: new ErrorCounts(),
       servesMethod: (method) => isCoreMethod(method) || this.#extensionServes(method),
@@ -376,10 +381,13 @@ export class Server {
     const where = `tool '${name}'`;
     if (typeof handler !== 'function') throw new TypeError(`${where}: the handler must be a function`);
     for (const extension of this.#model.extensions) extension.checkTool?.(name, definition);
-    const input = compileToolSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `${where}: inputSchema`, 'input');
+    const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
+    const input = compileToolSchema(inputSchema, `${where}: inputSchema`, 'input', this.#schemas);
     const { outputSchema } = definition;
     const output =
-      outputSchema === undefined ? undefined : compileToolSchema(outputSchema, `${where}: outputSchema`, 'output');
+      outputSchema === undefined
+        ? undefined
+        : compileToolSchema(outputSchema, `${where}: outputSchema`, 'output', this.#schemas);
     let headerParams: HeaderParam[];
     try {
       headerParams = headerParamsOf(input.json);
@@ -392,6 +400,8 @@ export class Server {
       definition,
       inputSchema: input.json,
       outputSchema: output?.json,
+      wrappedOutputSchema:
+        output === undefined || output.json.type === 'object' ? undefined : wrappedSchema(output.json),
       parseInput: input.parse,
       parseOutput: output?.parse,
       headerParams,
@@ -403,8 +413,6 @@ export class Server {
    * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema without
    * a JSON Schema export, a duplicate name) throws here naming it. A Standard Schema types the handler's arguments (its
    * output) and `structuredContent` (an `outputSchema`'s input); a JSON Schema gives a record, or the parameter's
-      wrappedOutputSchema:
-        output === undefined || output.json.type === 'object' ? undefined : wrappedSchema(output.json),
    * annotation. Returns the registration (remove, update with the same checks, enable/disable).
    */
   tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(

@@ -1,7 +1,8 @@
-// JSON Schema validation (2020-12 semantics, tolerant of draft-07/04) compiled once into closures: $ref (JSON pointers,
-// anchors) inside the root schema, JSON equality for enum/const/uniqueItems, a capped issue list with paths. Never
-// mutates a schema or value, recurses at most MAX_DEPTH levels into a value, takes time linear in the value (a shared
-// node judges each object once per pass), and refuses a value its patterns cannot test within WORK_BUDGET (regex.ts).
+// JSON Schema validation (2020-12, tolerant of draft-07/04) compiled once into closures: $ref/$dynamicRef over $id-scoped
+// resources of the schema and of the documents the author registers (never fetched), unevaluated* from annotations,
+// JSON equality for enum/const/uniqueItems, a capped issue list with paths. Never mutates a schema or value, recurses
+// at most MAX_DEPTH levels into a value, takes time linear in the value (a shared node judges each object once per pass
+// and dynamic scope), and refuses a value its patterns cannot test within WORK_BUDGET (regex.ts).
 
 import { isPlainObject } from './jsonrpc.ts';
 import { compilePattern, type PatternTest, WORK_BUDGET, type Work } from './regex.ts';
@@ -16,11 +17,25 @@ export type Validator = (value: unknown) => SchemaIssue[];
 
 /** Where a collecting pass is in the value, and the issues it found. */
 type State = { path: (string | number)[]; issues: SchemaIssue[] };
-/** What one validation (both passes) has learnt: shared nodes' verdicts and value ids; its patterns' work left. */
+/** What the in-place keywords judging one object or array evaluated (2020-12 core, 11: unevaluatedItems/Properties). */
+type Evaluated = { all: boolean; upTo: number; keys: Set<string | number> | undefined };
+/** A shared node's verdict on one value, and what it evaluated there (kept when an unevaluated* keyword asked). */
+type Verdict = { verdict: number; evaluated: Evaluated | undefined };
+/**
+ * The dynamic scope (2020-12 core, 7.1): the schema resources being evaluated, outermost first, each once (only the
+ * outermost of a resource can win a $dynamicRef); interned per validator, so its count depends on the schema alone.
+ */
+type Scope = { resources: Obj[]; next: Map<Obj, Scope>; dynamic: Map<string, Check> };
+/**
+ * What one validation (both passes) has learnt: shared nodes' verdicts per scope and value ids; its patterns' work
+ * left; the dynamic scope; where the in-place keywords record what they evaluated (null: no unevaluated* asks).
+ */
 interface Run {
-  verdicts: Map<Check, Map<object, number>> | undefined;
-  ids: JsonIds | undefined;
+  verdicts?: Map<Scope, Map<Check, Map<object, Verdict>>>;
+  ids?: JsonIds;
   work: Work;
+  scope: Scope;
+  evaluated: Evaluated | null;
 }
 /** A check of a value (of type T for one type's keywords); with st === null it answers valid/invalid, stops early. */
 type Check<T = unknown> = (v: T, st: State | null, depth: number, run: Run) => boolean;
@@ -28,11 +43,15 @@ type Check<T = unknown> = (v: T, st: State | null, depth: number, run: Run) => b
 type Match = (s: string, st: State | null, run: Run, key?: string) => boolean | undefined;
 /** A compiled schema object; reached again when compiling meets it twice (a $ref target, an object used twice). */
 type Slot = { check: Check | undefined; reachedAgain: boolean };
-/** memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts. */
+/**
+ * memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts; dynamic the
+ * checks of each resource's $dynamicAnchors.
+ */
 interface Ctx {
   refs: Refs;
   memo: Map<Obj, Slot>;
   shared: Set<Obj> | undefined;
+  dynamic: Map<Obj, Map<string, Check>>;
   /** Whether patterns must compile to the linear-time matcher (false: checkSchema, syntax only). */
   linear: boolean;
 }
@@ -87,16 +106,23 @@ const ALWAYS = (): boolean => true;
 const PASS: Check = ALWAYS;
 const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
+/** What compiling a schema may use besides it: other documents by their absolute URI, for $ref (never fetched). */
+export interface SchemaOptions {
+  schemas?: Record<string, object> | undefined;
+}
+
 /** Compiles a schema into its validator, or throws a TypeError naming the place of what it cannot use. */
-export function compileSchema(schema: JsonSchema): Validator {
+export function compileSchema(schema: JsonSchema, options: SchemaOptions = {}): Validator {
   // The first compilation finds the schema objects reached more than once; the second compiles those, and only
   // those, to remember their verdicts (remembered()), so the others cost nothing extra, in time or stack.
-  const { refs, memo } = firstPass(schema, true);
+  const { refs, memo } = firstPass(schema, options, true);
   const shared = new Set([...memo].filter(([, slot]) => slot.reachedAgain).map(([s]) => s));
-  const root = compileNode({ refs, memo: new Map(), shared, linear: true }, schema, '#');
+  const ctx: Ctx = { refs, memo: new Map(), shared, dynamic: new Map(), linear: true };
+  const root = isPlainObject(schema) ? entering(schema, compileNode(ctx, schema, '#')) : compileNode(ctx, schema, '#');
+  const outermost: Scope = { resources: [], next: new Map(), dynamic: new Map() };
   return (value) => {
     // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
-    const run: Run = { verdicts: undefined, ids: undefined, work: { left: WORK_BUDGET } };
+    const run: Run = { work: { left: WORK_BUDGET }, scope: outermost, evaluated: null };
     // A spent budget refuses the value even where a test it cut counted as a pass (under `not`): no verdict is
     // trusted that a cut test could have changed.
     if (root(value, null, 0, run) && run.work.left >= 0) return NO_ISSUES;
@@ -114,15 +140,15 @@ export function compileSchema(schema: JsonSchema): Validator {
  * schema that is listed but validated by another library (a Standard Schema's export, whose patterns may use the
  * lookarounds regex.ts refuses, as zod's hostname and emoji do).
  */
-export function checkSchema(schema: JsonSchema): void {
-  firstPass(schema, false);
+export function checkSchema(schema: JsonSchema, options: SchemaOptions = {}): void {
+  firstPass(schema, options, false);
 }
 
 /** Compiles the schema once, remembering at every object: checks it and finds the objects reached twice. */
-function firstPass(schema: JsonSchema, linear: boolean): Ctx {
+function firstPass(schema: JsonSchema, options: SchemaOptions, linear: boolean): Ctx {
   if (!isSchema(schema)) throw new TypeError('schema must be an object or a boolean');
-  const refs = createRefs(schema);
-  const first: Ctx = { refs, memo: new Map(), shared: undefined, linear };
+  const refs = createRefs(schema, options.schemas ?? {});
+  const first: Ctx = { refs, memo: new Map(), shared: undefined, dynamic: new Map(), linear };
   compileNode(first, schema, '#');
   refs.assertDescends(first.memo.keys());
   return first;
@@ -149,14 +175,41 @@ function report(st: State | null, message: string, key?: string | number): false
   return false;
 }
 
-/** Applies a check to the child `v` at `key`, one level deeper, refusing past MAX_DEPTH. */
+/** Applies a check to the child `v` at `key`, one level deeper, refusing past MAX_DEPTH; its annotations are its own. */
 function descend(check: Check, v: unknown, st: State | null, depth: number, key: string | number, run: Run): boolean {
   if (check === PASS) return true;
   if (depth >= MAX_DEPTH) return report(st, TOO_DEEP, key);
-  if (st === null) return check(v, null, depth + 1, run);
-  st.path.push(key);
+  const outer = run.evaluated;
+  run.evaluated = null;
+  st?.path.push(key);
   const ok = check(v, st, depth + 1, run);
-  st.path.pop();
+  st?.path.pop();
+  run.evaluated = outer;
+  return ok;
+}
+
+/** Records that an in-place keyword evaluated the member `key` of the value, when an unevaluated* keyword asks. */
+function mark(run: Run, key: string | number): void {
+  if (run.evaluated !== null) (run.evaluated.keys ??= new Set()).add(key);
+}
+
+/** Adds what `from` evaluated to `into`: a valid subschema's annotations reach the schema applying it. */
+function merge(into: Evaluated, from: Evaluated): void {
+  into.all ||= from.all;
+  into.upTo = Math.max(into.upTo, from.upTo);
+  for (const key of from.keys ?? []) (into.keys ??= new Set()).add(key);
+}
+
+/**
+ * Runs check on v in place with annotations of its own, kept only if it passes; its callers call check directly when
+ * no unevaluated* asks (run.evaluated null), sparing a stack frame per level of a value.
+ */
+function apart(check: Check, v: unknown, d: number, run: Run, outer: Evaluated): boolean {
+  const own: Evaluated = { all: false, upTo: 0, keys: undefined };
+  run.evaluated = own;
+  const ok = check(v, null, d, run);
+  run.evaluated = outer;
+  if (ok) merge(outer, own);
   return ok;
 }
 
@@ -190,13 +243,86 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
   const node = ctx.shared === undefined || ctx.shared.has(s) ? { inner: PASS } : undefined;
   const slot: Slot = { check: node && remembered(node), reachedAgain: false };
   ctx.memo.set(s, slot);
+  const resource = ctx.refs.resourceOf(s);
+  if (resource === s) dynamicAnchors(ctx, s);
+  // A resource whose metaschema leaves out the validation vocabulary only applies (annotates with) the others.
+  const kws = ctx.refs.validates(resource) ? s : Object.fromEntries(Object.entries(s).filter(applying));
   const checks: Check[] = [];
-  compileValues(ctx, s, loc, checks);
-  checks.push(compileArray(ctx, s, loc), compileObject(ctx, s, loc));
+  compileValues(ctx, kws, loc, checks);
+  checks.push(compileArray(ctx, kws, loc), compileObject(ctx, kws, loc));
   compileApplicators(ctx, s, loc, checks);
-  if (node === undefined) return (slot.check = every(checks));
-  node.inner = every(checks);
+  let check = compileUnevaluated(ctx, s, loc, every(checks));
+  // A document's root is entered by whatever reaches it (the validator, a $ref); an embedded resource, here.
+  if (resource === s && !ctx.refs.isDocument(s)) check = entering(s, check);
+  if (node === undefined) return (slot.check = check);
+  node.inner = check;
   return slot.check as Check;
+}
+
+/** Compiles the $dynamicAnchors of a resource, once: a $dynamicRef may pick them while the resource is in scope. */
+function dynamicAnchors(ctx: Ctx, resource: Obj): void {
+  if (ctx.dynamic.has(resource)) return;
+  const checks = new Map<string, Check>();
+  ctx.dynamic.set(resource, checks);
+  for (const [name, s] of ctx.refs.dynamicAnchors(resource)) {
+    checks.set(name, entering(resource, compileNode(ctx, s, `#${name}`)));
+  }
+}
+
+/** The check run with `resource` added to the dynamic scope (if not in it yet) while it runs. */
+function entering(resource: Obj, check: Check): Check {
+  if (check === PASS) return PASS;
+  return (v, st, d, run) => {
+    const outer = run.scope;
+    if (!outer.resources.includes(resource)) {
+      let next = outer.next.get(resource);
+      if (next === undefined) {
+        next = { resources: [...outer.resources, resource], next: new Map(), dynamic: new Map() };
+        outer.next.set(resource, next);
+      }
+      run.scope = next;
+    }
+    const ok = check(v, st, d, run);
+    run.scope = outer;
+    return ok;
+  };
+}
+
+/**
+ * The node's checks followed by its unevaluatedProperties/unevaluatedItems, which see what the node's other keywords
+ * (and the valid subschemas they apply in place) evaluated: one set per object (or index range) per node, built as
+ * its keywords run, never by walking the value again.
+ */
+function compileUnevaluated(ctx: Ctx, s: Obj, loc: string, checks: Check): Check {
+  const props = compileKw(ctx, s, 'unevaluatedProperties', loc);
+  const items = compileKw(ctx, s, 'unevaluatedItems', loc);
+  if (props === undefined && items === undefined) return checks;
+  return (v, st, d, run) => {
+    const rest = Array.isArray(v) ? items : isPlainObject(v) ? props : undefined;
+    if (rest === undefined) return checks(v, st, d, run);
+    const outer = run.evaluated;
+    const own: Evaluated = { all: false, upTo: 0, keys: undefined };
+    run.evaluated = own;
+    let ok = checks(v, st, d, run);
+    if (!own.all && (ok || !stop(st))) {
+      const keys: (string | number)[] = Array.isArray(v) ? Array.from(v.keys()) : Object.keys(v as Obj);
+      const what = Array.isArray(v) ? 'item' : 'property';
+      for (const k of keys) {
+        if ((typeof k === 'number' && k < own.upTo) || own.keys?.has(k)) continue;
+        const value = (v as Obj)[k];
+        ok =
+          (rest === REJECT
+            ? report(st, `must not have unevaluated ${what}`, k)
+            : descend(rest, value, st, d, k, run)) && ok;
+        if (!ok && stop(st)) break;
+      }
+    }
+    // Even when it fails: only in place (allOf, $ref) do annotations reach another schema, which then fails too,
+    // so this only keeps the issues of the collecting pass to their cause.
+    run.evaluated = outer;
+    if (outer !== null) outer.all = true;
+    return ok;
+  };
 }
 
 /**
@@ -207,15 +333,29 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
 function remembered(node: { inner: Check }): Check {
   const check: Check = (v, st, d, run) => {
     if (!isComposite(v)) return node.inner(v, st, d, run);
+    // A $dynamicRef below may resolve differently in another dynamic scope, so verdicts are kept per scope.
     run.verdicts ??= new Map();
-    let seen = run.verdicts.get(check);
-    if (seen === undefined) run.verdicts.set(check, (seen = new Map()));
+    let byCheck = run.verdicts.get(run.scope);
+    if (byCheck === undefined) run.verdicts.set(run.scope, (byCheck = new Map()));
+    let seen = byCheck.get(check);
+    if (seen === undefined) byCheck.set(check, (seen = new Map()));
     const known = seen.get(v);
-    if (known === VALID) return true;
-    // An invalid value is walked once more to collect its issues (st set), and only once.
-    if (known === REPORTED || (known === INVALID && st === null)) return false;
+    const outer = run.evaluated;
+    // A verdict found without annotations is found once more when an unevaluated* keyword asks for them.
+    if (known !== undefined && (outer === null || known.evaluated !== undefined || known.verdict !== VALID)) {
+      if (known.verdict === VALID) {
+        if (outer !== null) merge(outer, known.evaluated as Evaluated);
+        return true;
+      }
+      // An invalid value is walked once more to collect its issues (st set), and only once.
+      if (known.verdict === REPORTED || st === null) return false;
+    }
+    const own: Evaluated | undefined = outer === null ? undefined : { all: false, upTo: 0, keys: undefined };
+    run.evaluated = own ?? null;
     const ok = node.inner(v, st, d, run);
-    seen.set(v, ok ? VALID : st === null ? INVALID : REPORTED);
+    run.evaluated = outer;
+    if (own !== undefined) merge(outer as Evaluated, own); // kept even when it fails, as in compileUnevaluated
+    seen.set(v, { verdict: ok ? VALID : st === null ? INVALID : REPORTED, evaluated: own });
     return ok;
   };
   return check;
@@ -327,6 +467,10 @@ function compileArray(ctx: Ctx, s: Obj, loc: string): Check {
     own.push((v, st, d, run) => {
       let ok = true;
       const n = rest === undefined ? Math.min(v.length, prefix.length) : v.length;
+      if (run.evaluated !== null) {
+        run.evaluated.upTo = Math.max(run.evaluated.upTo, n);
+        run.evaluated.all ||= rest !== undefined;
+      }
       for (let i = 0; i < n; i++) {
         ok = descend(i < prefix.length ? prefix[i] : restCheck, v[i], st, d, i, run) && ok;
         if (!ok && stop(st)) return false;
@@ -344,7 +488,12 @@ function compileArray(ctx: Ctx, s: Obj, loc: string): Check {
     const most = numberKw(s, 'maxContains', loc, true);
     own.push((v, st, d, run) => {
       let n = 0;
-      for (let i = 0; i < v.length; i++) if (descend(contains, v[i], null, d, i, run)) n++;
+      for (let i = 0; i < v.length; i++) {
+        if (descend(contains, v[i], null, d, i, run)) {
+          n++;
+          mark(run, i); // the items contains matched are evaluated (2020-12 core, 10.3.1.3)
+        }
+      }
       if (n < least) return report(st, `must contain at least ${plural(least, 'matching item')}`);
       return most === undefined || n <= most || report(st, `must contain at most ${plural(most, 'matching item')}`);
     });
@@ -373,8 +522,10 @@ function compileObject(ctx: Ctx, s: Obj, loc: string): Check {
           const hit = matchers[i](k, st, run, k);
           if (hit === false) continue;
           matched = true; // a key too costly to test is not also an additional property
+          mark(run, k);
           ok = hit === true && descend(patterns[i][1], v[k], st, d, k, run) && ok;
         }
+        if (!matched && extra !== undefined) mark(run, k);
         if (!matched && extra === REJECT) ok = report(st, 'must not have additional property', k);
         else if (!matched && extra !== undefined) ok = descend(extra, v[k], st, d, k, run) && ok;
         if (!ok && stop(st)) return false;
@@ -404,7 +555,11 @@ function compileObject(ctx: Ctx, s: Obj, loc: string): Check {
 
 /** The check of one declared property, applied when the object has it. */
 function property([k, check]: [string, Check]): Check<Obj> {
-  return (v, st, d, run) => !Object.hasOwn(v, k) || descend(check, v[k], st, d, k, run);
+  return (v, st, d, run) => {
+    if (!Object.hasOwn(v, k)) return true;
+    mark(run, k);
+    return descend(check, v[k], st, d, k, run);
+  };
 }
 
 /** Reports each of `names` the object lacks, with `message`. */
@@ -420,32 +575,74 @@ function requireAll(names: string[], message: string): Check<Obj> {
   };
 }
 
-/** The in-place applicators: $ref, allOf, anyOf, oneOf, not, if/then/else. */
+/** The in-place applicators: $ref, $dynamicRef, allOf, anyOf, oneOf, not, if/then/else. */
 function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
-  if (s.$ref !== undefined) checks.push(compileNode(ctx, ctx.refs.resolve(s, loc), s.$ref as string));
+  if (s.$ref !== undefined) checks.push(compileRef(ctx, s, '$ref', loc));
+  if (s.$dynamicRef !== undefined) checks.push(compileRef(ctx, s, '$dynamicRef', loc));
   checks.push(every(compileList(ctx, s, 'allOf', loc) ?? []));
   for (const kw of ['anyOf', 'oneOf']) {
     const subs = compileList(ctx, s, kw, loc);
     if (subs === undefined) continue;
-    // anyOf can stop at the first match; oneOf must look for a second one.
-    const enough = kw === 'anyOf' ? 1 : 2;
-    const message = `must match ${kw === 'anyOf' ? 'at least' : 'exactly'} one schema in ${kw}`;
+    // anyOf can stop at the first match (unless every match's annotations are asked for); oneOf looks for a second.
+    const any = kw === 'anyOf';
+    const message = `must match ${any ? 'at least' : 'exactly'} one schema in ${kw}`;
     checks.push((v, st, d, run) => {
       let n = 0;
-      for (let i = 0; i < subs.length && n < enough; i++) if (subs[i](v, null, d, run)) n++;
-      return n === 1 || report(st, message);
+      const enough = !any ? 2 : run.evaluated === null ? 1 : subs.length;
+      for (let i = 0; i < subs.length && n < enough; i++) {
+        const outer = run.evaluated;
+        if (outer === null ? subs[i](v, null, d, run) : apart(subs[i], v, d, run, outer)) n++;
+      }
+      return n === 1 || (any && n > 1) || report(st, message);
     });
   }
   const not = compileKw(ctx, s, 'not', loc);
   if (not !== undefined) {
-    checks.push((v, st, d, run) => !not(v, null, d, run) || report(st, 'must not match the schema in not'));
+    checks.push((v, st, d, run) => {
+      const outer = run.evaluated; // a valid not subschema fails its parent, so its annotations are never kept
+      run.evaluated = null;
+      const ok = !not(v, null, d, run);
+      run.evaluated = outer;
+      return ok || report(st, 'must not match the schema in not');
+    });
   }
-  if (s.if !== undefined && (s.then !== undefined || s.else !== undefined)) {
+  if (s.if !== undefined) {
+    // Without then/else, if only annotates: it runs only when an unevaluated* keyword asks what it evaluated.
     const cond = compileNode(ctx, s.if, `${loc}/if`);
     const then = compileKw(ctx, s, 'then', loc) ?? PASS;
     const otherwise = compileKw(ctx, s, 'else', loc) ?? PASS;
-    checks.push((v, st, d, run) => (cond(v, null, d, run) ? then(v, st, d, run) : otherwise(v, st, d, run)));
+    checks.push((v, st, d, run) => {
+      if (then === PASS && otherwise === PASS && run.evaluated === null) return true;
+      const outer = run.evaluated;
+      const passes = outer === null ? cond(v, null, d, run) : apart(cond, v, d, run, outer);
+      return passes ? then(v, st, d, run) : otherwise(v, st, d, run);
+    });
   }
+}
+
+/**
+ * The check of s.$ref, or of s.$dynamicRef: like $ref, unless its target carries the $dynamicAnchor its fragment
+ * names; then the outermost resource in the dynamic scope with that $dynamicAnchor is used (2020-12 core, 8.2.3.2).
+ */
+function compileRef(ctx: Ctx, s: Obj, kw: '$ref' | '$dynamicRef', loc: string): Check {
+  const { target, resource, dynamic } = ctx.refs.resolve(s, kw, loc);
+  const check = compileNode(ctx, target, s[kw] as string);
+  if (resource === undefined) return check; // true or false: no resource to enter
+  dynamicAnchors(ctx, resource);
+  // A $ref within its own resource finds that resource in scope already: no frame is spent entering it.
+  const fallback = resource === ctx.refs.resourceOf(s) ? check : entering(resource, check);
+  if (dynamic === undefined) return fallback;
+  return (v, st, d, run) => {
+    const { scope } = run;
+    let check = scope.dynamic.get(dynamic);
+    if (check === undefined) {
+      const outermost = scope.resources.find((r) => ctx.dynamic.get(r)?.has(dynamic));
+      if (outermost === undefined) return fallback(v, st, d, run);
+      check = ctx.dynamic.get(outermost)?.get(dynamic) as Check;
+      scope.dynamic.set(dynamic, check);
+    }
+    return check(v, st, d, run);
+  };
 }
 
 /** The schema of keyword kw, compiled; undefined when absent. */
@@ -503,8 +700,9 @@ function regex(ctx: Ctx, pattern: string, kw: string, loc: string): Match {
   };
 }
 
-// References and JSON equality: $anchor collection, $ref resolution (JSON pointers, anchors) within one root schema,
-// the check that $ref cycles descend into the value, and ids of JSON values. Never recurses into values.
+// References and JSON equality: the schema resources of the root schema and of the registered documents it reaches
+// (base URIs from $id, $anchor, $dynamicAnchor), $ref resolution (JSON pointers, anchors), the check that $ref cycles
+// descend into the value, and ids of JSON values. Never fetches a URI, never recurses into values.
 
 type Obj = { [key: string]: unknown };
 type Refs = ReturnType<typeof createRefs>;
@@ -514,62 +712,166 @@ type Refs = ReturnType<typeof createRefs>;
 const MAP_KWS = ['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas', 'dependencies'];
 const IN_PLACE_KWS = ['not', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas', 'dependencies'];
 const CHILD_KWS = ['additionalProperties', 'propertyNames', 'items', 'prefixItems', 'additionalItems', 'contains'];
-const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, ...CHILD_KWS, 'if', 'then', 'else'];
+const SCHEMA_KWS = [...MAP_KWS, ...IN_PLACE_KWS, ...CHILD_KWS, 'if', 'then', 'else', 'unevaluatedProperties'];
+SCHEMA_KWS.push('unevaluatedItems');
+/** The base URI of a root schema without $id: relative references resolve against it, and name no document. */
+const NO_BASE = 'mcp-core:/schema';
+const VALIDATION_VOCAB = 'https://json-schema.org/draft/2020-12/vocab/validation';
+// The validation vocabulary's keywords (2020-12 validation, 6), which a metaschema without it leaves out.
+const VALIDATION_KWS = new Set(
+  (
+    'type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern maxItems ' +
+    'minItems uniqueItems maxContains minContains maxProperties minProperties required dependentRequired'
+  ).split(' '),
+);
 
 const isSchema = (v: unknown): v is Obj | boolean => typeof v === 'boolean' || isPlainObject(v);
 const isComposite = (v: unknown): v is object => typeof v === 'object' && v !== null;
+const applying = ([kw]: [string, unknown]): boolean => !VALIDATION_KWS.has(kw);
 
 /** Throws the TypeError of a schema the validator cannot use, naming its place. */
 function bad(loc: string, message: string): never {
   throw new TypeError(`invalid schema at ${loc}: ${message}`);
 }
 
-/** $ref resolution for one root schema; resolve() records each $ref's target for assertDescends(). */
-function createRefs(root: Obj | boolean) {
-  const id = isPlainObject(root) && typeof root.$id === 'string' ? root.$id : '';
-  const rootId = id.split('#')[0];
-  const anchors = new Map<string, Obj>();
-  collectAnchors(root, anchors, new Set());
-  const targets = new Map<Obj, Obj | boolean>();
+/** The absolute URI `ref` names from `base`, without an empty fragment; undefined when it is no URI reference. */
+function absolute(ref: string, base: string): string | undefined {
+  try {
+    const href = new URL(ref, base).href;
+    return href.endsWith('#') ? href.slice(0, -1) : href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The schema resources of one root schema and of the registered documents (`registry`, by absolute URI) its
+ * references reach, each indexed when first reached; resolve() records each reference's target for assertDescends().
+ */
+function createRefs(root: Obj | boolean, registry: Record<string, unknown>) {
+  const documents = new Map<string, Obj>();
+  for (const [uri, doc] of Object.entries(registry)) {
+    const key = URL.canParse(uri) ? absolute(uri, uri) : undefined;
+    if (key === undefined || key.includes('#')) throw new TypeError(`schemas: "${uri}" is not an absolute URI`);
+    if (!isPlainObject(doc)) throw new TypeError(`schemas: "${uri}" must be a schema object`);
+    documents.set(key, doc);
+  }
+  /** Schemas by URI: resources by their absolute URI, anchors as URI#name. */
+  const uris = new Map<string, Obj>();
+  const bases = new Map<Obj, string>();
+  const resources = new Map<Obj, Obj>();
+  const roots = new Set<Obj>();
+  const dynamic = new Map<Obj, Map<string, Obj>>();
+  /** Each resource's metaschema leaves out the validation vocabulary (2020-12 core, 8.1.2). */
+  const unvalidated = new Set<Obj>();
+  const targets = new Map<Obj, unknown[]>();
+  const dynamicRefs = new Map<Obj, string>();
+
+  const name = (uri: string, s: Obj, loc: string) => {
+    const known = uris.get(uri);
+    if (known === undefined || known === s) return uris.set(uri, s);
+    bad(loc, uri.includes('#') ? `duplicate anchor "${uri.slice(uri.indexOf('#') + 1)}"` : `duplicate $id "${uri}"`);
+  };
+  /** Indexes s and the schemas below it in the resource `resource` (undefined: s is a document's root) at `base`. */
+  const index = (s: unknown, base: string, resource: Obj | undefined, loc: string): void => {
+    if (!isPlainObject(s) || bases.has(s)) return;
+    if (resource === undefined) roots.add(s);
+    if (resource === undefined) name(base, s, loc);
+    // An $id that is only a fragment is a draft-07 anchor; any other one starts an embedded resource.
+    const own = typeof s.$id === 'string' ? s.$id : '#';
+    const anchor = typeof s.$anchor === 'string' ? s.$anchor : own.slice(1);
+    if (!own.startsWith('#')) {
+      const id = absolute(own, base);
+      if (id === undefined) bad(loc, `$id "${own}" is not a URI reference`);
+      base = id;
+      name(base, s, loc);
+      resource = s;
+    }
+    resource ??= s;
+    if (resource === s) {
+      dynamic.set(s, new Map());
+      const meta = typeof s.$schema === 'string' ? documents.get(absolute(s.$schema, base) ?? '') : undefined;
+      const vocab = isPlainObject(meta) && isPlainObject(meta.$vocabulary) ? meta.$vocabulary : undefined;
+      if (vocab !== undefined && !Object.hasOwn(vocab, VALIDATION_VOCAB)) unvalidated.add(s);
+    }
+    bases.set(s, base);
+    resources.set(s, resource);
+    if (anchor !== '') name(`${base}#${anchor}`, s, loc);
+    if (typeof s.$dynamicAnchor === 'string') {
+      name(`${base}#${s.$dynamicAnchor}`, s, loc);
+      dynamic.get(resource)?.set(s.$dynamicAnchor, s);
+    }
+    for (const kw of SCHEMA_KWS) {
+      const x = s[kw];
+      if (Array.isArray(x)) for (const [i, sub] of x.entries()) index(sub, base, resource, `${loc}/${kw}/${i}`);
+      else if (MAP_KWS.includes(kw) && isPlainObject(x)) {
+        for (const k of Object.keys(x)) index(x[k], base, resource, `${loc}/${kw}/${escapeToken(k)}`);
+      } else index(x, base, resource, `${loc}/${kw}`);
+    }
+  };
+  index(root, NO_BASE, undefined, '#');
   return {
-    /** The schema that s.$ref points to; loc names s in errors. */
-    resolve(s: Obj, loc: string): Obj | boolean {
-      const ref = s.$ref;
-      if (typeof ref !== 'string') bad(loc, '$ref must be a string');
-      const hash = ref.includes('#') ? ref.indexOf('#') : ref.length;
-      const base = ref.slice(0, hash);
-      if (base !== '' && base !== rootId) bad(loc, `$ref "${ref}" points outside this schema`);
+    /** The resource s belongs to. */
+    resourceOf: (s: Obj): Obj => resources.get(s) as Obj,
+    /** Whether s is the root of a document (the schema's own or a registered one), not an embedded resource. */
+    isDocument: (s: Obj): boolean => roots.has(s),
+    /** The $dynamicAnchors of a resource, by name. */
+    dynamicAnchors: (resource: Obj): Map<string, Obj> => dynamic.get(resource) as Map<string, Obj>,
+    /** Whether the resource's metaschema (if registered) keeps the validation vocabulary. */
+    validates: (resource: Obj): boolean => !unvalidated.has(resource),
+    /**
+     * The schema that s[kw] points to and its resource; `dynamic`, the anchor name of a $dynamicRef whose target
+     * carries that $dynamicAnchor. loc names s in errors.
+     */
+    resolve(s: Obj, kw: '$ref' | '$dynamicRef', loc: string) {
+      const ref = s[kw];
+      if (typeof ref !== 'string') bad(loc, `${kw} must be a string`);
+      const uri = absolute(ref, bases.get(s) as string);
+      if (uri === undefined) bad(loc, `${kw} "${ref}" is not a URI reference`);
+      const hash = uri.includes('#') ? uri.indexOf('#') : uri.length;
+      const doc = uri.slice(0, hash);
       let frag: string;
       try {
-        frag = decodeURIComponent(ref.slice(hash + 1));
+        frag = decodeURIComponent(uri.slice(hash + 1));
       } catch {
-        bad(loc, `$ref "${ref}" has invalid percent-encoding`);
+        bad(loc, `${kw} "${ref}" has invalid percent-encoding`);
       }
-      const target = frag === '' ? root : frag.startsWith('/') ? pointer(root, frag) : anchors.get(frag);
-      if (!isSchema(target)) bad(loc, `$ref "${ref}" cannot be resolved`);
-      targets.set(s, target);
-      return target;
+      if (!uris.has(doc) && documents.has(doc)) index(documents.get(doc), doc, undefined, doc);
+      const res = uris.get(doc);
+      if (res === undefined) {
+        const where = doc.startsWith(NO_BASE.slice(0, 9)) || ref.startsWith(doc) ? '' : ` (${doc})`;
+        bad(loc, `${kw} "${ref}" points outside this schema${where} and the schemas option has no such document`);
+      }
+      let target: unknown = res;
+      let base = bases.get(res) as string;
+      if (frag.startsWith('/')) {
+        // A pointer may cross an $id into an embedded resource, or end where no keyword led the index.
+        for (const raw of frag.slice(1).split('/')) {
+          const tok = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+          if (Array.isArray(target) && /^(0|[1-9]\d*)$/.test(tok)) target = target[Number(tok)];
+          else if (isPlainObject(target) && Object.hasOwn(target, tok)) target = target[tok];
+          else target = undefined;
+          if (isPlainObject(target)) base = bases.get(target) ?? base;
+        }
+        index(target, base, resources.get(res), loc);
+      } else if (frag !== '') target = uris.get(`${doc}#${frag}`);
+      if (!isSchema(target)) bad(loc, `${kw} "${ref}" cannot be resolved`);
+      targets.set(s, [...(targets.get(s) ?? []), target]);
+      if (typeof target === 'boolean') return { target, resource: undefined, dynamic: undefined };
+      const dynamic = kw === '$dynamicRef' && target.$dynamicAnchor === frag ? frag : undefined;
+      if (dynamic !== undefined) dynamicRefs.set(s, dynamic);
+      return { target, resource: resources.get(target) as Obj, dynamic };
     },
     /** Rejects cycles of $ref/in-place applicators that never step into a child value: they would recurse forever. */
     assertDescends(schemas: Iterable<Obj>): void {
+      // A $dynamicRef may reach any $dynamicAnchor of its name.
+      for (const [s, anchor] of dynamicRefs) {
+        for (const anchors of dynamic.values()) if (anchors.has(anchor)) targets.get(s)?.push(anchors.get(anchor));
+      }
       const colors = new Map<Obj, number>();
       for (const s of schemas) visit(s, targets, colors);
     },
   };
-}
-
-/** Collects the anchors of every schema object below s, refusing a duplicate. */
-function collectAnchors(s: unknown, anchors: Map<string, Obj>, seen: Set<Obj>): void {
-  if (!isPlainObject(s) || seen.has(s)) return;
-  seen.add(s);
-  // Draft-07 spells an anchor as an $id that is only a fragment.
-  const fragment = typeof s.$id === 'string' && s.$id.startsWith('#') ? s.$id.slice(1) : undefined;
-  const anchor = typeof s.$anchor === 'string' ? s.$anchor : fragment;
-  if (anchor !== undefined) {
-    if (anchors.has(anchor)) throw new TypeError(`invalid schema: duplicate anchor "${anchor}"`);
-    anchors.set(anchor, s);
-  }
-  for (const sub of subschemas(s, SCHEMA_KWS)) collectAnchors(sub, anchors, seen);
 }
 
 /** The values of s's keywords among `keywords`, lists and maps of schemas spread. */
@@ -584,27 +886,14 @@ function subschemas(s: Obj, keywords: string[]): unknown[] {
   return out;
 }
 
-/** The value a JSON pointer (RFC 6901) names in root, undefined when there is none. */
-function pointer(root: unknown, ptr: string): unknown {
-  let cur = root;
-  for (const raw of ptr.slice(1).split('/')) {
-    const tok = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(cur) && /^(0|[1-9]\d*)$/.test(tok)) cur = cur[Number(tok)];
-    else if (isPlainObject(cur) && Object.hasOwn(cur, tok)) cur = cur[tok];
-    else return undefined;
-  }
-  return cur;
-}
-
 /** Depth-first search over in-place edges; colors: 1 = on the current path (so a cycle), 2 = known acyclic. */
-function visit(s: Obj, targets: Map<Obj, Obj | boolean>, colors: Map<Obj, number>): void {
+function visit(s: Obj, targets: Map<Obj, unknown[]>, colors: Map<Obj, number>): void {
   const color = colors.get(s);
   if (color === 2) return;
   if (color === 1) throw new TypeError('invalid schema: a $ref cycle never descends into the value');
   colors.set(s, 1);
   const next = subschemas(s, IN_PLACE_KWS);
-  next.push(targets.get(s));
-  if (s.then !== undefined || s.else !== undefined) next.push(s.if, s.then, s.else);
+  next.push(...(targets.get(s) ?? []), s.if, s.then, s.else);
   for (const n of next) if (isPlainObject(n)) visit(n, targets, colors);
   colors.set(s, 2);
 }

@@ -4,7 +4,7 @@
 // and the argument types inferred from it. Never validates JSON Schema itself (schema.ts does) or mutates a schema.
 
 import { isPlainObject } from './jsonrpc.ts';
-import { checkSchema, compileSchema, formatPath, type JsonSchema } from './schema.ts';
+import { checkSchema, compileSchema, formatPath, type JsonSchema, type SchemaOptions } from './schema.ts';
 
 // Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
 // validate() checks the value and its output (transforms, defaults) is what a handler receives.
@@ -92,19 +92,24 @@ export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
 type CompiledToolSchema = { json: Record<string, unknown>; parse: Parser };
 
 /**
- * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"). Throws a
- * TypeError naming the mistake: an input schema not for objects, an invalid JSON Schema, a Standard Schema without a JSON
- * Schema export or whose export fails.
+ * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"), `options`
+ * holds the documents its $refs may name (the server's `schemas`). Throws a TypeError naming the mistake: an input
+ * schema not for objects, an invalid JSON Schema, a Standard Schema without a JSON Schema export or whose export fails.
  */
-export function compileToolSchema(schema: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+export function compileToolSchema(
+  schema: unknown,
+  where: string,
+  io: 'input' | 'output',
+  options: SchemaOptions = {},
+): CompiledToolSchema {
   // Anything carrying a `~standard` property counts (arktype's types are functions).
   if ((typeof schema === 'object' || typeof schema === 'function') && schema !== null && '~standard' in schema) {
-    return compileStandard(schema['~standard'], where, io);
+    return compileStandard(schema['~standard'], where, io, options);
   }
   if (!isPlainObject(schema)) {
     throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
   }
-  const validate = checkJson(schema, where, io, compileSchema);
+  const validate = checkJson(schema, where, io, (json) => compileSchema(json, options));
   return {
     json: schema,
     parse: (value, root) => {
@@ -139,7 +144,12 @@ function checkJson<T>(
 }
 
 /** The listed JSON Schema and parser of a Standard Schema, which validates with its own library. */
-function compileStandard(std: unknown, where: string, io: 'input' | 'output'): CompiledToolSchema {
+function compileStandard(
+  std: unknown,
+  where: string,
+  io: 'input' | 'output',
+  options: SchemaOptions,
+): CompiledToolSchema {
   if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
     throw new TypeError(
       `${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`,
@@ -163,7 +173,7 @@ function compileStandard(std: unknown, where: string, io: 'input' | 'output'): C
     });
   }
   if (!isPlainObject(json)) throw new TypeError(`${where} (${vendor}) exported ${describe(json)} as its JSON Schema`);
-  checkJson(json, `${where} (${vendor})`, io, checkSchema);
+  checkJson(json, `${where} (${vendor})`, io, (exported) => checkSchema(exported, options));
   const props = std as unknown as StandardSchemaV1Props;
   return {
     json,

@@ -211,6 +211,7 @@ const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, str
       cache: 'an object, two defaults: `cache?.ttlMs ?? 0` and `cache?.scope ?? ...`',
       requestState: 'a random secret drawn at startup',
       changeBus: 'no default (–)',
+      schemas: 'no default (–)',
       onInitialize: 'no default (–)',
       logger: 'a stderr logger object',
     },
