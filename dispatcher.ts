@@ -48,10 +48,8 @@ export interface DispatcherHooks {
   onRequest(request: InboundRequest): unknown;
   /** Every well-formed notification; the owner decides what it means (cancellation included). */
   onNotification(message: JsonRpcNotification): void;
-  /**
-   * Whether a JSON array may be served as a batch now: undefined to serve it, or its refusal. Or 'held': the owner
-   * holds it (behind the initialize gate) and calls `decide` later, in its turn, with one of those.
-   */
+  /** Whether a JSON array may be served as a batch now: undefined, its refusal, or 'held' (behind the initialize gate)
+   * when the owner calls `decide` later, in its turn, with one of those. */
   checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined;
   /** An unexpected (non-protocol) handler error, after the generic -32603 went out. */
   onUnexpectedError?(error: unknown, request: InboundRequest): void;
@@ -63,12 +61,9 @@ export interface DispatcherHooks {
 
 /** The transport side of a dispatcher (a connection's options): how frames go out, what a withdrawn request does. */
 export interface DispatcherPeer {
-  /**
-   * Writes a frame. `related`: the inbound request a notification or server→client request belongs to (transports
-   * with one stream per request route by it). A notification not `essential` may be dropped by a backed-up transport
-   * (an essential one is bounded by its own stream, a listen's). `change`: a change notification, which every copy of
-   * a shared session hears through the change bus; http/session-get-stream.ts sends it from one copy only.
-   */
+  /** Writes a frame. `related`: the inbound request it belongs to (per-request streams route by it); a backed-up
+   * transport may drop a notification not `essential` (a listen's is bounded by its stream); `change`: a change
+   * notification, which every copy of a shared session hears (http/session-get-stream.ts sends it from one copy). */
   send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId, essential?: boolean, change?: boolean): void;
   /** Why a server→client request cannot reach the client from here (undefined: it can). */
   noBackChannel?(related: RequestId | undefined): string | undefined;
@@ -101,8 +96,7 @@ type PendingOutbound = { resolve(result: unknown): void; reject(error: unknown):
 
 /** The JSON-RPC engine of one connection: in-flight table, cancellation, batches, answers and outbound requests. */
 export class Dispatcher implements RequestConnection {
-  // The peer and limits are objects the connection and server already hold: an idle 2025 session costs memory
-  // for every field it keeps, so the dispatcher keeps references, not copies, and makes the outbound table on demand.
+  // References, not copies, and the outbound table made on demand: an idle 2025 session pays for every field it keeps.
   readonly #peer: DispatcherPeer;
   readonly #limits: DispatcherLimits;
   readonly #logger: Logger;
@@ -201,11 +195,8 @@ export class Dispatcher implements RequestConnection {
     if ('error' in response) this.#limits.errors?.add(response.error.code);
   }
 
-  /**
-   * Holds one answer of a batch, measured as it will be written, so the array is known to serialize and the bytes
-   * held stay bounded: an answer that cannot be serialized, or that would take the answers held for this connection's
-   * open batches past their bound, becomes -32603.
-   */
+  /** Holds one batch answer, measured as written: one that cannot be serialized, or would take the answers held for
+   * this connection's open batches past maxBatchAnswerBytes, becomes -32603. */
   #collect(batch: Batch, response: JsonRpcResponse, method: string | undefined): JsonRpcResponse {
     const what = method === undefined ? `the refusal of id ${describeValue(response.id)}` : `the answer to '${method}'`;
     let bytes: number;
@@ -219,10 +210,8 @@ export class Dispatcher implements RequestConnection {
     const max = this.#limits.maxBatchAnswerBytes;
     if (this.#batchBytes + bytes > max) {
       this.#logger.warn(`${what} was replaced: the answers held for batches exceed ${max} bytes`);
-      response = errorResponse(response.id, {
-        code: ErrorCode.InternalError,
-        message: `Internal error: the answers held for batches exceed ${max} bytes`,
-      });
+      const message = `Internal error: the answers held for batches exceed ${max} bytes`;
+      response = errorResponse(response.id, { code: ErrorCode.InternalError, message });
       bytes = utf8(JSON.stringify(response)).byteLength;
     }
     batch.bytes += bytes;
@@ -260,12 +249,11 @@ export class Dispatcher implements RequestConnection {
       return;
     }
     if (!isThenable(result)) this.#succeed(request, result);
-    else {
+    else
       result.then(
         (value) => this.#succeed(request, value),
         (error: unknown) => this.#fail(request, error),
       );
-    }
   }
 
   /** Serves a request on the request TracingChannel (tracing.ts, traceRequest), its context kept on the request. */
@@ -278,12 +266,8 @@ export class Dispatcher implements RequestConnection {
       trace: request.trace,
     };
     request.traced = trace;
-    return traceRequest(
-      tracing,
-      trace,
-      () => this.#hooks.onRequest(request),
-      () => this.#hooks.era,
-    );
+    const serve = () => this.#hooks.onRequest(request);
+    return traceRequest(tracing, trace, serve, () => this.#hooks.era);
   }
 
   /** A traced request's outcome (tracing.ts, traceOutcome): `response` is the answer written, `thrown` the error. */
@@ -300,15 +284,12 @@ export class Dispatcher implements RequestConnection {
     request.end(state);
     if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
     if (this.#inFlight.size === 0) this.#drained?.();
-    if (state !== 'answered' && request.traced !== undefined) this.#traceEnd(request, undefined);
+    if (state !== 'answered') this.#traceEnd(request, undefined);
     return true;
   }
 
   #succeed(request: AdmittedRequest, result: unknown): void {
-    if (!this.#settle(request, 'answered')) return;
-    const response = this.#finish(request, successResponse(request.id, result));
-    if (request.traced !== undefined) this.#traceEnd(request, response);
-    request.sendHeld();
+    if (this.#settle(request, 'answered')) this.#finish(request, successResponse(request.id, result));
   }
 
   /** A ProtocolError is the wire error; anything else is logged and answered -32603 without its message. */
@@ -316,16 +297,17 @@ export class Dispatcher implements RequestConnection {
     if (!this.#settle(request, 'answered')) return;
     const expected = error instanceof ProtocolError;
     if (!expected) this.#logger.error(`handler for '${request.method}' failed`, error);
-    const response = this.#finish(request, errorResponse(request.id, expected ? error.toJSON() : INTERNAL_ERROR));
-    if (request.traced !== undefined) this.#traceEnd(request, response, error);
-    request.sendHeld();
+    this.#finish(request, errorResponse(request.id, expected ? error.toJSON() : INTERNAL_ERROR), error);
     if (!expected) this.#hooks.onUnexpectedError?.(error, request);
   }
 
-  /** Writes (or collects into its batch) a request's answer; returns the answer as written, maybe replaced. */
-  #finish(request: AdmittedRequest, response: JsonRpcResponse): JsonRpcResponse {
-    if (request.batch === undefined) {
-      if (this.#closed) return response;
+  /** Writes (or collects into its batch) a request's answer, ends its trace with the answer as written (maybe
+   * replaced; `thrown`: what the handler threw), then sends what it held back. */
+  #finish(request: AdmittedRequest, response: JsonRpcResponse, thrown?: unknown): void {
+    if (request.batch !== undefined) {
+      response = this.#collect(request.batch, response, request.method);
+      this.#settleBatch(request.batch);
+    } else if (!this.#closed) {
       // Transports serialize before they change anything, so an answer that cannot be (a cycle, a BigInt, nesting
       // too deep) can still be replaced by the generic error.
       try {
@@ -336,11 +318,9 @@ export class Dispatcher implements RequestConnection {
         this.#peer.send(response);
       }
       this.#count(response);
-      return response;
     }
-    const collected = this.#collect(request.batch, response, request.method);
-    this.#settleBatch(request.batch);
-    return collected;
+    this.#traceEnd(request, response, thrown);
+    request.sendHeld();
   }
 
   /** Withdraws an inbound request at the peer's word: its handler is aborted and nothing more is written for it. */
@@ -371,15 +351,9 @@ export class Dispatcher implements RequestConnection {
   }
 
   /** Sends a server→client request and resolves with the peer's result (rejects with its error). */
-  request(
-    method: string,
-    params: Shaped | undefined,
-    options: OutboundOptions = {},
-    related?: RequestId,
-  ): Promise<unknown> {
-    if (this.#closed || this.#inputClosed) {
+  request(method: string, params: Shaped | undefined, options: OutboundOptions = {}, related?: RequestId) {
+    if (this.#closed || this.#inputClosed)
       return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the client can no longer answer`));
-    }
     const refusal = this.refusal(method, related);
     if (refusal !== undefined) return Promise.reject(refusal);
     const { signal } = options;
@@ -404,10 +378,9 @@ export class Dispatcher implements RequestConnection {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       (this.#pending ??= new Map()).set(id, { resolve, reject, cleanup });
-      this.#peer.send(
-        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
-        related,
-      );
+      const message: JsonRpcRequest =
+        params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      this.#peer.send(message, related);
     });
   }
 
@@ -432,10 +405,8 @@ export class Dispatcher implements RequestConnection {
     }
   }
 
-  /**
-   * Settles the outbound request `message` answers, received here or by another process of a shared session
-   * (DispatcherPeer.onStrayResponse there); false when none is waiting here (nothing else happens).
-   */
+  /** Settles the outbound request `message` answers (received here or by another process of a shared session);
+   * false when none is waiting here. */
   settleOutbound(message: JsonRpcResponse): boolean {
     const pending = typeof message.id === 'number' ? this.#pending?.get(message.id) : undefined;
     if (pending === undefined) return false;
@@ -448,17 +419,14 @@ export class Dispatcher implements RequestConnection {
   }
 
   #rejectPending(reason: string): void {
-    if (this.#pending === undefined) return;
-    for (const pending of [...this.#pending.values()]) {
+    for (const pending of [...(this.#pending?.values() ?? [])]) {
       pending.cleanup();
       pending.reject(new OutboundRequestError(reason));
     }
   }
 
-  /**
-   * The peer stopped sending: no answer to an outbound request can arrive any more, so those fail now. In-flight
-   * requests get up to `windowMs` to finish, with output fully enabled; what is left is then abandoned silently.
-   */
+  /** The peer stopped sending: outbound requests fail now (no answer can come); in-flight ones get up to `windowMs`
+   * to finish, output enabled, and what is left is then abandoned silently. */
   async drain(windowMs: number): Promise<void> {
     this.#inputClosed = true;
     this.#rejectPending('the client closed its input before answering');

@@ -33,10 +33,10 @@ import {
   removedMethod,
   unsupportedVersion,
 } from './modern.ts';
-import type { ChangeEvent, ChangeHub } from './registry.ts';
+import type { ChangeEvent } from './registry.ts';
 import type { InboundRequest } from './request.ts';
 import type { ErrorCounts } from './tracing.ts';
-import type { Extension, FrameExtras, Logger } from './types.ts';
+import type { FrameExtras, Logger } from './types.ts';
 
 /** At most this many notifications wait for the era decision; later ones are dropped (and logged). */
 const MAX_HELD_NOTIFICATIONS = 8;
@@ -56,12 +56,10 @@ export interface Lifecycle {
   onRequest(request: InboundRequest): unknown;
 }
 
-export interface LegacySide extends Lifecycle {
-  onNotification(message: JsonRpcNotification): void;
-  checkBatch(items: unknown[], decide: (refusal?: JsonRpcErrorObject) => void): JsonRpcErrorObject | 'held' | undefined;
-}
+export type LegacySide = Lifecycle & Pick<DispatcherHooks, 'onNotification' | 'checkBatch'>;
 
 export type EraState = 'undecided' | 'legacy' | 'modern';
+type Decide = (refusal?: JsonRpcErrorObject) => void;
 
 export class EraRouter implements DispatcherHooks {
   #state: EraState = 'undecided';
@@ -136,23 +134,15 @@ export class EraRouter implements DispatcherHooks {
     }
   }
 
-  /**
-   * Before the decision no request of ours is outstanding, so a client response answers nothing: it is discarded
-   * and logged (test/era.test.ts, 'a client response before any request is logged').
-   */
+  /** Before the decision none of our requests is outstanding, so a client response answers nothing: logged. */
   onStrayResponse(message: JsonRpcResponse): void {
-    if (this.#state === 'undecided') {
+    if (this.#state === 'undecided')
       this.#logger.warn(`discarded a response (id ${describeValue(message.id)}) that arrived before the first request`);
-    }
   }
 
-  checkBatch(
-    items: unknown[],
-    decide: (refusal?: JsonRpcErrorObject) => void,
-  ): JsonRpcErrorObject | 'held' | undefined {
-    if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params))) {
+  checkBatch(items: unknown[], decide: Decide): JsonRpcErrorObject | 'held' | undefined {
+    if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params)))
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
-    }
     return this.#state === 'legacy' ? this.#legacy().checkBatch(items, decide) : BATCH_REFUSAL;
   }
 }
@@ -182,10 +172,7 @@ export interface ConnectionOptions extends DispatcherPeer {
   onHandlerError?(error: unknown): void;
   /** Whether the transport is backed up; listen events then wait in their stream's bounded buffer. */
   isBackedUp?(): boolean;
-  /**
-   * What the transport knows of the exchange behind this connection (`ctx.http`, `ctx.auth`); `receive(value, extras)`
-   * overrides it per frame. Its `envelope` is ignored: an envelope is one request's, handed on with that frame only.
-   */
+  /** A frame's `ctx.http`, `ctx.auth` unless `receive(value, extras)` overrides; never `envelope` (one request's). */
   extras?: FrameExtras;
 }
 
@@ -197,10 +184,8 @@ export class Connection {
   readonly #makeLegacy: () => LegacyLifecycle;
   readonly #listens: ListenStreams | undefined;
   readonly #router: EraRouter;
-  readonly #modern: ModernLifecycle | undefined;
-  readonly #hub: ChangeHub;
   readonly #extras: FrameExtras | undefined;
-  readonly #extensions: readonly Extension[];
+  readonly #model: ServerModel;
   /** Set once the extensions heard of this caller's end (close()). */
   #ended = false;
 
@@ -209,31 +194,29 @@ export class Connection {
     this.#makeLegacy = () => new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
     const era = options.era ?? (options.assumeInitialized === undefined ? undefined : 'legacy');
+    let modern: ModernLifecycle | undefined;
     if (era !== 'legacy') {
       this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
-      this.#modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
+      modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     }
-    this.#router = new EraRouter(() => this.#legacySide(), this.#modern, this.#dispatcher, logger, era);
+    this.#router = new EraRouter(() => this.#legacySide(), modern, this.#dispatcher, logger, era);
     const { onHandlerError } = options;
-    if (onHandlerError !== undefined) {
+    if (onHandlerError !== undefined)
       this.#router.onUnexpectedError = (error) => {
         if (this.#dispatcher.closed) return;
         this.close();
         onHandlerError(error);
       };
-    }
     this.#dispatcher.attach(this.#router);
     this.#extras = options.extras === undefined ? undefined : { ...options.extras, envelope: undefined };
     if (options.assumeInitialized !== undefined) this.#legacySide().assumeInitialized(options.assumeInitialized);
-    this.#hub = model.hub;
-    this.#extensions = model.extensions;
-    this.#hub.add(this);
+    this.#model = model;
+    model.hub.add(this);
   }
 
   /** The 2025 lifecycle, built the first time the connection needs it. */
   #legacySide(): LegacyLifecycle {
-    this.#legacy ??= this.#makeLegacy();
-    return this.#legacy;
+    return (this.#legacy ??= this.#makeLegacy());
   }
 
   get era(): EraState {
@@ -310,37 +293,28 @@ export class Connection {
     this.#listens?.resume();
   }
 
-  /**
-   * The peer will send nothing more: listen streams end gracefully (buffered events, then their final results),
-   * running requests get the window to finish with output fully enabled, then the connection closes.
-   */
+  /** The peer sends nothing more: listen streams end gracefully, running requests get `windowMs`, then it closes. */
   async drain(windowMs: number): Promise<void> {
     this.#listens?.endAll();
     await this.#dispatcher.drain(windowMs);
     this.close();
   }
 
-  /**
-   * Whether an extension runs work bound to the caller this connection's peer names (Extension.holdsWorkOf: a task
-   * of its 2025 session), so that the session is not taken for idle while it does.
-   */
+  /** Whether an extension runs work for this connection's caller (Extension.holdsWorkOf): its session is not idle. */
   get holdsWork(): boolean {
     const caller = this.#dispatcher.caller;
-    return this.#extensions.some((extension) => extension.holdsWorkOf?.(caller) === true);
+    return this.#model.extensions.some((extension) => extension.holdsWorkOf?.(caller) === true);
   }
 
-  /**
-   * Ends the connection at once; running handlers are aborted and nothing more is written. `callerEnded`: the caller
-   * its peer names (a 2025 HTTP session) is gone for good with it.
-   */
+  /** Ends the connection at once, aborting its handlers. `callerEnded`: its caller (a 2025 session) is gone too. */
   close(callerEnded = false): void {
-    this.#hub.remove(this);
+    this.#model.hub.remove(this);
     this.#dispatcher.close();
     // A connection that was its own caller (stdio), or a session that ended for good (perhaps after its drain closed
     // the connection), is gone: what was bound to it can never be reached again. Nobody in particular ('') never ends.
     const caller = this.#dispatcher.ownCaller ?? (callerEnded ? this.#dispatcher.caller : '');
     if (this.#ended || caller === '') return;
     this.#ended = true;
-    for (const extension of this.#extensions) extension.callerEnded?.(caller);
+    for (const extension of this.#model.extensions) extension.callerEnded?.(caller);
   }
 }

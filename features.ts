@@ -6,14 +6,13 @@
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import type { ChangeHub, Registry } from './registry.ts';
+import { formatPath } from './schema.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
 import {
   type CallToolResult,
   type Completer,
   type Content,
   type Context,
-  type DetachedContext,
-  type DetachOptions,
   type Era,
   type Extension,
   type ExtensionContext,
@@ -29,6 +28,7 @@ import {
   type ResourceHandler,
   type ResourceTemplateDefinition,
   type ResourceTemplateHandler,
+  type ToolCall,
   type ToolDefinition,
   ToolError,
   type ToolHandler,
@@ -36,11 +36,7 @@ import {
 import type { UriTemplate } from './uri-template.ts';
 
 /** What every registration holds: the era it serves (undefined: both), its definition and its handler. */
-interface Entry<Definition, Handler> {
-  era: Era | undefined;
-  definition: Definition;
-  handler: Handler;
-}
+type Entry<Definition, Handler> = { era: Era | undefined; definition: Definition; handler: Handler };
 
 export interface ToolEntry extends Entry<ToolDefinition, ToolHandler<never>> {
   name: string;
@@ -76,6 +72,7 @@ export interface HeaderParam {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
 /** Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root); throws TypeError for an invalid declaration: empty or non-token name, duplicate (case-insensitive), type other than string/integer/boolean (number is refused). */
 export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderParam[] {
@@ -142,13 +139,12 @@ function shapeItem(target: Shaped, source: object, version: string): Shaped {
 export function shapeImplementation(info: Implementation, version: string): Shaped {
   let byVersion = shapedImplementations.get(info);
   if (byVersion === undefined) shapedImplementations.set(info, (byVersion = new Map()));
-  let shaped = byVersion.get(version);
-  if (shaped === undefined) {
-    shaped = { name: info.name, version: info.version };
-    if (since(version, '2025-06-18')) pick(shaped, info, ['title']);
-    if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
-    byVersion.set(version, Object.freeze(shaped));
-  }
+  const cached = byVersion.get(version);
+  if (cached !== undefined) return cached;
+  const shaped = { name: info.name, version: info.version };
+  if (since(version, '2025-06-18')) pick(shaped, info, ['title']);
+  if (since(version, '2025-11-25')) pick(shaped, info, ['icons', 'description', 'websiteUrl']);
+  byVersion.set(version, Object.freeze(shaped));
   return shaped;
 }
 
@@ -179,11 +175,7 @@ export function isImplementation(value: unknown): value is Implementation {
   return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string';
 }
 
-/**
- * The server capabilities both eras advertise (`initialize` result, `server/discover` result) for what a connection
- * serves: list changes are announced for every list, resources can be subscribed to. `completions` exists from
- * 2025-03-26 on (completion/complete predates its capability). Extensions add theirs in each lifecycle.
- */
+/** The capabilities both eras advertise for what a connection serves (`completions` exists from 2025-03-26 on). */
 export function serverCapabilities(served: Record<Feature, boolean> & { logging: boolean }, version: string): Shaped {
   const capabilities: Shaped = {};
   if (served.logging) capabilities.logging = {};
@@ -219,10 +211,8 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'defini
 const VALUE_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
 
 /**
- * A non-object output schema as a 2025 client takes it: before 2026-07-28 an output schema and structuredContent
- * describe an object (the 2025-06-18 and 2025-11-25 schemas), so the value goes under `result`. `$schema` stays at
- * the root; a schema with an `$id` is its own resource and goes in whole; else its same-document references (`#`,
- * `#/…`) are rewritten to point below `#/properties/result`, where its `$defs` now are.
+ * A non-object output schema as a 2025 client takes it, under `result` (2025 output schemas describe an object).
+ * `$schema` stays at the root; a schema with an `$id` goes in whole, else its `#…` references are repointed below it.
  */
 export function wrappedSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema, ...rest } = schema;
@@ -264,8 +254,7 @@ function toolFailure(text: string): CallToolResult {
 }
 
 /** What a lifecycle's handler context offers a tool call that an extension takes over (ToolCall). */
-export interface CallSite extends ExtensionContext {
-  detach(options: DetachOptions): DetachedContext;
+export interface CallSite extends ExtensionContext, Pick<ToolCall, 'detach'> {
   notifyCaller(method: string, params: Record<string, unknown>): void;
 }
 
@@ -293,41 +282,30 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite
 /** Validates a tool's arguments, runs its handler with `ctx`, and checks and shapes what it answered. */
 async function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context) {
   const version = ctx.protocolVersion;
-  let parsed: Parsed;
-  try {
-    const pending = tool.parseInput(args, 'arguments');
-    parsed = pending instanceof Promise ? await pending : pending;
-  } catch (error) {
-    // A Standard Schema's validate() runs the author's code (refinements…): its throw is the tool's failure.
-    return toolThrew(model, tool, error, ctx);
-  }
-  if (parsed.problems !== undefined) {
-    const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
-    // From 2025-11-25 input-validation failures are tool execution errors the model can correct
-    // (2025-11-25, Server Features > Tools > Error Handling).
-    if (since(version, '2025-11-25')) return toolFailureResult(message, version);
-    throw invalidParams(message.slice('Invalid '.length));
-  }
-  let result: CallToolResult | InputRequired;
-  try {
-    result = await (tool.handler as ToolHandler<unknown>)(parsed.value, ctx);
-  } catch (error) {
-    return toolThrew(model, tool, error, ctx);
-  }
-  if (result instanceof InputRequired) return result;
   let checked: CallToolResult;
   try {
+    // A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's
+    // failure, as the handler's is; a ProtocolError (the -32602 below) passes through toolThrew.
+    const pendingInput = tool.parseInput(args, 'arguments');
+    const parsed = pendingInput instanceof Promise ? await pendingInput : pendingInput;
+    if (parsed.problems !== undefined) {
+      const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
+      // 2025-11-25 on, bad arguments are a tool error the model can correct (Server Features > Tools > Error Handling).
+      if (since(version, '2025-11-25')) return toolFailureResult(message, version);
+      throw invalidParams(message.slice('Invalid '.length));
+    }
+    const result = await (tool.handler as ToolHandler<unknown>)(parsed.value, ctx);
+    if (result instanceof InputRequired) return result;
     const pending = checkToolResult(model, tool, result);
     checked = pending instanceof Promise ? await pending : pending;
   } catch (error) {
-    return toolThrew(model, tool, error, ctx); // the outputSchema's validate() threw
+    return toolThrew(model, tool, error, ctx);
   }
   return shapeToolResult(checked, version, tool);
 }
 
+/** A tool's throw as its failure result; an aborted call gets no answer, a URL elicitation is the era's to answer. */
 function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
-  // A cancelled or abandoned call gets no answer, so its abort is not a tool failure to report.
-  // A URL elicitation it needs first is the era's to answer (legacy.ts withInput, modern.ts), not a tool failure.
   if (error instanceof ProtocolError || error instanceof UrlElicitationRequiredError || ctx.signal.aborted) throw error;
   if (error instanceof ToolError) return toolFailureResult(error.message, ctx.protocolVersion);
   if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
@@ -357,23 +335,20 @@ function malformed(model: ServerModel, detail: string): never {
   throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
 }
 
-/**
- * A tool's result must be a CallToolResult and fit its declared output schema (whose parser may transform
- * structuredContent); a misfit is the server's bug: logged with what is wrong, the client sees no detail.
- */
+/** Checks a result's shape and its fit to the outputSchema (whose parser may transform structuredContent). */
 function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult) {
-  const mistake = malformedResult(result);
-  if (mistake !== undefined) {
+  const failed = (mistake: string): CallToolResult => {
     model.settings.logger.error(`tool '${tool.name}' returned ${mistake}`);
     return toolFailure('Tool execution failed');
-  }
+  };
+  const mistake = malformedResult(result);
+  if (mistake !== undefined) return failed(mistake);
   if (tool.parseOutput === undefined || result.isError === true) return result;
   const fit = (parsed: Parsed): CallToolResult => {
     if (parsed.problems === undefined && parsed.value !== undefined)
       return { ...result, structuredContent: parsed.value };
     const detail = parsed.problems?.join('; ') ?? 'the outputSchema turned it into undefined, not a JSON value';
-    model.settings.logger.error(`tool '${tool.name}' returned output that does not fit its outputSchema: ${detail}`);
-    return toolFailure('Tool execution failed');
+    return failed(`output that does not fit its outputSchema: ${detail}`);
   };
   if (result.structuredContent === undefined)
     return fit({ problems: ['structuredContent is required by the outputSchema'] });
@@ -421,11 +396,9 @@ function shapeResource(target: Shaped, definition: ResourceDefinition, version: 
 const MAX_LISTED_RESOURCES = 10_000;
 
 /**
- * The fixed resources, then what each template's `list` gives (registration order), paged together: every request
- * calls the lists anew and its cursor is an offset into the whole, so a list that changes between pages shifts later
- * pages as registering or removing a resource does, and a cursor past the new end is -32602. Past
- * MAX_LISTED_RESOURCES the rest is left out with a warning: a list fed by what clients create cannot deny the
- * listing to everyone.
+ * The fixed resources, then each template's `list` (registration order), paged together; every request calls the
+ * lists anew and its cursor is an offset into the whole, so a list changing between pages shifts later pages. Past
+ * MAX_LISTED_RESOURCES the rest is left out with a warning: lists fed by clients cannot deny everyone the listing.
  */
 export function listResources(model: ServerModel, params: Shaped, version: string, ctx: Context) {
   const era = eraOf(version);
@@ -475,28 +448,24 @@ export function listResourceTemplates(model: ServerModel, params: Shaped, versio
   return withCursor({ resourceTemplates }, page.nextCursor);
 }
 
-/** -32002 in the 2025 era; 2026-07-28 forbids that code and uses -32602. */
-export function resourceNotFound(uri: string, era: Era): ProtocolError {
-  const code = era === 'legacy' ? ErrorCode.ResourceNotFound : ErrorCode.InvalidParams;
-  return new ProtocolError(code, 'Resource not found', { uri });
-}
-
 export async function readResource(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {
   const uri = params.uri;
   if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
   let result: ReadResourceResult | InputRequired | undefined;
   const resource = model.resources.get(uri, ctx.era);
-  if (resource !== undefined) {
-    result = await resource.handler(uri, ctx);
-  } else {
+  if (resource !== undefined) result = await resource.handler(uri, ctx);
+  else
     for (const entry of model.templates.values(ctx.era)) {
       const variables = entry.template.match(uri);
       if (variables === undefined) continue;
       result = await entry.handler(uri, variables, ctx);
       break;
     }
+  if (result === undefined) {
+    // -32002 in the 2025 era; 2026-07-28 forbids that code and uses -32602.
+    const code = ctx.era === 'legacy' ? ErrorCode.ResourceNotFound : ErrorCode.InvalidParams;
+    throw new ProtocolError(code, 'Resource not found', { uri });
   }
-  if (result === undefined) throw resourceNotFound(uri, ctx.era);
   if (!(result instanceof InputRequired)) {
     const contents: unknown = isPlainObject(result) ? result.contents : undefined;
     const where = `resource handler for '${uri}' returned`;
@@ -516,12 +485,11 @@ function shapePrompt(entry: PromptEntry, version: string): Shaped {
   const shaped: Shaped = { name: entry.name };
   pick(shaped, entry.definition, ['description']);
   const args = entry.definition.arguments;
-  if (args !== undefined && args.length > 0) {
+  if (args !== undefined && args.length > 0)
     shaped.arguments = args.map((arg) => {
       const item = pick({ name: arg.name }, arg, ['description', 'required']);
       return since(version, '2025-06-18') ? pick(item, arg, ['title']) : item;
     });
-  }
   return shapeItem(shaped, entry.definition, version);
 }
 
@@ -538,24 +506,19 @@ export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context
   if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
   const args: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [key, value] of Object.entries(given)) {
-    if (typeof value !== 'string') throw invalidParams(`params.arguments.${key} must be a string`);
+    if (typeof value !== 'string') throw invalidParams(`${formatPath('params.arguments', [key])} must be a string`);
     args[key] = value;
   }
-  for (const declared of prompt.definition.arguments ?? []) {
+  for (const declared of prompt.definition.arguments ?? [])
     if (declared.required === true && args[declared.name] === undefined)
       throw invalidParams(`missing required argument '${declared.name}' for prompt '${prompt.name}'`);
-  }
   const result = await prompt.handler(args, ctx);
   if (!(result instanceof InputRequired)) {
     const messages: unknown = isPlainObject(result) ? result.messages : undefined;
     const where = `prompt '${prompt.name}' returned`;
     if (!Array.isArray(messages)) malformed(model, `${where} ${describeValue(result)}, not {messages: [...]}`);
     const bad = messages.findIndex(
-      (m) =>
-        !isPlainObject(m) ||
-        (m.role !== 'user' && m.role !== 'assistant') ||
-        !isPlainObject(m.content) ||
-        typeof m.content.type !== 'string',
+      (m) => !isPlainObject(m) || !ROLES.has(m.role) || !isPlainObject(m.content) || typeof m.content.type !== 'string',
     );
     if (bad >= 0) malformed(model, `${where} messages[${bad}] without a user/assistant role and a typed content`);
   }
@@ -580,9 +543,8 @@ function findCompleter(model: ServerModel, era: Era, ref: Shaped, argument: stri
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
-    for (const entry of model.templates.values(era)) {
+    for (const entry of model.templates.values(era))
       if (entry.template.template === ref.uri) return ownCompleter(entry.definition.complete, argument);
-    }
     if (model.resources.get(ref.uri, era) !== undefined) return undefined;
     throw invalidParams(`unknown resource template '${ref.uri}'`);
   }
@@ -590,21 +552,15 @@ function findCompleter(model: ServerModel, era: Era, ref: Shaped, argument: stri
 }
 
 export async function complete(model: ServerModel, params: Shaped, era: Era): Promise<Shaped> {
-  const { ref, argument } = params;
+  const { ref, argument, context } = params;
   if (!isPlainObject(ref)) throw invalidParams('params.ref must be an object');
   if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
     throw invalidParams('params.argument must be {name: string, value: string}');
-  const context = params.context;
   const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
   const others: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const key of Object.keys(chosen)) if (typeof chosen[key] === 'string') others[key] = chosen[key];
   const completer = findCompleter(model, era, ref, argument.name);
   const values = completer === undefined ? [] : await completer(argument.value, others);
-  return {
-    completion: {
-      values: values.slice(0, MAX_COMPLETIONS),
-      total: values.length,
-      hasMore: values.length > MAX_COMPLETIONS,
-    },
-  };
+  const hasMore = values.length > MAX_COMPLETIONS;
+  return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore } };
 }

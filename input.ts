@@ -1,10 +1,10 @@
 // Multi round-trip input (MCP 2026-07-28, Basic > Patterns > Multi Round-Trip Requests): the InputRequired answer a
 // handler returns, the capabilities it needs, the URL-elicitation-required error (2025-11-25's form of the same ask),
-// validation of a retry's inputResponses, and RequestStateSealer (state
-// bound to method, params digest and expiry under HMAC-SHA-256, by Web Crypto: paramsDigest, seal and open are async).
-// No I/O, no connection state; open() rejects with nothing but the one -32602 ProtocolError for any input.
+// validation of a retry's inputResponses, RequestStateSealer (state bound to method, params digest and expiry under
+// HMAC-SHA-256, by Web Crypto, so async). No I/O, no connection state; open() rejects with nothing but one -32602.
 
 import { decodeUtf8, fromBase64, invalidParams, isPlainObject, randomBytes, toBase64Url, utf8 } from './jsonrpc.ts';
+import { formatPath } from './schema.ts';
 
 /** One request for client input, as the 2026-07-28 wire carries it (no jsonrpc, no id). */
 export interface InputRequest {
@@ -73,10 +73,9 @@ export interface UrlElicitation {
 }
 
 /**
- * What a handler throws when the request can go on only once the user has completed these URL elicitations. A method
- * that takes input answers it as the era asks: `-32042` with the elicitations on 2025-11-25 (Client Features >
- * Elicitation > URL Elicitation Required Error), `input_required` with one URL elicitation per id on 2026-07-28.
- * Not a ProtocolError: thrown anywhere else it is the handler's bug (-32603, logged), never a code on the wire.
+ * Thrown when the request can go on only once the user completed these URL elicitations: answered `-32042` on
+ * 2025-11-25 (Client Features > Elicitation > URL Elicitation Required Error), `input_required` on 2026-07-28. Not a
+ * ProtocolError: thrown by a method that takes no input it is the handler's bug (-32603, logged).
  */
 export class UrlElicitationRequiredError extends Error {
   override readonly name = 'UrlElicitationRequiredError';
@@ -87,10 +86,9 @@ export class UrlElicitationRequiredError extends Error {
       throw new TypeError('a URL elicitation error needs at least one elicitation');
     const ids = new Set<string>();
     const copies = elicitations.map((elicitation, index) => {
-      for (const field of ['elicitationId', 'url', 'message'] as const) {
+      for (const field of ['elicitationId', 'url', 'message'] as const)
         if (typeof elicitation?.[field] !== 'string' || elicitation[field] === '')
           throw new TypeError(`elicitations[${index}].${field} must be a non-empty string`);
-      }
       const { elicitationId, url, message } = elicitation;
       if (!URL.canParse(url)) throw new TypeError(`elicitations[${index}].url must be an absolute URL`);
       if (ids.has(elicitationId)) throw new TypeError(`elicitations[${index}].elicitationId repeats ${elicitationId}`);
@@ -104,9 +102,8 @@ export class UrlElicitationRequiredError extends Error {
   /** The same elicitations as 2026-07-28 input requests, keyed by their ids. */
   inputRequests(): Record<string, InputRequest> {
     const requests: Record<string, InputRequest> = Object.create(null);
-    for (const { elicitationId, url, message } of this.elicitations) {
+    for (const { elicitationId, url, message } of this.elicitations)
       requests[elicitationId] = elicitInput({ mode: 'url', message, url });
-    }
     return requests;
   }
 }
@@ -128,11 +125,8 @@ export function checkElicitationId(elicitationId: unknown): void {
     throw new TypeError('elicitationId must be a non-empty string');
 }
 
-/**
- * The part of its capability an input request's params need (MCP 2025-11-25, Client Features > Elicitation >
- * Capabilities, and Sampling > Capabilities): an elicitation's mode (`url`; `form` when it has none, which a bare
- * `elicitation: {}` also grants); `tools` for sampling with `tools` or `toolChoice`. Undefined: the capability alone.
- */
+/** The part of its capability an input request needs (2025-11-25, Client Features > Elicitation and Sampling >
+ * Capabilities): an elicitation's mode (none: `form`); `tools` for sampling with tools. Undefined: the bare one. */
 function partNeeded(request: InputRequest): string | undefined {
   const params = isPlainObject(request.params) ? request.params : {};
   // A mode the client did not declare is never sent (Capabilities: "MUST NOT send … modes that are not supported").
@@ -143,10 +137,8 @@ function partNeeded(request: InputRequest): string | undefined {
 }
 
 /**
- * The client capabilities (CAPABILITY) `requests` need that `declared` lacks, as {sampling: {tools: {}}},
- * {elicitation: {form: {}}} (declared for URLs only) or {roots: {}}; undefined when each is declared as a plain object with the part its params need (partNeeded).
- * Unknown methods need nothing. `declared` is a ClientCapabilities (types.ts), read as a plain record so that this
- * module needs no public type.
+ * The client capabilities `requests` need that `declared` (a ClientCapabilities, read as a plain record) lacks, as
+ * {sampling: {tools: {}}}, {elicitation: {form: {}}} (declared for URLs only) or {roots: {}}; undefined: none.
  */
 export function requiredCapabilities(requests: Record<string, InputRequest>, declared: Record<string, unknown>) {
   let missing: Record<string, Record<string, object>> | undefined;
@@ -185,26 +177,19 @@ function jsonView(value: unknown): unknown {
   return typeof viewed === 'function' || typeof viewed === 'symbol' ? undefined : viewed;
 }
 
-/**
- * JSON with object keys sorted (own enumerable keys only), toJSON honoured, undefined members dropped. Written
- * with a stack of pending pieces instead of recursion, so a value of any depth (a client's arguments) serializes;
- * a cycle throws a TypeError.
- */
+/** JSON with sorted (own enumerable) keys, toJSON honoured, undefined members dropped; a stack of pending pieces, not
+ * recursion, so a value of any depth (a client's arguments) serializes; a cycle throws a TypeError. */
 function canonicalJson(value: unknown): string | undefined {
   const root = jsonView(value);
   if (root === undefined) return undefined;
   let out = '';
-  // Strings are text to write; { value } a value to serialize; { close } ends an object or array in progress.
-  const pending: (string | { value: unknown } | { close: object; text: string })[] = [{ value: root }];
+  // { text } is text to write (ending `close`, an object or array in progress, when set); { value } a value to write.
+  const pending: ({ text: string; close?: object } | { value: unknown })[] = [{ value: root }];
   const open = new Set<object>();
   while (pending.length > 0) {
     const piece = pending.pop()!;
-    if (typeof piece === 'string') {
-      out += piece;
-      continue;
-    }
-    if ('close' in piece) {
-      open.delete(piece.close);
+    if ('text' in piece) {
+      if (piece.close !== undefined) open.delete(piece.close);
       out += piece.text;
       continue;
     }
@@ -215,10 +200,11 @@ function canonicalJson(value: unknown): string | undefined {
     }
     if (open.has(current)) throw new TypeError('a cyclic value cannot be serialized as JSON');
     open.add(current);
-    const members: (string | { value: unknown })[] = [];
+    const members: ({ text: string } | { value: unknown })[] = [];
     if (Array.isArray(current)) {
       out += '[';
-      for (let i = 0; i < current.length; i++) members.push(i > 0 ? ',' : '', { value: jsonView(current[i]) ?? null });
+      for (let i = 0; i < current.length; i++)
+        members.push({ text: i > 0 ? ',' : '' }, { value: jsonView(current[i]) ?? null });
       pending.push({ close: current, text: ']' });
     } else {
       out += '{';
@@ -226,7 +212,7 @@ function canonicalJson(value: unknown): string | undefined {
       for (const key of Object.keys(record).sort()) {
         const member = jsonView(record[key]);
         if (member !== undefined)
-          members.push(members.length > 0 ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`, { value: member });
+          members.push({ text: `${members.length > 0 ? ',' : ''}${JSON.stringify(key)}:` }, { value: member });
       }
       pending.push({ close: current, text: '}' });
     }
@@ -237,13 +223,11 @@ function canonicalJson(value: unknown): string | undefined {
 
 const UNBOUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 
-/** Bytes as Web Crypto takes them. Ours are always over a plain ArrayBuffer (utf8, randomBytes, fromBase64, the
- * copied secret); typed so, they also satisfy the DOM lib's BufferSource, which refuses a possibly shared buffer
- * (README.md, Vendoring: the sources type-check with the DOM lib too). */
+/** Bytes as Web Crypto takes them: ours are over a plain ArrayBuffer, so typed they also satisfy the DOM lib's
+ * BufferSource, which refuses a possibly shared buffer (README.md, Vendoring: the sources type-check with it too). */
 const cryptoBytes = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
 
-/** The params a retry is bound to: everything but _meta, inputResponses and requestState, canonical, SHA-256
- * (Web Crypto's, native and off the caller's stack on every runtime). */
+/** The params a retry is bound to (all but UNBOUND_PARAMS), canonical, SHA-256 (Web Crypto's: native, off-stack). */
 export async function paramsDigest(params: Record<string, unknown>): Promise<string> {
   const bound: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(params)) if (!UNBOUND_PARAMS.has(key)) bound[key] = params[key];
@@ -263,10 +247,8 @@ function verificationFailed() {
 type HmacKey = ReturnType<typeof crypto.subtle.importKey>;
 const HMAC = { name: 'HMAC', hash: 'SHA-256' };
 
-/**
- * Seals handler state into an opaque requestState string: HMAC-SHA-256 over a canonical payload {method, params
- * digest, expiry, random nonce, state}; base64url payload + "." + base64url MAC (the MAC covers the payload text).
- */
+/** Seals handler state into an opaque requestState: base64url payload {method, params digest, expiry, nonce, state,
+ * principal} + "." + base64url HMAC-SHA-256 of the payload text. */
 export class RequestStateSealer {
   /** The configured secret; without one, the key is drawn at the first seal or open. */
   readonly #secret: Uint8Array | undefined;
@@ -306,20 +288,15 @@ export class RequestStateSealer {
     return sealed;
   }
 
-  /** Resolves to the state; rejects with ProtocolError -32602 when requestState is not an intact, unexpired seal of ours
-   * for this method and these params. */
+  /** Resolves to the state; rejects -32602 unless requestState is our intact, unexpired seal for this very call. */
   open(method: string, params: Record<string, unknown>, requestState: unknown, principal?: string): Promise<unknown> {
-    return this.#open(method, params, requestState, principal).catch(() => {
-      throw verificationFailed();
-    });
+    return this.#open(method, params, requestState, principal).catch(() => Promise.reject(verificationFailed()));
   }
 
   /** HMAC-SHA-256 under the secret (a random 256-bit one when none was configured), for sign and verify. */
   #hmacKey(): HmacKey {
-    this.#key ??= crypto.subtle.importKey('raw', cryptoBytes(this.#secret ?? randomBytes(32)), HMAC, false, [
-      'sign',
-      'verify',
-    ]);
+    const usages: ['sign', 'verify'] = ['sign', 'verify'];
+    this.#key ??= crypto.subtle.importKey('raw', cryptoBytes(this.#secret ?? randomBytes(32)), HMAC, false, usages);
     return this.#key;
   }
 
@@ -328,8 +305,7 @@ export class RequestStateSealer {
     const parts = SEALED.exec(requestState);
     if (parts === null) throw verificationFailed();
     const [, encoded, mac] = parts as unknown as [string, string, string];
-    // Only the canonical spelling of a 32-byte MAC, so no alternative spelling verifies either; verify compares
-    // in constant time.
+    // Only the canonical spelling of a 32-byte MAC verifies; verify compares in constant time.
     const given = fromBase64(mac);
     if (given === undefined || given.length !== 32 || toBase64Url(given) !== mac) throw verificationFailed();
     if (!(await crypto.subtle.verify('HMAC', await this.#hmacKey(), cryptoBytes(given), cryptoBytes(utf8(encoded)))))
@@ -338,30 +314,21 @@ export class RequestStateSealer {
     const payload: unknown = JSON.parse(decodeUtf8(fromBase64(encoded)!)!);
     if (!isPlainObject(payload) || payload.v !== PAYLOAD_VERSION) throw verificationFailed();
     const { m, d, e } = payload;
-    if (typeof m !== 'string' || typeof d !== 'string' || typeof e !== 'number') throw verificationFailed();
-    if (m !== method || !(this.#now() < e)) throw verificationFailed();
+    if (m !== method || typeof e !== 'number' || !(this.#now() < e)) throw verificationFailed();
     if (d !== (await paramsDigest(params)) || payload.a !== principal) throw verificationFailed();
     return payload.s; // absent when the state was undefined
   }
 }
 
-/** Names an inputResponses key in an error message: dotted when it is a plain identifier, else quoted. */
-function keyPath(key: string): string {
-  if (/^[A-Za-z_$][\w$-]*$/.test(key) && key.length <= 128) return `params.inputResponses.${key}`;
-  return `params.inputResponses[${JSON.stringify(key.length > 128 ? `${key.slice(0, 128)}…` : key)}]`;
-}
-
-/**
- * Validates a retry's inputResponses: undefined -> undefined; otherwise an object whose every value is a plain
- * object, else ProtocolError -32602 naming the offending key. Returns a null-prototype copy.
- */
+/** A retry's inputResponses as a null-prototype copy: an object of plain objects, else -32602 naming the bad key. */
 export function readInputResponses(value: unknown): Record<string, Record<string, unknown>> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) throw invalidParams('params.inputResponses must be an object');
   const copy: Record<string, Record<string, unknown>> = Object.create(null);
   for (const key of Object.keys(value)) {
     const response = value[key];
-    if (!isPlainObject(response)) throw invalidParams(`${keyPath(key)} must be an object`);
+    if (!isPlainObject(response))
+      throw invalidParams(`${formatPath('params.inputResponses', [key])} must be an object`);
     copy[key] = response;
   }
   return copy;

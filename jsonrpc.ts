@@ -6,19 +6,16 @@
 /** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;
 
-/** A JSON-RPC request frame. */
-export interface JsonRpcRequest {
-  jsonrpc: '2.0';
-  id: RequestId;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
 /** A JSON-RPC notification frame (no `id`; never answered). */
 export interface JsonRpcNotification {
   jsonrpc: '2.0';
   method: string;
   params?: Record<string, unknown>;
+}
+
+/** A JSON-RPC request frame: a notification's members and an `id`. */
+export interface JsonRpcRequest extends JsonRpcNotification {
+  id: RequestId;
 }
 
 /** The `error` member of an error response. */
@@ -106,11 +103,8 @@ function invalid(id: RequestId | null, message: string): Frame {
   return { kind: 'invalid', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } };
 }
 
-/**
- * Classifies one parsed JSON value (not an array). Key presence decides the kind before any type check, so a
- * request with a malformed id is answered rather than mistaken for a notification, which is the frame without an
- * `id` (MCP 2025-11-25, Basic > Overview > Messages > Notifications).
- */
+/** Classifies one parsed JSON value (not an array). Key presence decides the kind before any type check, so a request
+ * with a malformed id is answered, not taken for a notification (MCP 2025-11-25, Basic > Overview > Messages). */
 export function classify(value: unknown): Frame {
   if (!isPlainObject(value)) return invalid(null, 'a message must be a JSON object');
   const hasId = 'id' in value;
@@ -142,13 +136,18 @@ export function classify(value: unknown): Frame {
 // order mark is kept, so a frame that starts with one is not JSON either.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** One frame's bytes as text; `undefined` when they are not UTF-8. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
+/** `read`'s value, or undefined when it throws (as decoding and parsing do on bad input). */
+function attempt<T>(read: () => T): T | undefined {
   try {
-    return UTF8.decode(bytes);
+    return read();
   } catch {
     return undefined;
   }
+}
+
+/** One frame's bytes as text; `undefined` when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  return attempt(() => UTF8.decode(bytes));
 }
 
 const encoder = new TextEncoder();
@@ -172,15 +171,8 @@ export function toBase64Url(bytes: Uint8Array): string {
 
 /** Decodes base64 or base64url, padded or not; undefined when it is not base64 (a bad character or length). */
 export function fromBase64(text: string): Uint8Array | undefined {
-  let binary: string;
-  try {
-    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return undefined;
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  const binary = attempt(() => atob(text.replace(/-/g, '+').replace(/_/g, '/')));
+  return binary === undefined ? undefined : Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 /** Bytes as lowercase hex. */
@@ -195,11 +187,7 @@ export function randomBytes(length: number): Uint8Array {
 
 /** Parses one frame's text. Returns `undefined` when the text is not JSON. */
 export function parseJson(text: string): { value: unknown } | undefined {
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
+  return attempt(() => ({ value: JSON.parse(text) }));
 }
 
 /** An error response frame for `id`. */
@@ -224,17 +212,12 @@ export const NOT_UTF8: JsonRpcFailure = errorResponse(null, {
   message: 'Parse error: frame is not valid UTF-8',
 });
 
-/**
- * A short rendering of a value for a log line or an error message: its JSON, cut to `max` characters. Never throws on
- * any value: one JSON cannot write (a cycle, a BigInt, nesting deeper than the stack allows) is named by its type.
- */
+/** A value as its JSON cut to `max` characters, for a log line or an error message. Never throws: a value JSON cannot
+ * write (a cycle, a BigInt, nesting deeper than the stack allows) is named by its type. */
 export function describeValue(value: unknown, max = 80): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch {
-    return `a ${typeof value} that is not JSON`;
-  }
+  const written = attempt(() => ({ json: JSON.stringify(value) as string | undefined }));
+  if (written === undefined) return `a ${typeof value} that is not JSON`;
+  const { json } = written;
   return json === undefined ? String(value) : json.length > max ? `${json.slice(0, max - 3)}...` : json;
 }
 
@@ -285,11 +268,6 @@ export class LineSplitter {
 
   constructor(maxLineBytes: number) {
     this.#maxLineBytes = maxLineBytes;
-  }
-
-  /** Bytes held for the unfinished line. */
-  get bufferedBytes(): number {
-    return this.#partsBytes;
   }
 
   push(chunk: Buffer, sink: LineSink): void {

@@ -55,6 +55,8 @@ export interface LegacyOptions {
 type Phase = 'awaiting-initialize' | 'initializing' | 'initialized';
 type Advertised = Record<'tools' | 'resources' | 'prompts' | 'logging' | 'completions', boolean>;
 type Shaped = Record<string, unknown>;
+type ServerModel = features.ServerModel;
+type Decide = (refusal?: JsonRpcErrorObject) => void;
 
 const ADVERTISED_SETS = new Map<string, Advertised>();
 
@@ -96,7 +98,7 @@ interface Gate {
   overflowed: boolean;
 }
 type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
-type FeatureHandler = (model: features.ServerModel, params: Shaped, ctx: LegacyContext) => unknown;
+type FeatureHandler = (model: ServerModel, params: Shaped, ctx: LegacyContext) => unknown;
 
 /** Methods served after the handshake, each behind the capability that advertises it. */
 const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
@@ -153,7 +155,7 @@ function negotiateVersion(requested: string): string {
 
 /** One connection's 2025 lifecycle: its phase, the handshake, the session state and the method table. */
 export class LegacyLifecycle {
-  readonly model: features.ServerModel;
+  readonly model: ServerModel;
   readonly #dispatcher: Dispatcher;
   readonly #options: LegacyOptions;
   #phase: Phase = 'awaiting-initialize';
@@ -172,12 +174,7 @@ export class LegacyLifecycle {
   /** The last state change being saved (with a shared store): the next one starts from what it leaves. */
   #saving: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    model: features.ServerModel,
-    dispatcher: Dispatcher,
-    options: LegacyOptions,
-    saveState: SaveSessionState | undefined,
-  ) {
+  constructor(model: ServerModel, dispatcher: Dispatcher, options: LegacyOptions, saveState?: SaveSessionState) {
     this.model = model;
     this.#dispatcher = dispatcher;
     this.#options = options;
@@ -271,25 +268,18 @@ export class LegacyLifecycle {
     return true;
   }
 
-  /**
-   * Why a batch of `length` elements arriving now is refused: the handshake did not (or, its hook running, will not)
-   * negotiate 2025-03-26, or no room is left behind that hook. Asked by transports that answer a refusal themselves.
-   */
+  /** Why a batch of `length` arriving now is refused: not (to be) 2025-03-26, or no room is left behind the hook. */
   batchRefusal(length: number): JsonRpcErrorObject | undefined {
     const gate = this.#gate;
-    if ((gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) !== '2025-03-26') {
+    if ((gate?.version ?? (this.#phase === 'initialized' ? this.version : undefined)) !== '2025-03-26')
       return BATCH_REFUSAL;
-    }
     return gate !== undefined && gate.frames + length > this.#options.maxInFlight
       ? tooManyInFlight(this.#options.maxInFlight)
       : undefined;
   }
 
   /** DispatcherHooks.checkBatch: refused (batchRefusal, or holding initialize), held behind the gate, or served. */
-  checkBatch(
-    items: unknown[],
-    decide: (refusal?: JsonRpcErrorObject) => void,
-  ): JsonRpcErrorObject | 'held' | undefined {
+  checkBatch(items: unknown[], decide: Decide): JsonRpcErrorObject | 'held' | undefined {
     if (this.#phase === 'initializing') {
       if (!this.#holdFrames(this.#gate!, items.length)) return tooManyInFlight(this.#options.maxInFlight);
       // Held like a request and decided in its turn. After a refused handshake it is served, so that its requests
@@ -302,16 +292,12 @@ export class LegacyLifecycle {
     }
     const refusal = this.batchRefusal(items.length);
     if (refusal !== undefined) return refusal;
-    if (items.some((item) => isPlainObject(item) && item.method === 'initialize')) {
+    if (items.some((item) => isPlainObject(item) && item.method === 'initialize'))
       return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' };
-    }
     return undefined;
   }
 
-  /**
-   * The handshake commits only when the whole request is valid and the server's initialize hook (if any) succeeded;
-   * a repeat answers the first result again. While the hook runs, later frames are held (the gate).
-   */
+  /** Commits once the request is valid and the initialize hook (if any) succeeded; a repeat answers the same result. */
   #initialize(request: InboundRequest): Shaped | Promise<Shaped> {
     if (this.#advertised !== undefined) return this.#result();
     const { params } = request;
@@ -331,12 +317,7 @@ export class LegacyLifecycle {
       return this.#commit(version, capabilities, clientInfo);
     })();
     // Only the hook's end releases the gate, after the dispatcher (which subscribed first) wrote the answer.
-    queueMicrotask(() =>
-      answer.then(
-        () => this.#release(true),
-        () => this.#release(false),
-      ),
-    );
+    queueMicrotask(() => answer.then(this.#release.bind(this, true), this.#release.bind(this, false)));
     return answer;
   }
 
@@ -355,8 +336,7 @@ export class LegacyLifecycle {
   #result(): Shaped {
     const { model, version } = this;
     const capabilities = features.serverCapabilities(this.#advertised!, version);
-    // An extension adds capabilities; it never replaces one the core advertises. `extensions` maps are merged, so
-    // that each extension declares itself there beside the others.
+    // An extension adds capabilities, never replacing the core's; `extensions` maps merge, each beside the others.
     for (const extension of model.extensions)
       for (const [key, value] of Object.entries(extension.legacyCapabilities?.(version) ?? {})) {
         const held = capabilities[key];
@@ -370,10 +350,7 @@ export class LegacyLifecycle {
     return result;
   }
 
-  /**
-   * Serves as if the handshake had happened: stateless HTTP (a string: a client without capabilities initialized at
-   * that version), or a session restored from a shared store (the handshake it recorded).
-   */
+  /** As if the handshake happened: at that version without capabilities (stateless HTTP), or a restored session's. */
   assumeInitialized(handshake: string | (Handshake & Partial<SessionState>)): void {
     if (typeof handshake !== 'string') {
       this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
@@ -430,9 +407,8 @@ export class LegacyLifecycle {
   }
 
   /**
-   * One change of the session's state, acknowledged once made. Without a shared store it is made here at once
-   * (`locally`). With one, changes are saved one after another, each computed (`next`) from the state the one before
-   * it left, and made here once saved: two changes of this connection never overwrite each other.
+   * One change of the session's state, acknowledged once made: `locally` without a shared store; with one, saved in
+   * turn, each computed (`next`) from what the one before left, so that two changes never overwrite each other.
    */
   #change(locally: () => unknown, next: (state: SessionState) => SessionState): object | Promise<object> {
     const save = this.#saveState;
@@ -480,10 +456,7 @@ export class LegacyLifecycle {
   }
 }
 
-/**
- * Runs a feature handler that may answer `inputRequired(…)`: a 2025 client gets real server→client requests, and the
- * handler runs again with the answers, at most MAX_INPUT_ROUNDS times.
- */
+/** Runs a handler that may answer `inputRequired(…)`: the client is asked, the handler rerun (MAX_INPUT_ROUNDS). */
 async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, serve: FeatureHandler): Promise<unknown> {
   const ctx = new LegacyContext(lifecycle, request);
   for (let round = 0; ; round++) {
@@ -501,30 +474,21 @@ async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, se
         const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
         throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
       }
-      throw new InputRoundError(
-        'The client could not provide the requested input',
-        new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'),
-      );
+      throw new InputRoundError(new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'));
     }
     if (!(result instanceof InputRequired)) return withoutResultType(result);
-    if (round === MAX_INPUT_ROUNDS) {
-      throw new InputRoundError(`The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`, undefined);
-    }
+    if (round === MAX_INPUT_ROUNDS)
+      throw new InputRoundError(undefined, `The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`);
     try {
       ctx.inputResponses = await ctx.ask(result.inputRequests);
     } catch (error) {
-      if (request.signal.aborted) throw error;
-      throw new InputRoundError('The client could not provide the requested input', error);
+      throw request.signal.aborted ? error : new InputRoundError(error);
     }
     ctx.requestState = result.state;
   }
 }
 
-/**
- * `resultType` is a 2026-07-28 field and never goes on a legacy response: a handler's "complete" (or null) is
- * dropped; any other value claims an answer the 2025 era cannot express, a server bug answered -32603. A handler's
- * caching hints (`ttlMs`, `cacheScope`: 2026-07-28 too) are dropped.
- */
+/** Drops the 2026-07-28 resultType, ttlMs and cacheScope; a resultType but "complete" (or null) is a bug: -32603. */
 function withoutResultType(result: unknown): unknown {
   if (!isPlainObject(result)) return result;
   const { resultType, ttlMs, cacheScope, ...rest } = result;
@@ -534,17 +498,14 @@ function withoutResultType(result: unknown): unknown {
 
 /** Getting input from a 2025 client failed; `cause` says why (kept off the wire). */
 class InputRoundError extends Error {
-  constructor(message: string, cause: unknown) {
+  constructor(cause: unknown, message = 'The client could not provide the requested input') {
     super(message, { cause });
   }
 }
 
 type Roots = { roots: { uri: string; name?: string }[] };
 
-/**
- * The handler context on a 2025 connection: real server→client requests, the connection's log threshold. Detached (a
- * task's handler): its input requests go to the task, its progress and log to the connection after the answer.
- */
+/** The handler context on a 2025 connection; detached (a task's), input goes to the task, progress and log outlive. */
 class LegacyContext extends RequestContext implements features.CallSite {
   readonly era = 'legacy';
   // The handshake committed before any handler runs and never changes after: a context keeps what it agreed.
@@ -566,17 +527,15 @@ class LegacyContext extends RequestContext implements features.CallSite {
   progress(progress: number, total?: number, message?: string): void {
     // `message` joined progress notifications in 2025-03-26.
     const text = features.since(this.protocolVersion, '2025-03-26') ? message : undefined;
-    const { detached } = this;
-    this.request.progress(progress, total, text, detached !== undefined, detached?.meta);
+    this.request.progress(progress, total, text, this.detached !== undefined, this.detached?.meta);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (!this.#lifecycle.passesLogLevel(level)) return;
     const params: Shaped = { level, data };
     if (logger !== undefined) params.logger = logger;
-    const { detached } = this;
-    if (detached?.meta !== undefined) params._meta = detached.meta;
-    this.request.notify('notifications/message', params, false, detached !== undefined);
+    if (this.detached?.meta !== undefined) params._meta = this.detached.meta;
+    this.request.notify('notifications/message', params, false, this.detached !== undefined);
   }
 
   /** ToolCall.detach: this request's identity and input, `options` for the rest. */
@@ -592,13 +551,9 @@ class LegacyContext extends RequestContext implements features.CallSite {
     this.request.notifyAfterAnswer(method, params);
   }
 
-  /**
-   * A server→client request, refused unless the client declared the capability its params need (requiredCapabilities);
-   * a detached context's goes to its task's input.
-   */
+  /** A server→client request if the client declared what it needs (requiredCapabilities); detached: task input. */
   #send(method: string, params?: Shaped, options?: RequestOptions) {
-    // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first
-    // (test/http-legacy.test.ts, 'stateless: ctx.sample fails with the documented -32600 no-back-channel error').
+    // No back-channel is the answer whatever the capabilities (a stateless client declares none), so it comes first.
     const detached = this.detached;
     const refusal = detached === undefined ? this.request.refusal(method) : undefined;
     if (refusal !== undefined) return Promise.reject(refusal);
@@ -636,11 +591,7 @@ class LegacyContext extends RequestContext implements features.CallSite {
     await this.#send('ping', undefined, options);
   }
 
-  /**
-   * Tells the client that the URL elicitation `elicitationId` is complete (MCP 2025-11-25, Client Features >
-   * Elicitation > Completion Notifications): on this request's stream while it runs, on the connection after. Only a
-   * 2025-11-25 client that declared `elicitation.url` knows the notification; to any other nothing is sent.
-   */
+  /** Sends notifications/elicitation/complete to a 2025-11-25 client declaring `elicitation.url` (Client Features). */
   completeElicitation(elicitationId: string): void {
     checkElicitationId(elicitationId);
     const declared = this.clientCapabilities.elicitation;

@@ -85,20 +85,17 @@ export function readEnvelope(params: Record<string, unknown>): Envelope {
   if (typeof protocolVersion !== 'string')
     throw invalidParams(`params._meta['${META_PROTOCOL_VERSION}'] must be a string`);
   if (!(MODERN_VERSIONS as readonly string[]).includes(protocolVersion)) throw unsupportedVersion(protocolVersion);
-  if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES)) {
+  if (!Object.hasOwn(meta, META_CLIENT_CAPABILITIES))
     throw invalidParams(`params._meta is missing required key(s): ${META_CLIENT_CAPABILITIES}`);
-  }
   const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
   if (!isPlainObject(clientCapabilities))
     throw invalidParams(`params._meta['${META_CLIENT_CAPABILITIES}'] must be an object`);
   const clientInfo = meta[META_CLIENT_INFO];
-  if (clientInfo !== undefined && !features.isImplementation(clientInfo)) {
+  if (clientInfo !== undefined && !features.isImplementation(clientInfo))
     throw invalidParams(`params._meta['${META_CLIENT_INFO}'] must be {name: string, version: string}`);
-  }
   const logLevel = meta[META_LOG_LEVEL];
-  if (logLevel !== undefined && !LOGGING_LEVELS.includes(logLevel as LoggingLevel)) {
+  if (logLevel !== undefined && !LOGGING_LEVELS.includes(logLevel as LoggingLevel))
     throw invalidParams(`params._meta['${META_LOG_LEVEL}'] must be one of ${LOGGING_LEVELS.join(', ')}`);
-  }
   return {
     protocolVersion,
     clientCapabilities,
@@ -117,16 +114,12 @@ export function removedMethod(method: string): ProtocolError {
 }
 
 type Shaped = Record<string, unknown>;
+type ServerModel = features.ServerModel;
+/** A method an installed extension serves in the 2026-07-28 era, with its extension. */
+type Extended = { extension: Extension; entry: ExtensionMethod };
 
 /** The lists that may have hints of their own (`ServerOptions.cache.lists`), named as their results' items. */
 export type CachedList = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
-/** Each list method's own hints in `ServerOptions.cache.lists`. */
-const LIST_HINTS: Record<string, CachedList> = {
-  'tools/list': 'tools',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resourceTemplates',
-  'prompts/list': 'prompts',
-};
 
 /** The hints of cacheable 2026-07-28 results: the server's (`ServerOptions.cache`), and each list's, completed. */
 export interface CachePolicy extends Required<CacheHint> {
@@ -159,13 +152,11 @@ export function checkCacheHint(name: string, hint: unknown, keys: readonly strin
 type Served = ReturnType<typeof features.servedFeatures> & { logging: boolean };
 type Method = (lifecycle: ModernLifecycle, request: InboundRequest, ctx: ModernContext) => unknown;
 
-/**
- * A modern method-table entry: the capability that must be served, whether results are cacheable, whether it takes
- * input responses, and the param its `Mcp-Name` header mirrors on HTTP.
- */
+/** A method-table entry: the capability it needs, cacheable results, input responses, the param `Mcp-Name` mirrors. */
 interface MethodEntry {
   capability?: 'tools' | 'resources' | 'prompts' | 'completions';
-  cacheable?: true;
+  /** A list's results take its own hints first (`ServerOptions.cache.lists`). */
+  cacheable?: true | CachedList;
   input?: true;
   routeBy?: 'name' | 'uri';
   serve: Method;
@@ -175,7 +166,7 @@ const METHODS: Record<string, MethodEntry> = {
   'server/discover': { cacheable: true, serve: (l) => l.discover() },
   'tools/list': {
     capability: 'tools',
-    cacheable: true,
+    cacheable: 'tools',
     serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion),
   },
   'tools/call': {
@@ -186,12 +177,12 @@ const METHODS: Record<string, MethodEntry> = {
   },
   'resources/list': {
     capability: 'resources',
-    cacheable: true,
+    cacheable: 'resources',
     serve: (l, r, c) => features.listResources(l.model, r.params, c.protocolVersion, c),
   },
   'resources/templates/list': {
     capability: 'resources',
-    cacheable: true,
+    cacheable: 'resourceTemplates',
     serve: (l, r, c) => features.listResourceTemplates(l.model, r.params, c.protocolVersion),
   },
   'resources/read': {
@@ -203,7 +194,7 @@ const METHODS: Record<string, MethodEntry> = {
   },
   'prompts/list': {
     capability: 'prompts',
-    cacheable: true,
+    cacheable: 'prompts',
     serve: (l, r, c) => features.listPrompts(l.model, r.params, c.protocolVersion),
   },
   'prompts/get': {
@@ -213,17 +204,11 @@ const METHODS: Record<string, MethodEntry> = {
     serve: (l, r, c) => features.getPrompt(l.model, r.params, c),
   },
   'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'modern') },
-  'subscriptions/listen': {
-    serve: (l, r, c) =>
-      l.listens.open(r, narrowFilter(r.params.notifications, l.served(), l.model.extensions, c.clientCapabilities)),
-  },
+  'subscriptions/listen': { serve: (l, r, c) => l.listens.open(r, narrowFilter(r.params.notifications, l, c)) },
 };
 
 /** The method an installed extension serves in the 2026-07-28 era under `method`, with its extension. */
-function extensionMethod(
-  model: features.ServerModel,
-  method: string,
-): { extension: Extension; entry: ExtensionMethod } | undefined {
+function extensionMethod(model: ServerModel, method: string): Extended | undefined {
   for (const extension of model.extensions) {
     const methods = extension.modernMethods;
     if (methods !== undefined && Object.hasOwn(methods, method)) return { extension, entry: methods[method]! };
@@ -231,14 +216,8 @@ function extensionMethod(
   return undefined;
 }
 
-/**
- * The core's method-table entry of a 2026-07-28 method this server serves (its capability too), or an extension's;
- * else throws -32601.
- */
-function servedMethod(
-  model: features.ServerModel,
-  method: string,
-): MethodEntry | { extension: Extension; entry: ExtensionMethod } {
+/** The core's entry of a 2026-07-28 method this server serves (its capability too), or an extension's; else -32601. */
+function servedMethod(model: ServerModel, method: string): MethodEntry | Extended {
   const entry = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
   if (entry !== undefined && (entry.capability === undefined || features.serves(model, entry.capability, 'modern')))
     return entry;
@@ -253,7 +232,7 @@ export function isCoreMethod(method: string): boolean {
 }
 
 /** The param whose value a 2026-07-28 HTTP request of `method` mirrors in `Mcp-Name` (undefined: none). */
-export function routingParam(model: features.ServerModel, method: string): string | undefined {
+export function routingParam(model: ServerModel, method: string): string | undefined {
   if (Object.hasOwn(METHODS, method)) return METHODS[method]!.routeBy;
   return extensionMethod(model, method)?.entry.routeBy;
 }
@@ -270,15 +249,10 @@ export function missingExtension(id: string): ProtocolError {
 }
 
 /**
- * What a 2026-07-28 request whose envelope was read (readEnvelope) meets on arrival, before any handler runs: throws
- * -32601 for a method that revision removed or this server does not serve, else returns the tool a `tools/call` names
- * (undefined for another method, or a tool this era does not serve).
+ * A 2026-07-28 request's check on arrival (its envelope read), before any handler runs: -32601 for a method removed or
+ * not served, else the tool a `tools/call` names (undefined for another method, or a tool this era does not serve).
  */
-export function checkArrival(
-  model: features.ServerModel,
-  method: string,
-  params: Record<string, unknown>,
-): features.ToolEntry | undefined {
+export function checkArrival(model: ServerModel, method: string, params: Shaped): features.ToolEntry | undefined {
   if (MODERN_REMOVED.has(method)) throw removedMethod(method);
   servedMethod(model, method);
   return method === 'tools/call' && typeof params.name === 'string'
@@ -288,12 +262,12 @@ export function checkArrival(
 
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
 export class ModernLifecycle {
-  readonly model: features.ServerModel;
+  readonly model: ServerModel;
   readonly listens: ListenStreams;
   readonly #sealer: RequestStateSealer;
   readonly #cache: CachePolicy;
 
-  constructor(model: features.ServerModel, listens: ListenStreams, sealer: RequestStateSealer, cache: CachePolicy) {
+  constructor(model: ServerModel, listens: ListenStreams, sealer: RequestStateSealer, cache: CachePolicy) {
     this.model = model;
     this.listens = listens;
     this.#sealer = sealer;
@@ -323,7 +297,7 @@ export class ModernLifecycle {
     const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     // A retry's answer depends on inputs its cache key lacks, so it must not be cached (Server > Utilities > Caching >
     // Cache Key), yet a complete result still carries both hints: immediately stale and private.
-    const cacheable = entry.cacheable !== true ? undefined : retry ? null : this.#hint(method, params);
+    const cacheable = entry.cacheable && (retry ? null : this.#hint(entry.cacheable, method, params));
     /** Runs the handler and stamps its answer (which may be a promise). */
     const serve = (): unknown => {
       const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
@@ -361,13 +335,9 @@ export class ModernLifecycle {
     return result;
   }
 
-  /**
-   * The hints a cacheable core method's results take before the server's: its list's own (`cache.lists`), or those
-   * of the resource or template serving a `resources/read` (found as features.readResource finds it).
-   */
-  #hint(method: string, params: Shaped): CacheHint {
-    const list = LIST_HINTS[method]; // only the core's cacheable methods get here
-    if (list !== undefined) return this.#cache.lists[list];
+  /** A cacheable core method's own hints: its list's (`cache.lists`), or the resource's or template's it reads. */
+  #hint(cacheable: true | CachedList, method: string, params: Shaped): CacheHint {
+    if (cacheable !== true) return this.#cache.lists[cacheable];
     const { uri } = params;
     if (method !== 'resources/read' || typeof uri !== 'string') return {};
     const { resources, templates } = this.model;
@@ -378,9 +348,8 @@ export class ModernLifecycle {
   }
 
   /**
-   * Turns a handler's answer into a modern result: a copy, never the handler's own object. A promise when an
-   * InputRequired's state is sealed. `cacheable`: the hints of a cacheable method's result (`{}`: the server's), or
-   * null for one that may not be cached; undefined for other methods.
+   * A handler's answer as a modern result (a copy; a promise while an InputRequired's state is sealed). `cacheable`:
+   * a cacheable method's hints (`{}`: the server's), null when it may not be cached; undefined for other methods.
    */
   #stamp(
     value: unknown,
@@ -412,9 +381,8 @@ export class ModernLifecycle {
   }
 
   /**
-   * A cacheable method's result with its hints: the handler's own, else `hint`'s, else the server's (docs/api.md,
-   * Caching hints); `ttlMs: 0` and private, whatever the handler says, when `hint` is null (a retry). A handler's
-   * invalid hint is the server's bug: logged, -32603.
+   * A cacheable result with its hints: the handler's, else `hint`'s, else the server's (docs/api.md, Caching hints);
+   * `ttlMs: 0` and private when `hint` is null (a retry). A handler's invalid hint is a server bug: logged, -32603.
    */
   #cached(result: Shaped, method: string, hint: CacheHint | null): Shaped {
     const { ttlMs = hint?.ttlMs ?? this.#cache.ttlMs, cacheScope = hint?.scope ?? this.#cache.scope, ...rest } = result;
@@ -428,28 +396,20 @@ export class ModernLifecycle {
   }
 }
 
-/**
- * Who is asking (with HTTP auth): a requestState is bound to it (MCP 2026-07-28, Basic > Patterns > Multi
- * Round-Trip Requests > Basic Workflow > Server Requirements).
- */
+/** Whom a requestState is bound to (2026-07-28 Basic > Patterns > Multi Round-Trip Requests > Basic Workflow). */
 function principalOf(request: InboundRequest): string | undefined {
   return request.auth === undefined ? undefined : authPrincipal(request.auth);
 }
 
-/**
- * Input requests as 2026-07-28 sends them: a URL elicitation has no `elicitationId` there (one written for both eras
- * carries the id 2025-11-25 needs), so it is left out.
- */
+/** Input requests as 2026-07-28 sends them: without a URL elicitation's `elicitationId` (2025-11-25 needs it). */
 function withoutElicitationIds(requests: Record<string, InputRequest>): Record<string, InputRequest> {
   const sent: Record<string, InputRequest> = Object.create(null);
   for (const [key, request] of Object.entries(requests)) {
     const params = request.params;
-    if (request.method !== 'elicitation/create' || params?.mode !== 'url' || !('elicitationId' in params)) {
-      sent[key] = request;
-      continue;
-    }
-    const { elicitationId: _id, ...rest } = params;
-    sent[key] = { ...request, params: rest };
+    if (request.method === 'elicitation/create' && params?.mode === 'url' && 'elicitationId' in params) {
+      const { elicitationId: _id, ...rest } = params;
+      sent[key] = { ...request, params: rest };
+    } else sent[key] = request;
   }
   return sent;
 }
@@ -464,6 +424,9 @@ export function missingCapability(requiredCapabilities: ClientCapabilities): Pro
 /** The handler context of one modern request: its own envelope, no connection state, no outbound requests. */
 class ModernContext extends RequestContext implements Context {
   readonly era = 'modern';
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
   inputResponses: Record<string, Record<string, unknown>> | undefined;
   requestState: unknown;
   readonly #envelope: Envelope;
@@ -473,22 +436,13 @@ class ModernContext extends RequestContext implements Context {
   constructor(request: InboundRequest, envelope: Envelope, logging: boolean, detached?: DetachOptions) {
     super(request, detached);
     this.#envelope = envelope;
+    this.protocolVersion = envelope.protocolVersion;
+    this.clientCapabilities = envelope.clientCapabilities;
+    this.clientInfo = envelope.clientInfo;
     this.#logging = logging;
     // Logging is opt-in per request: without the envelope's logLevel nothing is ever sent.
     this.#logThreshold =
       logging && envelope.logLevel !== undefined ? LOGGING_LEVELS.indexOf(envelope.logLevel) : Infinity;
-  }
-
-  get protocolVersion(): string {
-    return this.#envelope.protocolVersion;
-  }
-
-  get clientCapabilities(): ClientCapabilities {
-    return this.#envelope.clientCapabilities;
-  }
-
-  get clientInfo(): Implementation | undefined {
-    return this.#envelope.clientInfo;
   }
 
   progress(progress: number, total?: number, message?: string): void {
@@ -504,14 +458,13 @@ class ModernContext extends RequestContext implements Context {
   }
 
   /**
-   * A request for client input: detached (a task's handler), it becomes the task's input request when the request
-   * declared the capability it needs; else refused, as 2026-07-28 servers send no requests (MCP 2026-07-28, Basic >
-   * Patterns > Overview): the same -32600 no-back-channel refusal as in any context without one; handlers answer
-   * inputRequired(…) instead (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
+   * ExtensionContext.sendInput: detached (a task's handler), the task's input request if the client declared what it
+   * needs; else -32600 no-back-channel, as 2026-07-28 servers send no requests (Basic > Patterns > Overview): handlers
+   * answer inputRequired(…) instead (docs/troubleshooting.md, `ctx.elicit()` rejects at once).
    */
-  #input(request: InputRequest): Promise<Shaped> {
+  sendInput(request: InputRequest): Promise<Shaped> {
     if (this.detached !== undefined) {
-      const missing = requiredCapabilities({ request }, this.#envelope.clientCapabilities);
+      const missing = requiredCapabilities({ request }, this.clientCapabilities);
       if (missing !== undefined)
         return Promise.reject(new MissingCapabilityError(describeCapabilities(missing), request.method));
       return this.detached.input(request);
@@ -521,21 +474,16 @@ class ModernContext extends RequestContext implements Context {
     );
   }
 
-  /** ExtensionContext.sendInput. */
-  sendInput(request: InputRequest): Promise<Shaped> {
-    return this.#input(request);
-  }
-
   elicit(params: Shaped): Promise<Shaped> {
-    return this.#input({ method: 'elicitation/create', params });
+    return this.sendInput({ method: 'elicitation/create', params });
   }
 
   sample(params: Shaped): Promise<Shaped> {
-    return this.#input({ method: 'sampling/createMessage', params });
+    return this.sendInput({ method: 'sampling/createMessage', params });
   }
 
   listRoots(): Promise<{ roots: { uri: string; name?: string }[] }> {
-    return this.#input({ method: 'roots/list', params: {} }) as Promise<{ roots: { uri: string; name?: string }[] }>;
+    return this.sendInput({ method: 'roots/list', params: {} }) as Promise<{ roots: { uri: string; name?: string }[] }>;
   }
 
   ping(): Promise<void> {
@@ -587,29 +535,18 @@ const FLAGS = [
 
 /** An array of at most MAX_RESOURCE_SUBSCRIPTIONS strings under `params.notifications[key]`, deduplicated; else -32602. */
 function readIds(value: unknown, key: string): string[] {
-  if (
-    !Array.isArray(value) ||
-    value.length > MAX_RESOURCE_SUBSCRIPTIONS ||
-    !value.every((id) => typeof id === 'string')
-  )
-    throw invalidParams(
-      `params.notifications.${key} must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`,
-    );
-  return [...new Set(value as string[])];
+  if (Array.isArray(value) && value.length <= MAX_RESOURCE_SUBSCRIPTIONS && value.every((id) => typeof id === 'string'))
+    return [...new Set(value as string[])];
+  throw invalidParams(`params.notifications.${key} must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} strings`);
 }
 
 /**
  * Reads the requested filter and keeps only what this server will honour. An extension's listen key asked for by a
  * client that does not declare the extension is refused -32021.
  */
-function narrowFilter(
-  requested: unknown,
-  served: Served,
-  extensions: readonly Extension[],
-  capabilities: ClientCapabilities,
-): Filter {
-  if (!isPlainObject(requested)) throw invalidParams('params.notifications must be an object');
-  const given = requested;
+function narrowFilter(given: unknown, lifecycle: ModernLifecycle, ctx: ModernContext): Filter {
+  if (!isPlainObject(given)) throw invalidParams('params.notifications must be an object');
+  const served = lifecycle.served();
   const filter: Filter = {};
   for (const [flag, feature] of FLAGS) {
     const value = given[flag];
@@ -621,10 +558,10 @@ function narrowFilter(
     const uris = readIds(given.resourceSubscriptions, 'resourceSubscriptions');
     if (served.resources && uris.length > 0) filter.resourceSubscriptions = uris;
   }
-  for (const extension of extensions) {
+  for (const extension of lifecycle.model.extensions) {
     const key = extension.listenKey;
     if (key === undefined || !Object.hasOwn(given, key) || given[key] === undefined) continue;
-    if (!declaresExtension(capabilities, extension.id)) throw missingExtension(extension.id);
+    if (!declaresExtension(ctx.clientCapabilities, extension.id)) throw missingExtension(extension.id);
     (filter.keyed ??= {})[key] = readIds(given[key], key);
   }
   return filter;
@@ -686,23 +623,16 @@ export class ListenStreams {
 
   /** Serves one listen request; settles with the final result on a graceful end, rejects on overflow. */
   open(request: InboundRequest, filter: Filter): Promise<object> {
-    if (this.#streams.size >= this.#limits.maxStreams) {
+    if (this.#streams.size >= this.#limits.maxStreams)
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
-    }
     return new Promise((resolve, reject) => {
       const stream = new ListenStream(request, filter, { resolve, reject });
       this.#streams.set(stream.id, stream);
       // In the table before the ack is written, so an event racing the ack is delivered right after it.
       request.signal.addEventListener('abort', () => this.#release(stream), { once: true });
       const { keyed, ...asked } = filter;
-      request.notify(
-        'notifications/subscriptions/acknowledged',
-        {
-          _meta: { [META_SUBSCRIPTION_ID]: stream.id },
-          notifications: keyed === undefined ? asked : { ...asked, ...keyed },
-        },
-        true,
-      );
+      const ack = { _meta: { [META_SUBSCRIPTION_ID]: stream.id }, notifications: { ...asked, ...keyed } };
+      request.notify('notifications/subscriptions/acknowledged', ack, true);
     });
   }
 

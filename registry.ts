@@ -102,10 +102,8 @@ export class Registry<T extends { era: Era | undefined }> {
     return item.era !== undefined && item.era !== era ? undefined : item;
   }
 
-  /**
-   * Adds `item` under a free `key` and returns its handle; `rebuild` makes the replacement for an update (it may throw,
-   * leaving the item as it was). Only handles change the registry, so each acts on its own registration alone.
-   */
+  /** Adds `item` under a free `key` and returns the handle, which alone changes it; `rebuild` makes the replacement
+   * for an update (a throw leaves the item as it was). */
   register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
     if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
     this.#items.set(key, item);
@@ -132,9 +130,8 @@ export class Registry<T extends { era: Era | undefined }> {
         this.#changed();
       },
       update: (changes: C) => {
-        const next = rebuild(live('update'), changes);
-        current = next;
-        this.#items.set(key, next); // an existing key keeps its position in a Map
+        current = rebuild(live('update'), changes);
+        this.#items.set(key, current); // an existing key keeps its position in a Map
         this.#changed();
       },
       enable: () => setEnabled(true),
@@ -165,25 +162,16 @@ export class Registry<T extends { era: Era | undefined }> {
     const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [] };
     for (const [key, item] of this.#items) {
       const enabled = !this.#disabled.has(key);
-      if (item.era !== 'modern') {
-        views.legacyAll.push(item);
-        if (enabled) views.legacy.push(item);
-      }
-      if (item.era !== 'legacy') {
-        views.modernAll.push(item);
-        if (enabled) views.modern.push(item);
-      }
+      if (item.era !== 'modern') views.legacyAll.push(item);
+      if (item.era !== 'modern' && enabled) views.legacy.push(item);
+      if (item.era !== 'legacy') views.modernAll.push(item);
+      if (item.era !== 'legacy' && enabled) views.modern.push(item);
     }
     return (this.#ordered = views);
   }
 
   /** One page of the items `era` serves, then of `more` (listed resources), from `cursor`; and the next page's cursor. */
-  page<M = never>(
-    cursor: unknown,
-    pageSize: number,
-    era: Era,
-    more: readonly M[] = [],
-  ): { items: (T | M)[]; nextCursor: string | undefined } {
+  page<M = never>(cursor: unknown, pageSize: number, era: Era, more: readonly M[] = []) {
     const own = this.values(era);
     const all = more.length === 0 ? own : [...own, ...more];
     const start = decodeCursor(cursor, all.length, this.#cursorTag);

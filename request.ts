@@ -17,21 +17,18 @@ import type {
   TraceContext,
 } from './types.ts';
 
+type Shaped = Record<string, unknown>;
+
 /** What a request needs from the connection that admitted it (the dispatcher): whom it speaks for, and the way out. */
 export interface RequestConnection {
   /** Whom the connection's requests speak for when they carry no verified identity (DispatcherPeer.caller). */
   readonly caller: string;
   /** Sends a notification, related to the request `related` names (undefined: to none); see DispatcherPeer.send. */
-  notify(method: string, params: Record<string, unknown> | undefined, related?: RequestId, essential?: boolean): void;
+  notify(method: string, params: Shaped | undefined, related?: RequestId, essential?: boolean): void;
   /** Why a server→client request related to `related` cannot reach the client (undefined: it can). */
   refusal(method: string, related: RequestId | undefined): OutboundRequestError | undefined;
   /** Sends a server→client request related to `related`; resolves with the client's result. */
-  request(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: OutboundOptions,
-    related: RequestId,
-  ): Promise<unknown>;
+  request(method: string, params: Shaped | undefined, options: OutboundOptions, related: RequestId): Promise<unknown>;
 }
 
 /** Options of one server→client request: aborting `signal` withdraws it (`notifications/cancelled` tells the peer). */
@@ -53,18 +50,14 @@ export class OutboundRequestError extends Error {
 
 export type RequestState = 'running' | 'answered' | 'cancelled' | 'abandoned';
 
-/** The abort reason of an ended request's signal: how it ended. */
-function endReason(state: RequestState): DOMException {
-  const why =
-    state === 'cancelled'
-      ? 'the client cancelled the request'
-      : state === 'abandoned'
-        ? 'the connection closed'
-        : 'the request was answered';
-  return new DOMException(`Request ended: ${why}`, 'AbortError');
-}
+/** How an ended request ended, as its signal's abort reason says. */
+const END_REASONS = {
+  answered: 'the request was answered',
+  cancelled: 'the client cancelled the request',
+  abandoned: 'the connection closed',
+};
 
-const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const EMPTY_PARAMS: Shaped = Object.freeze({}) as Shaped;
 /** The most notifications one request holds for after its answer (InboundRequest.notifyAfterAnswer). */
 const MAX_HELD = 16;
 
@@ -74,7 +67,7 @@ const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
 export class InboundRequest {
   readonly id: RequestId;
   readonly method: string;
-  readonly params: Record<string, unknown>;
+  readonly params: Shaped;
   readonly progressToken: ProgressToken | undefined;
   /** The HTTP request that carried this one (undefined on stdio). */
   readonly http: HttpRequestInfo | undefined;
@@ -88,8 +81,7 @@ export class InboundRequest {
   readonly #connection: RequestConnection;
   #controller: AbortController | undefined;
   #lastProgress = -Infinity;
-  /** Notifications waiting for this request's answer (notifyAfterAnswer). */
-  #held: { method: string; params: Record<string, unknown> }[] | undefined;
+  #held: { method: string; params: Shaped }[] | undefined;
 
   constructor(connection: RequestConnection, message: JsonRpcRequest, extras?: FrameExtras) {
     this.#connection = connection;
@@ -108,25 +100,21 @@ export class InboundRequest {
   get trace(): TraceContext | undefined {
     const meta = this.params._meta;
     if (!isPlainObject(meta)) return undefined;
-    let trace: TraceContext | undefined;
-    for (const key of TRACE_KEYS) {
-      const value = meta[key];
-      if (typeof value === 'string') (trace ??= {})[key] = value;
-    }
-    return trace;
+    const found = TRACE_KEYS.filter((key) => typeof meta[key] === 'string').map((key) => [key, meta[key]]);
+    return found.length === 0 ? undefined : (Object.fromEntries(found) as TraceContext);
   }
 
   /** Created on first use: most requests never look at it. Aborted once the request is over, however it ended. */
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
-    if (this.state !== 'running') this.#controller.abort(endReason(this.state));
+    if (this.state !== 'running') this.end(this.state);
     return this.#controller.signal;
   }
 
   /** Marks the request over and aborts its signal, which also withdraws its outstanding server→client requests. */
   end(state: Exclude<RequestState, 'running'>): void {
     this.state = state;
-    this.#controller?.abort(endReason(state));
+    this.#controller?.abort(new DOMException(`Request ended: ${END_REASONS[state]}`, 'AbortError'));
   }
 
   /** Whom this request speaks for: its verified identity, else its connection's caller (DispatcherPeer.caller). */
@@ -134,15 +122,12 @@ export class InboundRequest {
     return this.auth === undefined ? this.#connection.caller : principalOf(this.auth);
   }
 
-  /**
-   * Sends `notifications/progress` for this request's token; a no-op without a token, or after the answer unless
-   * `outlive` (a detached handler's: then on the connection, related to nothing). `meta` becomes its `_meta`.
-   */
-  progress(progress: number, total?: number, message?: string, outlive = false, meta?: Record<string, unknown>): void {
+  /** `notifications/progress` for this request's token, if any; after the answer only with `outlive` (see notify). */
+  progress(progress: number, total?: number, message?: string, outlive = false, meta?: Shaped): void {
     if (this.progressToken === undefined || (this.state !== 'running' && !outlive)) return;
     if (!(progress > this.#lastProgress)) return; // the spec requires progress to increase
     this.#lastProgress = progress;
-    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
+    const params: Shaped = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     if (meta !== undefined) params._meta = meta;
@@ -150,21 +135,19 @@ export class InboundRequest {
   }
 
   /**
-   * A notification related to this request; once the request has its answer or was cancelled it is dropped, or with
-   * `outlive` (a task's handler) sent on the connection, related to nothing. `essential`: a backed-up transport must
-   * not drop it (DispatcherPeer.send).
+   * A notification related to this request; once it has ended, dropped, or with `outlive` (a task's handler) sent on
+   * the connection, related to nothing. `essential`: a backed-up transport must not drop it (DispatcherPeer.send).
    */
-  notify(method: string, params: Record<string, unknown>, essential = false, outlive = false): void {
+  notify(method: string, params: Shaped, essential = false, outlive = false): void {
     if (this.state === 'running') this.#connection.notify(method, params, this.id, essential);
     else if (outlive) this.#connection.notify(method, params, undefined, essential);
   }
 
   /**
-   * A notification that belongs to no request but must not precede this one's answer (a task's status, whose id the
-   * answer carries): held while the request runs, sent on the connection right after its answer, dropped when it
-   * ends unanswered. At most MAX_HELD are held; past that the oldest goes (each one supersedes the earlier).
+   * A notification that must not precede this request's answer (a task's status, whose id the answer carries): sent
+   * on the connection after it, dropped if none comes. At most MAX_HELD wait; past that the oldest goes (superseded).
    */
-  notifyAfterAnswer(method: string, params: Record<string, unknown>): void {
+  notifyAfterAnswer(method: string, params: Shaped): void {
     if (this.state === 'answered') this.#connection.notify(method, params);
     if (this.state !== 'running') return;
     const held = (this.#held ??= []);
@@ -185,7 +168,7 @@ export class InboundRequest {
   }
 
   /** A server→client request made on behalf of this request; withdrawn when this request is cancelled. */
-  request(method: string, params: Record<string, unknown> | undefined, options: OutboundOptions = {}) {
+  request(method: string, params: Shaped | undefined, options: OutboundOptions = {}) {
     if (this.state !== 'running')
       return Promise.reject(new OutboundRequestError(`Cannot send '${method}': the request has ended`));
     const signal = options.signal === undefined ? this.signal : AbortSignal.any([this.signal, options.signal]);
@@ -193,10 +176,7 @@ export class InboundRequest {
   }
 }
 
-/**
- * What every era's handler context shares: the request's identity, and its detachment — a context made by
- * `detach(options)` (a task's handler) takes its signal, input and task handle from those options instead.
- */
+/** What every era's handler context shares; a detached one (a task's) takes signal and task from DetachOptions. */
 export class RequestContext {
   protected readonly request: InboundRequest;
   protected readonly detached: DetachOptions | undefined;

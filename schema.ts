@@ -154,11 +154,12 @@ function firstPass(schema: JsonSchema, options: SchemaOptions, linear: boolean):
   return first;
 }
 
-/** formatPath('arguments', ['a', 0, 'b c']) -> 'arguments.a[0]["b c"]' */
+/** formatPath('arguments', ['a', 0, 'b c']) -> 'arguments.a[0]["b c"]'; a key past 128 characters is cut (…). */
 export function formatPath(root: string, path: (string | number)[]): string {
   let out = root;
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`;
+    else if (seg.length > 128) out += `[${JSON.stringify(`${seg.slice(0, 128)}…`)}]`;
     else if (IDENT.test(seg)) out += out === '' ? seg : `.${seg}`;
     else out += `[${JSON.stringify(seg)}]`;
   }

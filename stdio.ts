@@ -15,20 +15,16 @@ export interface StdioOptions {
   maxLineBytes?: number;
   /** How long requests still running at end of input may take to finish (default 2 000 ms). */
   drainWindowMs?: number;
-  /**
-   * Output held for a slow reader (default 16 MiB). Past it, notifications (progress, logs, 2025 change broadcasts) are
-   * dropped; answers and listen-stream frames (bounded by their stream) are kept; reading pauses while output waits.
-   */
+  /** Output held for a slow reader (default 16 MiB); past it, notifications (not listen-stream frames, bounded by their
+   * stream) are dropped, answers kept; reading pauses while output waits. */
   maxQueuedBytes?: number;
 }
 
 /** A server being served over stdio: its one connection, and how to await or force its end. */
 export interface StdioServer {
   readonly connection: Connection;
-  /**
-   * Settles once the connection has ended and its output is flushed (rejects only in rethrow mode); process.stdin,
-   * the default input, then no longer keeps the process alive, even while the host keeps it open.
-   */
+  /** Settles once the connection ended and its output is flushed (rejects only in rethrow mode); process.stdin then no
+   * longer keeps the process alive, even while the host keeps it open. */
   readonly closed: Promise<void>;
   /** Stops reading and ends as on end of input: running requests get the drain window. Resolves once `closed` settles. */
   close(): Promise<void>;
@@ -60,8 +56,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 
   const send = (message: JsonRpcMessage | JsonRpcResponse[], _related?: RequestId, essential = false): void => {
     if (outputBroken) return;
-    // Essential notifications (a listen's ack and events) are never dropped: their stream bounds them, and a lost one
-    // would go unnoticed.
+    // Essential notifications (a listen's ack and events) are bounded by their stream; a lost one would go unnoticed.
     if (output.writableLength > maxQueuedBytes && !essential && !Array.isArray(message) && !('id' in message)) {
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
@@ -102,8 +97,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   const onData = (chunk: Buffer | string): void =>
     splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
   const onEnd = (): void => void end();
-  // The reader went away (EPIPE and the like), or the output was destroyed without an error (no EPIPE will come):
-  // nothing can be delivered any more.
+  // The reader went away (EPIPE…), or the output was destroyed without an error: nothing can be delivered any more.
   const onOutputError = (error?: NodeJS.ErrnoException): void => {
     if (error === undefined && phase === 'closed') return;
     outputBroken = true;
@@ -166,21 +160,16 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
 function ignore(): void {}
 
 /**
- * Lets the process exit once the server is done with process.stdin, which its host may keep open. pause() does not
- * reliably stop a pipe or TTY stdin (a pause inside a 'data' event is undone by the stream reading ahead), and a
- * reading handle keeps the event loop alive: such a stdin is a net.Socket, whose unref() lets the process exit while
- * the handle lives; destroy() would free fd 0 for the next opened file and refuse the host's writes. A file stdin
- * holds no handle once paused and has no unref(). A given input is the caller's: left paused, no longer read.
+ * Lets the process exit once the server is done with process.stdin, which its host may keep open: pause() does not
+ * reliably stop a pipe or TTY stdin (a net.Socket), but unref() lets the process exit while its handle lives, where
+ * destroy() would free fd 0 for the next opened file. A file stdin has no unref(); a given input is left paused.
  */
 function releaseStdin(input: Readable): void {
   if (input === process.stdin) process.stdin.unref?.();
 }
 
-/**
- * Waits until everything written reached the stream's destination; ends the stream unless it is process.stdout, which
- * stays open: an empty write's callback runs once every chunk before it is written ('drain' follows only a refused
- * write). Either callback also runs on failure.
- */
+/** Waits until everything written reached the destination (an empty write's callback runs once every chunk before it
+ * is written; either callback also on failure); ends the stream unless it is process.stdout, which stays open. */
 function flush(output: Writable): Promise<void> {
   return new Promise((resolve) => {
     if (output === process.stdout) output.write('', () => resolve());

@@ -6,10 +6,8 @@
 import type { JsonRpcResponse } from './jsonrpc.ts';
 import type { RequestTrace } from './types.ts';
 
-/**
- * The name of the TracingChannel every served request is published on (public API: docs/http-deployment.md,
- * Metrics and tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`.
- */
+/** The TracingChannel every served request is published on (public API: docs/http-deployment.md, Metrics and
+ * tracing): `tracing:mcp-core:request:start`, `:end`, `:asyncStart`, `:asyncEnd` and `:error`. */
 export const REQUEST_TRACING_CHANNEL = 'mcp-core:request';
 
 /** What a request is traced under when the server serves no such method (not the core's, nor an extension's). */
@@ -33,11 +31,8 @@ export interface RequestTracingChannel extends Readonly<Record<TraceEvent, Trace
   readonly hasSubscribers: boolean;
 }
 
-/**
- * The request TracingChannel, looked up once on first use (null until then); undefined where the runtime has no
- * `process.getBuiltinModule('node:diagnostics_channel')` (Node < 20.16, workerd without nodejs_compat): tracing is
- * off there. A cache of one immutable handle, the kind of module-level state docs/design.md allows.
- */
+/** The channel, looked up on first use (null until then), undefined without `process.getBuiltinModule` (Node < 20.16,
+ * workerd without nodejs_compat): one cached immutable handle, module-level state docs/design.md allows. */
 let tracingChannel: RequestTracingChannel | undefined | null = null;
 
 /** The request TracingChannel, or undefined where the runtime has none. */
@@ -55,10 +50,8 @@ export function requestTracing(): RequestTracingChannel | undefined {
   return tracingChannel;
 }
 
-/**
- * Runs `serve` with the channel's `start` stores active (so an AsyncLocalStorage bound to it follows the handler),
- * publishing `start` and `end` as `traceSync` does; `eraNow` reads the era the request may just have decided.
- */
+/** Runs `serve` with the `start` stores active (an AsyncLocalStorage bound to it follows the handler), publishing
+ * `start` and `end` as `traceSync` does; `eraNow` reads the era the request may just have decided. */
 export function traceRequest<T>(
   tracing: RequestTracingChannel,
   trace: RequestTrace,
@@ -75,11 +68,8 @@ export function traceRequest<T>(
   });
 }
 
-/**
- * A traced request's outcome, published once as `tracePromise` publishes a settled promise: `error` (outcome
- * 'error' only), then `asyncStart` and `asyncEnd`. Without a `response` the request ended `unanswered` (cancelled
- * or abandoned); `thrown` is what the handler threw.
- */
+/** A traced request's outcome, published as `tracePromise` does: `error` (outcome 'error' only), `asyncStart`,
+ * `asyncEnd`. Without a `response` it ended `unanswered`; `thrown` is what the handler threw. */
 export function traceOutcome(
   trace: RequestTrace,
   response: JsonRpcResponse | undefined,
@@ -87,9 +77,8 @@ export function traceOutcome(
   thrown?: unknown,
 ): void {
   const tracing = tracingChannel!;
-  if (response === undefined) {
-    trace.outcome = unanswered;
-  } else if ('error' in response) {
+  if (response === undefined) trace.outcome = unanswered;
+  else if ('error' in response) {
     trace.outcome = 'error';
     trace.errorCode = response.error.code;
     trace.error = thrown;
@@ -105,10 +94,8 @@ export function traceOutcome(
 /** How many distinct error codes ErrorCounts keeps apart; the rest count under 'other'. */
 const MAX_ERROR_CODES = 64;
 
-/**
- * Counts by integer code, bounded: the error answers of every connection of a server by JSON-RPC code
- * (ServerMetrics.errors), or an HTTP handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors).
- */
+/** Bounded counts by integer code: a server's error answers by JSON-RPC code (ServerMetrics.errors), or an HTTP
+ * handler's 4xx and 5xx answers by status (HttpMetrics.httpErrors). */
 export class ErrorCounts {
   readonly #counts = new Map<number, number>();
   #other = 0;

@@ -89,10 +89,7 @@ export type Content = (
   | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
 ) & { annotations?: Annotations; _meta?: Meta };
 
-/**
- * `Structured` is the type of `structuredContent`, inferred from a Standard Schema `outputSchema`: any JSON value
- * (MCP 2026-07-28, SEP-2106; before, clients get it as `{result: value}` unless it is an object, docs/eras.md).
- */
+/** A tool's result; `structuredContent` is any JSON value (2026-07-28, SEP-2106; 2025 clients: docs/eras.md). */
 export interface CallToolResult<Structured = unknown> {
   content?: Content[];
   structuredContent?: Structured;
@@ -127,11 +124,8 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/**
- * A tool's metadata and schemas. Each schema is either an object JSON Schema (listed verbatim) or a Standard Schema
- * validator that also implements Standard JSON Schema (zod 4, valibot, arktype, ...): its JSON Schema is listed, its
- * own `validate` checks the value, and the handler's types are inferred from it.
- */
+/** A tool's metadata and schemas: each an object JSON Schema (listed verbatim) or a Standard Schema with Standard
+ * JSON Schema (zod 4, valibot, arktype…): its JSON Schema is listed, its `validate` checks and types the values. */
 export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends ToolSchema = ToolSchema> {
   title?: string;
   description?: string;
@@ -162,13 +156,11 @@ export interface ResourceDefinition {
   cache?: CacheHint;
 }
 
-/**
- * Caching hints of cacheable 2026-07-28 results (Server > Utilities > Caching): `ttlMs`, how long a client may
- * consider one fresh (an integer ≥ 0; 0: stale at once), and `scope`, who may share it (`private`: only within the
- * authorization context that got it). A field left out takes the next default's.
- */
+/** Caching hints of cacheable 2026-07-28 results (Server > Utilities > Caching); a field left out takes the default. */
 export interface CacheHint {
+  /** How long a client may consider a result fresh (an integer ≥ 0; 0: stale at once). */
   ttlMs?: number;
+  /** Who may share it (`private`: only within the authorization context that got it). */
   scope?: 'public' | 'private';
 }
 
@@ -256,17 +248,11 @@ export interface AuthInfo {
   extra?: Record<string, unknown>;
 }
 
-/**
- * What a transport knows of the exchange that carried a frame, handed to the core with it: the HTTP request (seen as
- * `ctx.http`) and the identity its bearer token was verified as (`ctx.auth`). Stdio frames carry none.
- */
+/** What a transport knows of a frame's exchange: the HTTP request (`ctx.http`), the verified identity (`ctx.auth`). */
 export interface FrameExtras {
   http?: HttpRequestInfo;
   auth?: AuthInfo;
-  /**
-   * The 2026-07-28 envelope of this frame's request, when the transport already read it (it refuses a bad one itself,
-   * before anything else): the lifecycle takes it as read, so a request's envelope is read once.
-   */
+  /** The 2026-07-28 envelope of this frame's request when the transport already read (and checked) it: read once. */
   envelope?: Envelope;
 }
 
@@ -285,11 +271,8 @@ export interface TraceContext {
   baggage?: string;
 }
 
-/**
- * One served request's context object on the `mcp-core:request` TracingChannel (docs/http-deployment.md, Metrics and
- * tracing), the same in all its events: `start` and `end` see the first four fields and `era` (set by `end`); `error`
- * (outcome 'error' only), `asyncStart` and `asyncEnd` also see `outcome` and its details.
- */
+/** One served request's context on the `mcp-core:request` TracingChannel (docs/http-deployment.md, Metrics and
+ * tracing); `error`, `asyncStart` and `asyncEnd` also see `outcome` and its details, `end` sets `era`. */
 export interface RequestTrace {
   /** The method if the server serves it (a core or installed extension's method), else 'other': labels stay bounded. */
   readonly method: string;
@@ -352,15 +335,10 @@ export interface Context {
   sample(params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
   listRoots(options?: RequestOptions): Promise<{ roots: { uri: string; name?: string }[] }>;
   ping(options?: RequestOptions): Promise<void>;
-  /**
-   * Tells a 2025-11-25 client that declared `elicitation.url` that the URL elicitation `elicitationId` is complete
-   * (`notifications/elicitation/complete`), also after the answer; nothing on 2026-07-28, where the retry says it.
-   */
+  /** Sends `notifications/elicitation/complete` to a 2025-11-25 client that declared `elicitation.url` (also after
+   * the answer); nothing on 2026-07-28, where the retry says it. */
   completeElicitation(elicitationId: string): void;
-  /**
-   * Set while the handler runs as a task, or may still become one (a 2026-07-28 call that has not waited yet, whose
-   * status message is stored once the task exists); undefined otherwise (docs/tasks.md).
-   */
+  /** Set while the handler runs as a task or may still become one (a 2026-07-28 call not yet waited; docs/tasks.md). */
   readonly task?: TaskHandle;
 }
 
@@ -375,10 +353,8 @@ export interface TaskHandle {
 
 /** What an extension method's handler receives: the request's context, and whom the request speaks for. */
 export interface ExtensionContext extends Context {
-  /**
-   * Whom the request speaks for, as one string: its verified identity when it carried one, else its 2025 session or
-   * stdio connection, else '' (a sessionless HTTP exchange, which anyone may make). Per-caller state is bound to it.
-   */
+  /** Whom the request speaks for, which per-caller state is bound to: its verified identity, else its 2025 session or
+   * stdio connection, else '' (a sessionless HTTP exchange, which anyone may make). */
   readonly caller: string;
   /** Asks the client for one input on this request's behalf as `elicit`, `sample`, `listRoots` do (2025 era only). */
   sendInput(request: InputRequest): Promise<Record<string, unknown>>;
@@ -420,16 +396,10 @@ export interface ToolCall {
   readonly ctx: ExtensionContext;
   /** Validates the arguments, runs the handler with `ctx` and shapes its answer; a ProtocolError it throws rejects. */
   run(ctx: Context): Promise<Record<string, unknown> | InputRequired>;
-  /**
-   * A context for running the handler past this request: the request's identity and input, `options.signal`, its
-   * input requests through `options.input`. Progress and log go with the request while it runs, then (2025 era) on
-   * the connection; on 2026-07-28 nowhere once it is answered.
-   */
+  /** A context for running the handler past this request, with `options.signal` and `options.input`; progress and log
+   * go with the request while it runs, then on the connection (2025 era; on 2026-07-28 nowhere once answered). */
   detach(options: DetachOptions): DetachedContext;
-  /**
-   * A notification on the caller's connection, related to no request and sent only after this call's answer (2025
-   * era; a no-op on 2026-07-28, once the connection closed, and when the call ends unanswered).
-   */
+  /** A notification on the caller's connection, sent after this call's answer (2025 era; otherwise a no-op). */
   notify(method: string, params: Record<string, unknown>): void;
 }
 
@@ -453,10 +423,7 @@ export interface ExtensionHost {
   readonly pageSize: number;
 }
 
-/**
- * An extension of the protocol (2026-07-28 Basic > Extensions), installed with `server.use()` before the server
- * serves: the methods it adds per era, what it advertises, and the hooks it takes in the core's own methods.
- */
+/** A protocol extension (2026-07-28 Basic > Extensions) installed with `server.use()`: methods, settings, hooks. */
 export interface Extension {
   /** Its identifier, e.g. `io.modelcontextprotocol/tasks`. */
   readonly id: string;
@@ -470,30 +437,18 @@ export interface Extension {
   legacyCapabilities?(version: string): Record<string, unknown> | undefined;
   /** Fields added to a listed tool at a 2025 `version`. */
   listedTool?(tool: ToolDefinition, version: string): Record<string, unknown> | undefined;
-  /**
-   * Checks the fields of a tool definition this extension reads, at registration and update and, for the tools
-   * already registered, at `use()`: throws (a TypeError naming the tool) to refuse the tool, or the extension.
-   */
+  /** Checks the tool fields it reads (at registration, update and `use()`): a TypeError naming the tool refuses it. */
   checkTool?(name: string, definition: ToolDefinition): void;
   /** Takes over a tools/call (a promise of its answer), or leaves it to the core (undefined). */
   callTool?(call: ToolCall): Promise<unknown> | undefined;
-  /**
-   * A `subscriptions/listen` filter key (`params.notifications[listenKey]`, an array of ids) whose KeyedEvents it
-   * publishes; a client that does not declare the extension is refused -32021 for asking.
-   */
+  /** A `subscriptions/listen` filter key for its KeyedEvents; a client not declaring the extension gets -32021. */
   readonly listenKey?: string;
   /** Called once by `server.use()`. */
   attach?(host: ExtensionHost): void;
-  /**
-   * A caller is gone for good: a connection that was its own caller (stdio, in-memory) closed, or a 2025 HTTP
-   * session ended for good (DELETE, idle expiry, eviction or the HTTP handler's close(); a shared one only by DELETE
-   * or its record's removal), so what is bound to it (ExtensionContext.caller) can never be reached again.
-   */
+  /** A caller is gone for good (its own connection closed, or its 2025 HTTP session ended for good: a shared one only
+   * by DELETE or its record's removal): what is bound to it can never be reached again. */
   callerEnded?(caller: string): void;
-  /**
-   * Whether the extension runs work bound to `caller` in this process now (a task): that caller's 2025 HTTP session is
-   * busy, so neither the idle reaper nor a full session table ends it. Called often: cheap, never throws.
-   */
+  /** Whether it runs work of `caller` here now (a task), keeping its 2025 HTTP session busy: cheap, never throws. */
   holdsWorkOf?(caller: string): boolean;
   /** Called by `server.close()`: releases everything the extension holds. */
   close?(): Promise<void>;
@@ -543,10 +498,8 @@ export interface InitializeParams {
   _meta?: unknown;
 }
 
-/**
- * Runs when a 2025 client initializes, before the handshake commits (authorization, warm-up…). Frames that arrive
- * meanwhile wait for it, in order. Throwing refuses the handshake (a ProtocolError goes on the wire as is).
- */
+/** Runs when a 2025 client initializes, before the handshake commits (frames wait for it, in order); a throw refuses
+ * the handshake (a ProtocolError goes on the wire as is). */
 export type InitializeHook = (
   params: InitializeParams,
   ctx: { signal: AbortSignal; requestId: RequestId; protocolVersion: string },

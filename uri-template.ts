@@ -49,9 +49,7 @@ function malformed(template: string, reason: string): TypeError {
 /** One `{…}` expression: its operator and variables (a prefix modifier is refused). */
 function parseExpression(template: string, body: string): Expression {
   const opChar = '+#./?&'.includes(body.charAt(0)) ? body.charAt(0) : '';
-  if (body !== '' && ';=,!@|'.includes(body.charAt(0))) {
-    throw malformed(template, `unsupported operator '${body.charAt(0)}'`);
-  }
+  if (/^[;=,!@|]/.test(body)) throw malformed(template, `unsupported operator '${body.charAt(0)}'`);
   const list = body.slice(opChar.length);
   if (list === '') throw malformed(template, 'empty expression');
   const vars = list.split(',').map((spec) => {
@@ -95,44 +93,38 @@ function layOut(parts: (string | Expression)[]): (string | Capture)[] {
     else if (text !== '') tokens.push(text);
   };
   for (const part of parts) {
-    if (typeof part === 'string') {
-      pushText(part);
-      continue;
-    }
-    const { op, vars } = part;
-    const last = tokens.at(-1);
-    if (op.named && op.first === '&' && typeof last === 'object' && last.kind === 'query') last.vars.push(...vars);
-    else if (op.named) tokens.push({ kind: 'query', lead: op.first, vars: [...vars] });
+    if (typeof part === 'string') pushText(part);
     else {
-      vars.forEach(({ name, explode }, index) => {
-        pushText(index === 0 ? op.first : op.sep);
-        const chars = op.reserved ? ANY_CHAR : explode && op.sep === '/' ? PATH_CHAR : SEGMENT_CHAR;
-        tokens.push(explode ? { kind: 'list', name, chars, split: op.sep } : { kind: 'value', name, chars });
-      });
+      const { op, vars } = part;
+      const last = tokens.at(-1);
+      if (op.named && op.first === '&' && typeof last === 'object' && last.kind === 'query') last.vars.push(...vars);
+      else if (op.named) tokens.push({ kind: 'query', lead: op.first, vars: [...vars] });
+      else
+        vars.forEach(({ name, explode }, index) => {
+          pushText(index === 0 ? op.first : op.sep);
+          const chars = op.reserved ? ANY_CHAR : explode && op.sep === '/' ? PATH_CHAR : SEGMENT_CHAR;
+          tokens.push(explode ? { kind: 'list', name, chars, split: op.sep } : { kind: 'value', name, chars });
+        });
     }
   }
   return tokens;
 }
 
-/**
- * Each capture takes the longest run of its characters that stops before the first occurrence of the text that must
- * follow it, and is then committed (lookahead + backreference emulates an atomic group), so nothing ever backtracks.
- */
+/** Each capture takes the longest run of its characters before the first occurrence of the text that must follow,
+ * then is committed (lookahead + backreference emulates an atomic group), so nothing ever backtracks. */
 function compile(tokens: (string | Capture)[]): RegExp {
   let source = '^';
   let group = 0;
   tokens.forEach((token, index) => {
-    if (typeof token === 'string') {
-      source += escapeRegExp(token);
-      return;
+    if (typeof token === 'string') source += escapeRegExp(token);
+    else {
+      const next = tokens[index + 1];
+      const stop = typeof next === 'string' ? next : next?.kind === 'query' ? next.lead : '';
+      const chars = token.kind === 'query' ? QUERY_CHAR : token.chars;
+      const char = stop === '' ? chars : `(?:(?!${escapeRegExp(stop)})${chars})`;
+      const body = token.kind === 'query' ? `(?:${escapeRegExp(token.lead)}${char}+)?` : `${char}+`;
+      source += `(?=(${body}))(?:\\${++group})`;
     }
-    const next = tokens[index + 1];
-    const stop = typeof next === 'string' ? next : next?.kind === 'query' ? next.lead : '';
-    const chars = token.kind === 'query' ? QUERY_CHAR : token.chars;
-    const char = stop === '' ? chars : `(?:(?!${escapeRegExp(stop)})${chars})`;
-    const body = token.kind === 'query' ? `(?:${escapeRegExp(token.lead)}${char}+)?` : `${char}+`;
-    group += 1;
-    source += `(?=(${body}))(?:\\${group})`;
   });
   return new RegExp(`${source}$`);
 }
@@ -162,9 +154,8 @@ export class UriTemplate {
 
   constructor(template: string) {
     if (typeof template !== 'string') throw new TypeError('URI template must be a string');
-    if (template.length > MAX_TEMPLATE_LENGTH) {
+    if (template.length > MAX_TEMPLATE_LENGTH)
       throw new TypeError(`URI template is longer than ${MAX_TEMPLATE_LENGTH} characters`);
-    }
     this.template = template;
     const parts = parse(template);
     const names = parts.flatMap((part) => (typeof part === 'string' ? [] : part.vars.map((v) => v.name)));
@@ -186,10 +177,8 @@ export class UriTemplate {
         const raw = found[index + 1] ?? '';
         if (capture.kind === 'query') {
           if (raw !== '' && !readQuery(raw.slice(1), capture.vars, result)) return undefined;
-        } else {
-          result[capture.name] =
-            capture.kind === 'list' ? raw.split(capture.split).map(decodeURIComponent) : decodeURIComponent(raw);
-        }
+        } else if (capture.kind === 'list') result[capture.name] = raw.split(capture.split).map(decodeURIComponent);
+        else result[capture.name] = decodeURIComponent(raw);
       }
     } catch {
       return undefined; // a malformed percent-escape

@@ -1521,3 +1521,17 @@ test('items an author names after Object.prototype members (a tool "constructor"
   }
   assert.deepEqual(logger.errors, []);
 });
+
+test('a client key echoed in an error is cut at 128 characters: a prompt argument named by a megabyte key', async () => {
+  const server = createServer(INFO);
+  server.prompt('p', { arguments: [{ name: 'a' }] }, () => ({ messages: [] }));
+  const client = new WireClient(server);
+  await client.initialize('2025-11-25');
+  const key = 'k'.repeat(1 << 20);
+  const answer = await client.request('prompts/get', { name: 'p', arguments: { [key]: 1 } }, 1);
+  assert.deepEqual(answer.error, {
+    code: -32602,
+    message: `Invalid params: params.arguments[${JSON.stringify(`${'k'.repeat(128)}…`)}] must be a string`,
+  });
+  assert.deepEqual(await client.end(), []);
+});
