@@ -7,15 +7,8 @@ import { Connection, type ConnectionOptions, type ConnectionSettings } from './e
 import { type HeaderParam, headerParamsOf, type ServerModel, type ToolEntry, wrappedSchema } from './features.ts';
 import { RequestStateSealer } from './input.ts';
 import { describeValue } from './jsonrpc.ts';
-import {
-  type CachedList,
-  type CachePolicy,
-  checkArrival,
-  checkCacheHint,
-  isCoreMethod,
-  readEnvelope,
-  routingParam,
-} from './modern.ts';
+import type { CachedList, CachePolicy } from './modern.ts';
+import { checkArrival, checkCacheHint, isCoreMethod, readEnvelope, routingParam } from './modern.ts';
 import { type ChangeEvent, ChangeHub, type Registration, Registry } from './registry.ts';
 import { compileToolSchema, type ToolArgsFor, type ToolStructuredFor } from './tool-schema.ts';
 import { ErrorCounts } from './tracing.ts';
@@ -83,10 +76,9 @@ export type * from './types.ts';
 export { MissingCapabilityError, ToolError } from './types.ts';
 
 /**
- * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …). An event
- * published by any process must be delivered to every subscriber, the publisher's own included, in publish order
- * per publisher. Events are plain JSON: `{type: 'tools' | 'prompts' | 'resources'}`, `{type: 'resource', uri}`, or
- * an extension's `{type: 'keyed', …}` notification (KeyedEvent).
+ * A deployment's channel for change events between processes (a node:cluster primary, Redis pub/sub, …): an event any
+ * process publishes must reach every subscriber, its own included, in publish order per publisher. Events are plain
+ * JSON: `{type: 'tools' | 'prompts' | 'resources'}`, `{type: 'resource', uri}`, or an extension's KeyedEvent.
  */
 export interface ChangeBus {
   /** May be async: a rejection (or a throw) is logged, and the change reaches no process. */
@@ -127,20 +119,11 @@ export interface ServerOptions {
   maxListens?: number;
   /** Events a listen stream holds for a backed-up client; one more ends the stream with an error (default 1024). */
   maxBufferedEvents?: number;
-  /**
-   * Caching hints on cacheable 2026-07-28 results (default `ttlMs: 0`, `scope: "private"`), and each list's own in
-   * `lists`; a resource or template's `cache` goes on the reads it serves, a handler's own on its result.
-   */
+  /** Caching hints of cacheable 2026-07-28 results (default `ttlMs: 0`, `scope: "private"`), each list's in `lists`. */
   cache?: CacheHint & { lists?: Partial<Record<CachedList, CacheHint>> };
-  /**
-   * How `requestState` of input-required answers is sealed: the HMAC secret (random per server by default; give
-   * every process of a deployment the same one) and how long a state stays valid (default 10 minutes).
-   */
+  /** Sealing of input-required `requestState`: HMAC `secret` (random; share it across processes), `ttlMs` (10 min). */
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
-  /**
-   * Carries change events (list changed, resource updated) between the processes of a deployment: every change is
-   * published on it, and what it delivers (this process's own changes too) goes to this process's connections.
-   */
+  /** Carries change events between processes: every change is published on it; its deliveries reach our connections. */
   changeBus?: ChangeBus;
   /** JSON Schema documents by absolute URI that tools' schemas may `$ref` (never fetched: docs/api.md, JSON Schema). */
   schemas?: Record<string, object>;
@@ -201,12 +184,11 @@ function cachePolicy(cache: ServerOptions['cache']): CachePolicy {
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The `subscriptions/listen` filter keys of the core (2026-07-28 Basic > Subscriptions), which no extension may take. */
 const LISTEN_FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions'];
+/** An extension's method tables, one per era. */
+const ERAS = ['modernMethods', 'legacyMethods'] as const;
 const EMPTY_OBJECT_SCHEMA = Object.freeze({ type: 'object', properties: Object.freeze({}) });
 
-/**
- * What a transport uses of a server (`server.transport`), apart from what an author uses (docs/api.md, Transports):
- * it opens connections, and reads the options that decide what it does before a connection sees a frame.
- */
+/** What a transport uses of a server (`server.transport`), apart from the author's API (docs/api.md, Transports). */
 export interface TransportSide {
   /** Opens a connection, which the transport feeds frame text (or parsed frames) and gives a way to send frames. */
   connect(options: ConnectionOptions): Connection;
@@ -225,17 +207,13 @@ export interface TransportSide {
   /** Reads a 2026-07-28 request's envelope or throws its -32602/-32022 refusal; hand it on as FrameExtras.envelope. */
   readEnvelope(params: Record<string, unknown>): Envelope;
   /**
-   * For a transport that answers a 2026-07-28 request's arrival refusals itself (each with its own status), once it
-   * read the envelope: throws the -32601 of a removed or unserved method, else returns the `x-mcp-header`
-   * parameters of the tool a `tools/call` names (none otherwise).
+   * For a transport answering a 2026-07-28 request's arrival refusals itself, after readEnvelope: throws the -32601 of
+   * a removed or unserved method, else returns the `x-mcp-header` params of the tool a `tools/call` names.
    */
   checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[];
 }
 
-/**
- * A resource, template or prompt entry after `update()`: the given fields merged, the handler replaced if given; a
- * resource's or template's `cache` checked (`where` names it).
- */
+/** A resource, template or prompt after `update()`: fields merged, handler replaced, `cache` checked (at `where`). */
 function updated<E extends { era: Era | undefined; definition: { era?: Era; cache?: CacheHint }; handler: unknown }>(
   current: E,
   { handler, ...fields }: Partial<E['definition']> & { handler?: E['handler'] },
@@ -246,12 +224,6 @@ function updated<E extends { era: Era | undefined; definition: { era?: Era; cach
   return { ...current, era: definition.era, definition, handler: handler ?? current.handler };
 }
 
-/** A resource batch under way (Server.batchResources): what it registered, and whether anything else changed. */
-interface ResourceBatch {
-  readonly registered: Registration<ResourceUpdate>[];
-  changed: boolean;
-}
-
 /** An MCP server: its tools, resources, templates and prompts, served on the connections transports open. */
 export class Server {
   readonly #model: ServerModel;
@@ -260,9 +232,8 @@ export class Server {
   readonly #announce: (event: ChangeEvent) => void;
   /** The live connections (the model's change hub, seen with their type). */
   readonly #connections: ChangeHub<Connection>;
-  /** The resource batch under way (batchResources), if any. */
-  #batch: ResourceBatch | undefined;
-  /** The documents tools' schemas may $ref (ServerOptions.schemas). */
+  /** The resource batch under way: what it registered, and whether anything else changed. */
+  #batch: { readonly registered: Registration<ResourceUpdate>[]; changed: boolean } | undefined;
   readonly #schemas: { schemas?: Record<string, object> };
   /** What transports use (connect, the options they act on): not part of the author's API. */
   readonly transport: TransportSide;
@@ -308,12 +279,11 @@ export class Server {
       },
     };
     this.#model = model;
-    const settings = this.#connectionSettings;
     this.transport = {
-      connect: (connection) => new Connection(model, settings, logger, connection),
+      connect: (connection) => new Connection(model, this.#connectionSettings, logger, connection),
       logger,
       rethrow: model.settings.rethrow,
-      maxBatchLength: settings.maxBatchLength,
+      maxBatchLength: this.#connectionSettings.maxBatchLength,
       hasChangeBus: bus !== undefined,
       hasInitializeHook: options.onInitialize !== undefined,
       routingParam: (method) => routingParam(model, method),
@@ -325,10 +295,7 @@ export class Server {
 
   /** Whether an installed extension serves `method` in either era (what a request is traced under: tracing.ts). */
   #extensionServes(method: string): boolean {
-    return this.#model.extensions.some(
-      (extension) =>
-        Object.hasOwn(extension.legacyMethods ?? {}, method) || Object.hasOwn(extension.modernMethods ?? {}, method),
-    );
+    return this.#model.extensions.some((extension) => ERAS.some((era) => Object.hasOwn(extension[era] ?? {}, method)));
   }
 
   /** Fans what `bus` delivers out to this process's connections; a delivery that is no change event is dropped. */
@@ -381,13 +348,10 @@ export class Server {
     const where = `tool '${name}'`;
     if (typeof handler !== 'function') throw new TypeError(`${where}: the handler must be a function`);
     for (const extension of this.#model.extensions) extension.checkTool?.(name, definition);
-    const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
-    const input = compileToolSchema(inputSchema, `${where}: inputSchema`, 'input', this.#schemas);
-    const { outputSchema } = definition;
-    const output =
-      outputSchema === undefined
-        ? undefined
-        : compileToolSchema(outputSchema, `${where}: outputSchema`, 'output', this.#schemas);
+    const compile = (schema: unknown, io: 'input' | 'output') =>
+      compileToolSchema(schema, `${where}: ${io}Schema`, io, this.#schemas);
+    const input = compile(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, 'input');
+    const output = definition.outputSchema === undefined ? undefined : compile(definition.outputSchema, 'output');
     let headerParams: HeaderParam[];
     try {
       headerParams = headerParamsOf(input.json);
@@ -410,10 +374,10 @@ export class Server {
   }
 
   /**
-   * Registers a tool. Its schemas are compiled now, so a mistake (bad name, invalid schema, a Standard Schema without
-   * a JSON Schema export, a duplicate name) throws here naming it. A Standard Schema types the handler's arguments (its
-   * output) and `structuredContent` (an `outputSchema`'s input); a JSON Schema gives a record, or the parameter's
-   * annotation. Returns the registration (remove, update with the same checks, enable/disable).
+   * Registers a tool, compiling its schemas now: a mistake (bad name, invalid schema, Standard Schema without JSON
+   * Schema export, duplicate name) throws here, naming it. A Standard Schema types the handler's arguments (its output)
+   * and `structuredContent` (an `outputSchema`'s input), a JSON Schema a record. Returns the registration (remove,
+   * update, enable/disable).
    */
   tool<D extends ToolDefinition, Args = ToolArgsFor<D>>(
     name: string,
@@ -461,14 +425,13 @@ export class Server {
   }
 
   /**
-   * Registers or removes many resources with one resources list change: runs `change` with the announcements held,
-   * then announces once if the list changed. All or nothing: if `change` throws, the resources it registered are
-   * removed again, the list change is announced only if something else changed (a removal), and the error is
-   * rethrown. A batch inside another joins it (the outer one announces; an inner one that throws undoes its own).
+   * Registers or removes many resources with one list change: `change` runs with announcements held, then one is made
+   * if the list changed. All or nothing: if `change` throws, what it registered is removed (announced only if something
+   * else changed) and the error rethrown. A nested batch joins the outer one (an inner one that throws undoes its own).
    */
   batchResources(change: () => void): void {
     const outer = this.#batch;
-    const batch: ResourceBatch = { registered: [], changed: false };
+    const batch = { registered: [] as Registration<ResourceUpdate>[], changed: false };
     this.#batch = batch;
     try {
       change();
@@ -524,7 +487,7 @@ export class Server {
     const { listenKey } = extension;
     if (listenKey !== undefined && [...LISTEN_FLAGS, ...extensions.map((other) => other.listenKey)].includes(listenKey))
       throw new TypeError(`extension '${extension.id}': listen key '${listenKey}' is already taken`);
-    for (const era of ['modernMethods', 'legacyMethods'] as const) {
+    for (const era of ERAS) {
       for (const method of Object.keys(extension[era] ?? {})) {
         const clash = extensions.find((installed) => Object.hasOwn(installed[era] ?? {}, method));
         if (clash !== undefined || isCoreMethod(method)) {
@@ -550,9 +513,8 @@ export class Server {
    * declaration go. It is not closed; a no-op for one not installed.
    */
   unuse(extension: Extension): void {
-    const { extensions } = this.#model;
-    const at = extensions.indexOf(extension);
-    if (at !== -1) extensions.splice(at, 1);
+    const at = this.#model.extensions.indexOf(extension);
+    if (at !== -1) this.#model.extensions.splice(at, 1);
   }
 
   /**

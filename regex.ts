@@ -3,15 +3,10 @@
 // lazy DFA within 256 KiB. Owns each pattern's program and cache; never backtracks, never takes more than program ×
 // length steps nor an uncached step its caller's work cannot pay (WORK_BUDGET), never accepts what it cannot match so.
 
-/**
- * A compiled pattern: whether it matches somewhere in the string, as `new RegExp(pattern, 'u').test(s)`, or
- * undefined when `work` ran out first (its cache stays consistent: a step is cached only once complete).
- */
+/** Whether the pattern matches somewhere in s (as `RegExp(pattern, 'u').test(s)`); undefined once out of work. */
 export type PatternTest = (s: string, work: Work) => boolean | undefined;
 /** What a caller may still spend on uncached steps, shared by every test it makes; below 0 once spent. */
-export interface Work {
-  left: number;
-}
+export type Work = { left: number };
 
 /**
  * The work one validation pass may spend (docs/api.md, Registration, "Patterns"): an uncached step costs STEP_UNITS
@@ -52,10 +47,10 @@ const CACHE_INTS = 1 << 16;
 
 /**
  * Compiles `pattern` as JSON Schema reads it (2020-12 Validation, 6.3.3: ECMA-262, here with the `u` flag), or throws
- * an error completing "pattern <p> ...": a SyntaxError when the native parser refuses it, a TypeError for a lookaround,
- * backreference or group modifier (no linear-time matcher exists for them), groups past MAX_NESTING or a program past
- * MAX_PROGRAM. A pattern with no quantifier, alternation or \b and at most NATIVE_ATOMS atoms runs on the native
- * RegExp, which then tries one short path per start position; every other one runs on the program below.
+ * an error completing "pattern <p> ...": a SyntaxError when the native parser refuses it, else a TypeError for what no
+ * linear-time matcher runs (lookaround, backreference, group modifier), groups past MAX_NESTING, or a program past
+ * MAX_PROGRAM. Without quantifier, alternation or \b, and within NATIVE_ATOMS atoms, the native RegExp runs it (one
+ * short path per start position); any other runs on the program below.
  */
 export function compilePattern(pattern: string): PatternTest {
   let native: RegExp;
@@ -164,23 +159,15 @@ class Parser {
 
   /** The atom followed by its quantifier, if any (a lazy `?` suffix matches the same strings). */
   #quantified(atom: Node): Node {
-    const src = this.#src;
-    const c = src[this.#i];
-    let min: number;
-    let max: number;
-    if (c === '*' || c === '+' || c === '?') {
-      this.#i++;
-      [min, max] = c === '*' ? [0, Infinity] : c === '+' ? [1, Infinity] : [0, 1];
-    } else {
-      const count = /\{(\d+)(,(\d*))?\}/y; // sticky: read at this.#i
-      count.lastIndex = this.#i;
-      const m = c === '{' ? count.exec(src) : null;
-      if (m === null) return atom;
-      this.#i += m[0].length;
-      min = Number(m[1]);
-      max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-    }
-    if (src[this.#i] === '?') this.#i++;
+    const quantifier = /[*+?]|\{(\d+)(,(\d*))?\}/y; // sticky: read at this.#i
+    quantifier.lastIndex = this.#i;
+    const m = quantifier.exec(this.#src);
+    if (m === null) return atom;
+    this.#i += m[0].length;
+    // `*`, `+` and `?` are `{0,}`, `{1,}` and `{0,1}`; `{n}` is `{n,n}`.
+    const min = m[0] === '+' ? 1 : Number(m[1] ?? 0);
+    const max = m[0] === '?' ? 1 : m[1] !== undefined && m[2] === undefined ? min : Number(m[3] || Infinity);
+    if (this.#src[this.#i] === '?') this.#i++;
     this.needsMatcher = true;
     return { t: 'rep', node: atom, min, max };
   }
@@ -224,12 +211,10 @@ class Program {
   readonly #x: number[] = [];
   readonly #y: number[] = [];
   readonly #tests: ((cp: number) => boolean)[];
-  // The cache: state ids by key, each state's threads and what precedes it, its transitions (ASCII in a table,
-  // other code points in one map), and how many integers all that holds.
+  // The cache: state ids by key, each state's threads, what precedes it and its ASCII transitions (slot 128: the
+  // answer at the end), the other code points' transitions in one map, and how many integers all that holds.
   #ids = new Map<string, number>();
-  #threads: number[][] = [];
-  #before: number[] = [];
-  #ascii: Int32Array[] = [];
+  #states: { threads: number[]; before: number; ascii: Int32Array }[] = [];
   #wide = new Map<number, number>();
   #cached = 0;
   #start = UNKNOWN;
@@ -245,9 +230,8 @@ class Program {
 
   /** Appends an instruction, refusing one past MAX_PROGRAM; returns its address. */
   push(op: number, x: number, y: number): number {
-    if (this.#op.length >= MAX_PROGRAM) {
+    if (this.#op.length >= MAX_PROGRAM)
       throw new TypeError(`compiles to more than ${MAX_PROGRAM} instructions (repeat less, or with a smaller count)`);
-    }
     this.#op.push(op);
     this.#x.push(x);
     this.#y.push(y);
@@ -295,10 +279,10 @@ class Program {
   }
 
   /**
-   * Whether the program matches somewhere in s. A state is the set of threads (each instruction at most once) before
-   * a code point, which moves them all at once: at most program × length steps. States and transitions are cached (a
-   * lazy DFA) within CACHE_INTS; once full, the run goes on uncached and the next one starts empty. Each uncached step
-   * is paid from `work` before it is taken: once that is spent, the run stops (undefined), only complete steps cached.
+   * Whether the program matches somewhere in s, in at most program × length steps (each instruction once per code
+   * point). States and transitions are cached (a lazy DFA) within CACHE_INTS; once full, the run goes on uncached, the
+   * next starts empty. Each uncached step is paid from `work` first: once spent, the run stops (undefined), only
+   * complete steps cached.
    */
   run(s: string, work: Work): boolean | undefined {
     if (this.#cached > CACHE_INTS) this.#forget();
@@ -310,15 +294,14 @@ class Program {
       const cp = s.codePointAt(i)!;
       i += cp > 0xffff ? 2 : 1;
       const from = state;
-      const table = cp < 128 && from >= 0 ? this.#ascii[from]! : undefined;
+      const table = cp < 128 && from >= 0 ? this.#states[from]!.ascii : undefined;
       if (from >= 0) {
         const known = table === undefined ? this.#wide.get(from * 0x110000 + cp) : table[cp]!;
         if (known !== undefined && known !== UNKNOWN) {
           state = known;
           continue;
         }
-        threads = this.#threads[from]!;
-        before = this.#before[from]!;
+        ({ threads, before } = this.#states[from]!);
       }
       work.left -= STEP_UNITS + threads.length * (cp < 128 ? 1 : WIDE_UNITS);
       if (work.left < 0) return undefined;
@@ -339,12 +322,11 @@ class Program {
       }
     }
     // At the end the waiting assertions are decided: a cached state remembers the answer in its table's last slot.
-    const table = state >= 0 ? this.#ascii[state]! : undefined;
-    if (table !== undefined && table[128] === UNKNOWN) {
-      table[128] = this.#close(this.#threads[state]!, this.#before[state]!, END_OF_INPUT) ? DEAD : MATCHED;
-    }
+    const last = state >= 0 ? this.#states[state]! : undefined;
+    if (last !== undefined && last.ascii[128] === UNKNOWN)
+      last.ascii[128] = this.#close(last.threads, last.before, END_OF_INPUT) ? DEAD : MATCHED;
     if (state === UNCACHED) state = this.#close(threads, before, END_OF_INPUT) ? DEAD : MATCHED;
-    return (table?.[128] ?? state) === MATCHED;
+    return (last?.ascii[128] ?? state) === MATCHED;
   }
 
   /** The threads after cp (undefined: one matched): waiting assertions decided, those that accept cp advanced. */
@@ -368,11 +350,9 @@ class Program {
     const key = `${before}:${threads.sort((a, b) => a - b).join()}`;
     let id = this.#ids.get(key);
     if (id === undefined) {
-      id = this.#threads.length;
+      id = this.#states.length;
       this.#ids.set(key, id);
-      this.#threads.push(threads);
-      this.#before.push(before);
-      this.#ascii.push(new Int32Array(129).fill(UNKNOWN));
+      this.#states.push({ threads, before, ascii: new Int32Array(129).fill(UNKNOWN) });
       this.#cached += 129 + threads.length;
     }
     return id;
@@ -381,23 +361,18 @@ class Program {
   /** Empties the cache (it is full). */
   #forget(): void {
     this.#ids.clear();
-    this.#threads = [];
-    this.#before = [];
-    this.#ascii = [];
+    this.#states = [];
     this.#wide.clear();
     this.#cached = 0;
     this.#start = UNKNOWN;
   }
 
   /**
-   * The threads reached from seeds through JMP, SPLIT and the assertions that hold between what precedes
-   * (`before`) and `after` (a code point, END_OF_INPUT, or PENDING: not read yet, so END and word boundaries
-   * wait in the set as threads), or undefined when one reaches MATCH.
+   * The threads reached from seeds through JMP, SPLIT and the assertions holding between `before` and `after` (a code
+   * point, END_OF_INPUT, or PENDING: not read yet, so END and \b wait in the set), or undefined once one reaches MATCH.
    */
   #close(seeds: number[], before: number, after: number): number[] | undefined {
-    const ops = this.#op;
-    const xs = this.#x;
-    const ys = this.#y;
+    const [ops, xs, ys] = [this.#op, this.#x, this.#y];
     const marks = (this.#marks ??= new Float64Array(ops.length)); // a generation per closure: never wraps
     const stack = (this.#stack ??= new Int32Array(3 * ops.length + 1)); // seeds, then at most 2 per instruction
     const generation = ++this.#generation;
@@ -421,9 +396,8 @@ class Program {
         if (kind === START) {
           if (before === AT_START) stack[top++] = at + 1;
         } else if (after === PENDING) out.push(at);
-        else if (kind === END ? after === END_OF_INPUT : isBoundary(before, after) === (kind === BOUNDARY)) {
+        else if (kind === END ? after === END_OF_INPUT : isBoundary(before, after) === (kind === BOUNDARY))
           stack[top++] = at + 1;
-        }
       }
     }
     return out;

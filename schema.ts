@@ -1,19 +1,13 @@
 // JSON Schema validation (2020-12, tolerant of draft-07/04) compiled once into closures: $ref/$dynamicRef over $id-scoped
-// resources of the schema and of the documents the author registers (never fetched), unevaluated* from annotations,
-// JSON equality for enum/const/uniqueItems, a capped issue list with paths. Never mutates a schema or value, recurses
-// at most MAX_DEPTH levels into a value, takes time linear in the value (a shared node judges each object once per pass
-// and dynamic scope), and refuses a value its patterns cannot test within WORK_BUDGET (regex.ts).
+// resources of the schema and of registered documents (never fetched), unevaluated* from annotations, JSON equality,
+// a capped issue list with paths. Never mutates a schema or value, recurses past MAX_DEPTH into a value, takes more
+// than linear time in it (a shared node judges each object once per pass and scope), or matches past WORK_BUDGET.
 
 import { isPlainObject } from './jsonrpc.ts';
 import { compilePattern, type PatternTest, WORK_BUDGET, type Work } from './regex.ts';
 
 export type JsonSchema = { [key: string]: unknown } | boolean;
-export interface SchemaIssue {
-  path: (string | number)[];
-  message: string;
-}
-/** Returns a shared frozen empty array when the value is valid, so callers must not mutate the result. */
-export type Validator = (value: unknown) => SchemaIssue[];
+export type SchemaIssue = { path: (string | number)[]; message: string };
 
 /** Where a collecting pass is in the value, and the issues it found. */
 type State = { path: (string | number)[]; issues: SchemaIssue[] };
@@ -21,15 +15,11 @@ type State = { path: (string | number)[]; issues: SchemaIssue[] };
 type Evaluated = { all: boolean; upTo: number; keys: Set<string | number> | undefined };
 /** A shared node's verdict on one value, and what it evaluated there (kept when an unevaluated* keyword asked). */
 type Verdict = { verdict: number; evaluated: Evaluated | undefined };
-/**
- * The dynamic scope (2020-12 core, 7.1): the schema resources being evaluated, outermost first, each once (only the
- * outermost of a resource can win a $dynamicRef); interned per validator, so its count depends on the schema alone.
- */
+// The dynamic scope (2020-12 core, 7.1): the resources being evaluated, outermost first, each once (only the outermost
+// of a resource can win a $dynamicRef); interned per validator, so its count depends on the schema alone.
 type Scope = { resources: Obj[]; next: Map<Obj, Scope>; dynamic: Map<string, Check> };
-/**
- * What one validation (both passes) has learnt: shared nodes' verdicts per scope and value ids; its patterns' work
- * left; the dynamic scope; where the in-place keywords record what they evaluated (null: no unevaluated* asks).
- */
+// What one validation (both passes) has learnt: shared nodes' verdicts per scope, value ids; its patterns' work left;
+// the dynamic scope; where the in-place keywords record what they evaluated (null: no unevaluated* asks).
 interface Run {
   verdicts?: Map<Scope, Map<Check, Map<object, Verdict>>>;
   ids?: JsonIds;
@@ -43,16 +33,13 @@ type Check<T = unknown> = (v: T, st: State | null, depth: number, run: Run) => b
 type Match = (s: string, st: State | null, run: Run, key?: string) => boolean | undefined;
 /** A compiled schema object; reached again when compiling meets it twice (a $ref target, an object used twice). */
 type Slot = { check: Check | undefined; reachedAgain: boolean };
-/**
- * memo holds one slot per compiled schema object; shared the objects whose checks remember their verdicts; dynamic the
- * checks of each resource's $dynamicAnchors.
- */
+// memo: a slot per compiled schema object; shared: the objects whose checks remember verdicts; dynamic: the checks of
+// each resource's $dynamicAnchors; linear: patterns must compile to the linear-time matcher (false: checkSchema).
 interface Ctx {
   refs: Refs;
   memo: Map<Obj, Slot>;
   shared: Set<Obj> | undefined;
   dynamic: Map<Obj, Map<string, Check>>;
-  /** Whether patterns must compile to the linear-time matcher (false: checkSchema, syntax only). */
   linear: boolean;
 }
 
@@ -107,39 +94,30 @@ const PASS: Check = ALWAYS;
 const REJECT: Check = (_v, st) => report(st, 'is not allowed');
 
 /** What compiling a schema may use besides it: other documents by their absolute URI, for $ref (never fetched). */
-export interface SchemaOptions {
-  schemas?: Record<string, object> | undefined;
-}
+export type SchemaOptions = { schemas?: Record<string, object> | undefined };
 
-/** Compiles a schema into its validator, or throws a TypeError naming the place of what it cannot use. */
-export function compileSchema(schema: JsonSchema, options: SchemaOptions = {}): Validator {
-  // The first compilation finds the schema objects reached more than once; the second compiles those, and only
-  // those, to remember their verdicts (remembered()), so the others cost nothing extra, in time or stack.
+/** Compiles a schema, or throws a TypeError naming the place of what it cannot use; valid values get one frozen []. */
+export function compileSchema(schema: JsonSchema, options: SchemaOptions = {}): (value: unknown) => SchemaIssue[] {
+  // Only the objects the first compilation reached twice remember verdicts: the others cost no time or stack for it.
   const { refs, memo } = firstPass(schema, options, true);
   const shared = new Set([...memo].filter(([, slot]) => slot.reachedAgain).map(([s]) => s));
   const ctx: Ctx = { refs, memo: new Map(), shared, dynamic: new Map(), linear: true };
   const root = isPlainObject(schema) ? entering(schema, compileNode(ctx, schema, '#')) : compileNode(ctx, schema, '#');
   const outermost: Scope = { resources: [], next: new Map(), dynamic: new Map() };
   return (value) => {
-    // Valid values are checked once without tracking paths; only invalid ones are walked again to collect issues.
+    // Only invalid values are walked again, tracking paths, to collect issues.
     const run: Run = { work: { left: WORK_BUDGET }, scope: outermost, evaluated: null };
-    // A spent budget refuses the value even where a test it cut counted as a pass (under `not`): no verdict is
-    // trusted that a cut test could have changed.
+    // A spent budget refuses the value even where a cut test counted as a pass (under `not`).
     if (root(value, null, 0, run) && run.work.left >= 0) return NO_ISSUES;
     const st: State = { path: [], issues: [] };
-    // The second pass has its own budget: the first one's cut left no path, and this one finds it again.
-    run.work.left = WORK_BUDGET;
+    run.work.left = WORK_BUDGET; // the first pass's cut left no path: this one finds it again
     root(value, st, 0, run);
     if (st.issues.length === 0) report(st, TOO_COSTLY); // every cut test was where no path is tracked
     return st.issues;
   };
 }
 
-/**
- * Throws as compileSchema does on a schema it cannot use, except that a pattern need only be valid syntax: for a
- * schema that is listed but validated by another library (a Standard Schema's export, whose patterns may use the
- * lookarounds regex.ts refuses, as zod's hostname and emoji do).
- */
+/** Throws as compileSchema does, but a pattern need only be valid syntax: a Standard Schema's export checks its own. */
 export function checkSchema(schema: JsonSchema, options: SchemaOptions = {}): void {
   firstPass(schema, options, false);
 }
@@ -201,10 +179,7 @@ function merge(into: Evaluated, from: Evaluated): void {
   for (const key of from.keys ?? []) (into.keys ??= new Set()).add(key);
 }
 
-/**
- * Runs check on v in place with annotations of its own, kept only if it passes; its callers call check directly when
- * no unevaluated* asks (run.evaluated null), sparing a stack frame per level of a value.
- */
+/** Runs check in place with its own annotations, kept if it passes; if none are asked, callers spare this frame. */
 function apart(check: Check, v: unknown, d: number, run: Run, outer: Evaluated): boolean {
   const own: Evaluated = { all: false, upTo: 0, keys: undefined };
   run.evaluated = own;
@@ -240,7 +215,6 @@ function compileNode(ctx: Ctx, s: unknown, loc: string): Check {
     // A remembering check exists before its children are compiled, so a recursive $ref gets it at once.
     return known.check as Check;
   }
-  // The first compilation remembers everywhere: it only has to find the objects reached twice.
   const node = ctx.shared === undefined || ctx.shared.has(s) ? { inner: PASS } : undefined;
   const slot: Slot = { check: node && remembered(node), reachedAgain: false };
   ctx.memo.set(s, slot);
@@ -289,11 +263,7 @@ function entering(resource: Obj, check: Check): Check {
   };
 }
 
-/**
- * The node's checks followed by its unevaluatedProperties/unevaluatedItems, which see what the node's other keywords
- * (and the valid subschemas they apply in place) evaluated: one set per object (or index range) per node, built as
- * its keywords run, never by walking the value again.
- */
+/** The node's checks, then unevaluated*, which see what those (and valid in-place subschemas) evaluated as they ran. */
 function compileUnevaluated(ctx: Ctx, s: Obj, loc: string, checks: Check): Check {
   const props = compileKw(ctx, s, 'unevaluatedProperties', loc);
   const items = compileKw(ctx, s, 'unevaluatedItems', loc);
@@ -310,11 +280,10 @@ function compileUnevaluated(ctx: Ctx, s: Obj, loc: string, checks: Check): Check
       const what = Array.isArray(v) ? 'item' : 'property';
       for (const k of keys) {
         if ((typeof k === 'number' && k < own.upTo) || own.keys?.has(k)) continue;
-        const value = (v as Obj)[k];
         ok =
           (rest === REJECT
             ? report(st, `must not have unevaluated ${what}`, k)
-            : descend(rest, value, st, d, k, run)) && ok;
+            : descend(rest, (v as Obj)[k], st, d, k, run)) && ok;
         if (!ok && stop(st)) break;
       }
     }
@@ -327,16 +296,14 @@ function compileUnevaluated(ctx: Ctx, s: Obj, loc: string, checks: Check): Check
 }
 
 /**
- * The check of a shared schema node: it judges each object or array once per pass and reuses the verdict.
- * Without this, alternatives that recurse through one node (a oneOf of two recursive shapes, an allOf of two
- * $refs to it) judge each level's children once per alternative: time exponential in the value's depth.
+ * A shared node's check, judging each object or array once per pass: else alternatives recursing through one node (a
+ * oneOf of two recursive shapes, an allOf of two $refs to it) take time exponential in the value's depth.
  */
 function remembered(node: { inner: Check }): Check {
   const check: Check = (v, st, d, run) => {
     if (!isComposite(v)) return node.inner(v, st, d, run);
     // A $dynamicRef below may resolve differently in another dynamic scope, so verdicts are kept per scope.
-    run.verdicts ??= new Map();
-    let byCheck = run.verdicts.get(run.scope);
+    let byCheck = (run.verdicts ??= new Map()).get(run.scope);
     if (byCheck === undefined) run.verdicts.set(run.scope, (byCheck = new Map()));
     let seen = byCheck.get(check);
     if (seen === undefined) byCheck.set(check, (seen = new Map()));
@@ -374,17 +341,10 @@ function memberOf(values: unknown[], message: string): Check {
   };
 }
 
-/** Whether two items are equal (JSON equality): one pass, scalars in a Set and objects and arrays by their ids. */
+/** Whether two items are equal (JSON equality): fewer distinct scalars and ids of objects and arrays than items. */
 function hasDuplicate(items: unknown[], run: Run): boolean {
-  const scalars = new Set<unknown>();
-  const composites = new Set<number>();
-  for (const x of items) {
-    const seen = isComposite(x) ? composites : scalars;
-    const key = isComposite(x) ? (run.ids ??= new JsonIds()).of(x) : x;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
+  const ids = new Set(items.filter(isComposite).map((x) => (run.ids ??= new JsonIds()).of(x)));
+  return new Set(items.filter((x) => !isComposite(x))).size + ids.size < items.length;
 }
 
 /** The keywords on the value itself: type, enum, const, numeric bounds, sizes and pattern. */
@@ -396,10 +356,7 @@ function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
     }
     const tests = types.map((t) => TYPE_TESTS[t as string]);
     const message = `must be ${types.join(' or ')}`;
-    checks.push((v, st) => {
-      for (let i = 0; i < tests.length; i++) if (tests[i](v)) return true;
-      return report(st, message);
-    });
+    checks.push((v, st) => tests.some((test) => test(v)) || report(st, message));
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
@@ -534,8 +491,7 @@ function compileObject(ctx: Ctx, s: Obj, loc: string): Check {
       return ok;
     });
   }
-  // Each dependency applies only when its key is present. Draft-07 "dependencies" mixes both forms: an array of
-  // names means dependentRequired, a schema means dependentSchemas.
+  // Draft-07 "dependencies" mixes both forms: an array of names is dependentRequired, a schema dependentSchemas.
   if (s.required !== undefined) own.push(requireAll(strings(s.required, 'required', loc), 'is required'));
   for (const kw of ['dependentRequired', 'dependentSchemas', 'dependencies']) {
     const map = s[kw];
@@ -578,8 +534,7 @@ function requireAll(names: string[], message: string): Check<Obj> {
 
 /** The in-place applicators: $ref, $dynamicRef, allOf, anyOf, oneOf, not, if/then/else. */
 function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
-  if (s.$ref !== undefined) checks.push(compileRef(ctx, s, '$ref', loc));
-  if (s.$dynamicRef !== undefined) checks.push(compileRef(ctx, s, '$dynamicRef', loc));
+  for (const kw of ['$ref', '$dynamicRef'] as const) if (s[kw] !== undefined) checks.push(compileRef(ctx, s, kw, loc));
   checks.push(every(compileList(ctx, s, 'allOf', loc) ?? []));
   for (const kw of ['anyOf', 'oneOf']) {
     const subs = compileList(ctx, s, kw, loc);
@@ -622,8 +577,8 @@ function compileApplicators(ctx: Ctx, s: Obj, loc: string, checks: Check[]): voi
 }
 
 /**
- * The check of s.$ref, or of s.$dynamicRef: like $ref, unless its target carries the $dynamicAnchor its fragment
- * names; then the outermost resource in the dynamic scope with that $dynamicAnchor is used (2020-12 core, 8.2.3.2).
+ * The check of s.$ref or s.$dynamicRef; the latter, if its target carries the $dynamicAnchor its fragment names, takes
+ * that anchor from the outermost resource in the dynamic scope that has it (2020-12 core, 8.2.3.2).
  */
 function compileRef(ctx: Ctx, s: Obj, kw: '$ref' | '$dynamicRef', loc: string): Check {
   const { target, resource, dynamic } = ctx.refs.resolve(s, kw, loc);
@@ -701,8 +656,7 @@ function regex(ctx: Ctx, pattern: string, kw: string, loc: string): Match {
   };
 }
 
-// References and JSON equality: the schema resources of the root schema and of the registered documents it reaches
-// (base URIs from $id, $anchor, $dynamicAnchor), $ref resolution (JSON pointers, anchors), the check that $ref cycles
+// References and JSON equality: schema resources (base URIs, anchors), $ref resolution, the check that $ref cycles
 // descend into the value, and ids of JSON values. Never fetches a URI, never recurses into values.
 
 type Obj = { [key: string]: unknown };
@@ -745,10 +699,7 @@ function absolute(ref: string, base: string): string | undefined {
   }
 }
 
-/**
- * The schema resources of one root schema and of the registered documents (`registry`, by absolute URI) its
- * references reach, each indexed when first reached; resolve() records each reference's target for assertDescends().
- */
+/** The resources of a root schema and of the documents of `registry` (by absolute URI) it reaches, indexed lazily. */
 function createRefs(root: Obj | boolean, registry: Record<string, unknown>) {
   const documents = new Map<string, Obj>();
   for (const [uri, doc] of Object.entries(registry)) {
@@ -802,13 +753,7 @@ function createRefs(root: Obj | boolean, registry: Record<string, unknown>) {
       name(`${base}#${s.$dynamicAnchor}`, s, loc);
       dynamic.get(resource)?.set(s.$dynamicAnchor, s);
     }
-    for (const kw of SCHEMA_KWS) {
-      const x = s[kw];
-      if (Array.isArray(x)) for (const [i, sub] of x.entries()) index(sub, base, resource, `${loc}/${kw}/${i}`);
-      else if (MAP_KWS.includes(kw) && isPlainObject(x)) {
-        for (const k of Object.keys(x)) index(x[k], base, resource, `${loc}/${kw}/${escapeToken(k)}`);
-      } else index(x, base, resource, `${loc}/${kw}`);
-    }
+    for (const [sub, at] of subschemas(s, SCHEMA_KWS, loc)) index(sub, base, resource, at);
   };
   index(root, NO_BASE, undefined, '#');
   return {
@@ -820,10 +765,7 @@ function createRefs(root: Obj | boolean, registry: Record<string, unknown>) {
     dynamicAnchors: (resource: Obj): Map<string, Obj> => dynamic.get(resource) as Map<string, Obj>,
     /** Whether the resource's metaschema (if registered) keeps the validation vocabulary. */
     validates: (resource: Obj): boolean => !unvalidated.has(resource),
-    /**
-     * The schema that s[kw] points to and its resource; `dynamic`, the anchor name of a $dynamicRef whose target
-     * carries that $dynamicAnchor. loc names s in errors.
-     */
+    /** The schema s[kw] points to, its resource, and `dynamic`: the $dynamicAnchor a $dynamicRef's target carries. */
     resolve(s: Obj, kw: '$ref' | '$dynamicRef', loc: string) {
       const ref = s[kw];
       if (typeof ref !== 'string') bad(loc, `${kw} must be a string`);
@@ -875,14 +817,15 @@ function createRefs(root: Obj | boolean, registry: Record<string, unknown>) {
   };
 }
 
-/** The values of s's keywords among `keywords`, lists and maps of schemas spread. */
-function subschemas(s: Obj, keywords: string[]): unknown[] {
-  const out: unknown[] = [];
+/** The values of s's keywords among `keywords`, lists and maps of schemas spread, each with its place below loc. */
+function subschemas(s: Obj, keywords: string[], loc: string): [unknown, string][] {
+  const out: [unknown, string][] = [];
   for (const kw of keywords) {
     const x = s[kw];
-    if (Array.isArray(x)) out.push(...x);
-    else if (MAP_KWS.includes(kw) && isPlainObject(x)) out.push(...Object.values(x));
-    else out.push(x);
+    if (Array.isArray(x)) for (const [i, sub] of x.entries()) out.push([sub, `${loc}/${kw}/${i}`]);
+    else if (MAP_KWS.includes(kw) && isPlainObject(x)) {
+      for (const k of Object.keys(x)) out.push([x[k], `${loc}/${kw}/${escapeToken(k)}`]);
+    } else out.push([x, `${loc}/${kw}`]);
   }
   return out;
 }
@@ -893,8 +836,7 @@ function visit(s: Obj, targets: Map<Obj, unknown[]>, colors: Map<Obj, number>): 
   if (color === 2) return;
   if (color === 1) throw new TypeError('invalid schema: a $ref cycle never descends into the value');
   colors.set(s, 1);
-  const next = subschemas(s, IN_PLACE_KWS);
-  next.push(...(targets.get(s) ?? []), s.if, s.then, s.else);
+  const next = [...subschemas(s, IN_PLACE_KWS, '').map(([n]) => n), ...(targets.get(s) ?? []), s.if, s.then, s.else];
   for (const n of next) if (isPlainObject(n)) visit(n, targets, colors);
   colors.set(s, 2);
 }
@@ -902,10 +844,9 @@ function visit(s: Obj, targets: Map<Obj, unknown[]>, colors: Map<Obj, number>): 
 const OPEN = -1;
 
 /**
- * Ids of JSON values under JSON Schema equality (2020-12 core, instance equality: members in any order, numbers by
- * value, so 1 and 1.0 are one value), which uniqueItems, enum and const compare instead of walking values. Each object
- * or array is numbered once, from its members and its children's ids, without recursion: time linear in its size at
- * any depth. Remembers every value it numbered, so one instance serves one validation.
+ * Ids of JSON values under JSON equality (2020-12 core: members in any order, 1 and 1.0 one value) for enum, const and
+ * uniqueItems: each object or array numbered once from its members and children's ids, without recursion (linear at
+ * any depth). One instance per validation: it remembers every value it numbered.
  */
 class JsonIds {
   #ids = new Map<object, number>();
@@ -934,16 +875,10 @@ class JsonIds {
 
   /** The node's shape (members with children as ids; object keys sorted), numbered by first appearance. */
   #number(node: object): number {
-    let shape: string;
-    if (Array.isArray(node)) {
-      shape = '[';
-      for (let i = 0; i < node.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(node[i])}`;
-    } else {
-      shape = '{';
-      for (const key of Object.keys(node).sort()) {
-        shape += `${shape.length > 1 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
-      }
-    }
+    const entry = (key: string): string => `${key.length}:${key}=${this.#member((node as Obj)[key])}`;
+    const shape = Array.isArray(node)
+      ? `[${Array.from(node, (x) => this.#member(x)).join(',')}`
+      : `{${Object.keys(node).sort().map(entry).join(',')}`;
     let id = this.#shapes.get(shape);
     if (id === undefined) this.#shapes.set(shape, (id = this.#shapes.size));
     return id;

@@ -6,10 +6,7 @@
 import { isPlainObject } from './jsonrpc.ts';
 import { checkSchema, compileSchema, formatPath, type JsonSchema, type SchemaOptions } from './schema.ts';
 
-// Standard Schema v1 and Standard JSON Schema v1 (https://standardschema.dev), types only: a validator's own
-// validate() checks the value and its output (transforms, defaults) is what a handler receives.
-
-/** The Standard Typed interface (Standard Schema spec v1), the base of the two below. */
+/** The Standard Typed interface (https://standardschema.dev, v1), the base of the two below. */
 export interface StandardTypedV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardTypedV1Props<Input, Output>;
 }
@@ -33,7 +30,7 @@ export interface StandardSchemaV1Props<Input = unknown, Output = Input> extends 
     options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
   ) => StandardSchemaV1Result<Output> | Promise<StandardSchemaV1Result<Output>>;
 }
-/** What `validate` returns: the (possibly transformed) output value, or the issues. */
+/** What `validate` returns: the output value (transforms and defaults applied: what a handler receives), or issues. */
 export type StandardSchemaV1Result<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<StandardSchemaV1Issue> };
@@ -90,6 +87,8 @@ export type Parser = (value: unknown, root: string) => Parsed | Promise<Parsed>;
 
 /** A tool schema ready for use: the JSON Schema clients see in tools/list, and the parser to check values with. */
 type CompiledToolSchema = { json: Record<string, unknown>; parse: Parser };
+/** Which schema of a tool: its arguments' (inputSchema) or its result's (outputSchema). */
+type Side = 'input' | 'output';
 
 /**
  * Compiles a tool's schema at registration; `where` names it in errors ("tool 'weather': inputSchema"), `options`
@@ -99,16 +98,14 @@ type CompiledToolSchema = { json: Record<string, unknown>; parse: Parser };
 export function compileToolSchema(
   schema: unknown,
   where: string,
-  io: 'input' | 'output',
+  io: Side,
   options: SchemaOptions = {},
 ): CompiledToolSchema {
   // Anything carrying a `~standard` property counts (arktype's types are functions).
-  if ((typeof schema === 'object' || typeof schema === 'function') && schema !== null && '~standard' in schema) {
+  if ((typeof schema === 'object' || typeof schema === 'function') && schema !== null && '~standard' in schema)
     return compileStandard(schema['~standard'], where, io, options);
-  }
-  if (!isPlainObject(schema)) {
+  if (!isPlainObject(schema))
     throw new TypeError(`${where} must be a JSON Schema object or a Standard Schema, not ${describe(schema)}`);
-  }
   const validate = checkJson(schema, where, io, (json) => compileSchema(json, options));
   return {
     json: schema,
@@ -121,21 +118,14 @@ export function compileToolSchema(
 }
 
 /**
- * Checks that an input schema describes objects (arguments are; an output schema may describe any JSON value, MCP
- * 2026-07-28 Server Features > Tools > Output Schema), then `check`s it: compileSchema, or checkSchema for a
- * Standard Schema's.
+ * Checks that an input schema describes objects (arguments are; an output schema may describe any JSON value: MCP
+ * 2026-07-28 Server Features > Tools > Output Schema), then `check`s it (compileSchema, or checkSchema for a Standard's).
  */
-function checkJson<T>(
-  json: Record<string, unknown>,
-  where: string,
-  io: 'input' | 'output',
-  check: (schema: JsonSchema) => T,
-): T {
-  if (io === 'input' && json.type !== 'object') {
+function checkJson<T>(json: Record<string, unknown>, where: string, io: Side, check: (schema: JsonSchema) => T): T {
+  if (io === 'input' && json.type !== 'object')
     throw new TypeError(
       `${where} must describe an object ({"type": "object", ...}), not type ${JSON.stringify(json.type)}`,
     );
-  }
   try {
     return check(json);
   } catch (error) {
@@ -144,17 +134,11 @@ function checkJson<T>(
 }
 
 /** The listed JSON Schema and parser of a Standard Schema, which validates with its own library. */
-function compileStandard(
-  std: unknown,
-  where: string,
-  io: 'input' | 'output',
-  options: SchemaOptions,
-): CompiledToolSchema {
-  if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function') {
+function compileStandard(std: unknown, where: string, io: Side, options: SchemaOptions): CompiledToolSchema {
+  if (!isPlainObject(std) || std.version !== 1 || typeof std.validate !== 'function')
     throw new TypeError(
       `${where} has a '~standard' property but is not a Standard Schema v1 (version 1 with validate())`,
     );
-  }
   const vendor = typeof std.vendor === 'string' ? std.vendor : 'unknown vendor';
   const converter = std.jsonSchema;
   if (!isPlainObject(converter) || typeof converter[io] !== 'function') {
@@ -188,9 +172,8 @@ function compileStandard(
 
 /** A Standard Schema's result as Parsed, its issues worded with their paths. */
 function settle(result: StandardSchemaV1Result<unknown>, root: string): Parsed {
-  if (!isPlainObject(result)) {
+  if (!isPlainObject(result))
     throw new TypeError(`validate() of a Standard Schema returned ${describe(result)}, not a result`);
-  }
   if (!result.issues) return { value: result.value };
   if (result.issues.length === 0) return { problems: [`${root}: is invalid`] };
   return { problems: result.issues.map((issue) => `${formatPath(root, pathOf(issue))}: ${issue.message}`) };

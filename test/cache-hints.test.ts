@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createServer, inputRequired, type Server, type ServerOptions } from '../core.ts';
 import { serveHttp } from '../http.ts';
 import { connectTestClient } from '../testing.ts';
@@ -292,6 +293,24 @@ test("over Streamable HTTP a read carries its resource's hints and a list its ow
       },
     });
   } finally {
+    await http.close();
+  }
+});
+
+test("the official v2 client on 2026-07-28 reads a resource's own hints and a list's own", async () => {
+  const { server } = quietServer({ cache: { lists: { tools: { ttlMs: 7000, scope: 'public' } } } });
+  server.resource('r://a', { name: 'a', cache: { ttlMs: 5000, scope: 'public' } }, contents());
+  server.tool('t', {}, () => ({ content: [] }));
+  const http = await serveHttp(server, { port: 0 });
+  const client = new Client({ name: 'v2', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    const read = await client.readResource({ uri: 'r://a' });
+    assert.deepEqual([read.ttlMs, read.cacheScope], [5000, 'public']);
+    const tools = await client.listTools();
+    assert.deepEqual([tools.ttlMs, tools.cacheScope], [7000, 'public']);
+  } finally {
+    await client.close();
     await http.close();
   }
 });

@@ -842,7 +842,7 @@ both(
       assertStatus(reply, 200);
       assert.deepEqual(
         reply.frame,
-        fail(id, { code: -32602, message: 'Invalid params: params.inputResponses.input-1 must be an object' }),
+        fail(id, { code: -32602, message: 'Invalid params: params.inputResponses["input-1"] must be an object' }),
         id,
       );
     }
