@@ -21,7 +21,7 @@ type Scope = { resources: Obj[]; next: Map<Obj, Scope>; dynamic: Map<string, Che
 // What one validation (both passes) has learnt: shared nodes' verdicts per scope, value ids; its patterns' work left;
 // the dynamic scope; where the in-place keywords record what they evaluated (null: no unevaluated* asks).
 interface Run {
-  verdicts?: Map<Scope, Map<Check, Map<object, Verdict>>>;
+  verdicts?: Map<Scope, Map<Check, Map<object, Verdict | number>>>;
   ids?: JsonIds;
   work: Work;
   scope: Scope;
@@ -308,22 +308,26 @@ function remembered(node: { inner: Check }): Check {
     let seen = byCheck.get(check);
     if (seen === undefined) byCheck.set(check, (seen = new Map()));
     const known = seen.get(v);
+    const verdict = typeof known === 'number' ? known : known?.verdict;
+    const evaluated = typeof known === 'number' ? undefined : known?.evaluated;
     const outer = run.evaluated;
     // A verdict found without annotations is found once more when an unevaluated* keyword asks for them.
-    if (known !== undefined && (outer === null || known.evaluated !== undefined || known.verdict !== VALID)) {
-      if (known.verdict === VALID) {
-        if (outer !== null) merge(outer, known.evaluated as Evaluated);
+    if (verdict !== undefined && (outer === null || evaluated !== undefined || verdict !== VALID)) {
+      if (verdict === VALID) {
+        if (outer !== null) merge(outer, evaluated as Evaluated);
         return true;
       }
       // An invalid value is walked once more to collect its issues (st set), and only once.
-      if (known.verdict === REPORTED || st === null) return false;
+      if (verdict === REPORTED || st === null) return false;
     }
     const own: Evaluated | undefined = outer === null ? undefined : { all: false, upTo: 0, keys: undefined };
     run.evaluated = own ?? null;
     const ok = node.inner(v, st, d, run);
     run.evaluated = outer;
     if (own !== undefined) merge(outer as Evaluated, own); // kept even when it fails, as in compileUnevaluated
-    seen.set(v, { verdict: ok ? VALID : st === null ? INVALID : REPORTED, evaluated: own });
+    const found = ok ? VALID : st === null ? INVALID : REPORTED;
+    // A bare number unless annotations were asked for: most validations allocate nothing per value here.
+    seen.set(v, own === undefined ? found : { verdict: found, evaluated: own });
     return ok;
   };
   return check;
@@ -343,8 +347,16 @@ function memberOf(values: unknown[], message: string): Check {
 
 /** Whether two items are equal (JSON equality): fewer distinct scalars and ids of objects and arrays than items. */
 function hasDuplicate(items: unknown[], run: Run): boolean {
-  const ids = new Set(items.filter(isComposite).map((x) => (run.ids ??= new JsonIds()).of(x)));
-  return new Set(items.filter((x) => !isComposite(x))).size + ids.size < items.length;
+  // One pass that stops at the first duplicate, allocating nothing per item (bench/results.md, uniqueItems).
+  const scalars = new Set<unknown>();
+  const composites = new Set<number>();
+  for (const x of items) {
+    const seen = isComposite(x) ? composites : scalars;
+    const key = isComposite(x) ? (run.ids ??= new JsonIds()).of(x) : x;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }
 
 /** The keywords on the value itself: type, enum, const, numeric bounds, sizes and pattern. */
@@ -356,7 +368,10 @@ function compileValues(ctx: Ctx, s: Obj, loc: string, checks: Check[]): void {
     }
     const tests = types.map((t) => TYPE_TESTS[t as string]);
     const message = `must be ${types.join(' or ')}`;
-    checks.push((v, st) => tests.some((test) => test(v)) || report(st, message));
+    checks.push((v, st) => {
+      for (let i = 0; i < tests.length; i++) if (tests[i]!(v)) return true; // a loop: no closure per value
+      return report(st, message);
+    });
   }
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) bad(loc, 'enum must be an array');
@@ -875,10 +890,17 @@ class JsonIds {
 
   /** The node's shape (members with children as ids; object keys sorted), numbered by first appearance. */
   #number(node: object): number {
-    const entry = (key: string): string => `${key.length}:${key}=${this.#member((node as Obj)[key])}`;
-    const shape = Array.isArray(node)
-      ? `[${Array.from(node, (x) => this.#member(x)).join(',')}`
-      : `{${Object.keys(node).sort().map(entry).join(',')}`;
+    // Built by concatenation, not map/join: this runs once per object of a value (bench/results.md, enum and const).
+    let shape: string;
+    if (Array.isArray(node)) {
+      shape = '[';
+      for (let i = 0; i < node.length; i++) shape += `${i > 0 ? ',' : ''}${this.#member(node[i])}`;
+    } else {
+      shape = '{';
+      for (const key of Object.keys(node).sort()) {
+        shape += `${shape.length > 1 ? ',' : ''}${key.length}:${key}=${this.#member((node as Obj)[key])}`;
+      }
+    }
     let id = this.#shapes.get(shape);
     if (id === undefined) this.#shapes.set(shape, (id = this.#shapes.size));
     return id;

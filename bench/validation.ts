@@ -121,6 +121,24 @@ export const VALIDATION_CASES: ValidationCase[] = [
     issues: 0,
   },
   {
+    name: 'unevaluatedProperties through allOf and patternProperties (one object)',
+    schema: {
+      type: 'object',
+      allOf: [{ properties: { id: { type: 'integer' } } }],
+      patternProperties: { '^k': { type: 'integer' } },
+      unevaluatedProperties: false,
+    },
+    build: (bytes) => {
+      const body: Record<string, unknown> = { id: 0 };
+      for (let i = 0, size = 8; size < bytes - 32; i++) {
+        body[`k${i}`] = i;
+        size += JSON.stringify(`k${i}`).length + String(i).length + 2;
+      }
+      return body;
+    },
+    issues: 0,
+  },
+  {
     name: 'required (4 names per object)',
     schema: itemsSchema({ type: 'object', required: ['a', 'b', 'c', 'd'] }),
     build: (bytes) => ({ items: fill(bytes, (i) => ({ a: i, b: i, c: i, d: i })) }),
