@@ -508,20 +508,13 @@ type Roots = { roots: { uri: string; name?: string }[] };
 /** The handler context on a 2025 connection; detached (a task's), input goes to the task, progress and log outlive. */
 class LegacyContext extends RequestContext implements features.CallSite {
   readonly era = 'legacy';
-  // The handshake committed before any handler runs and never changes after: a context keeps what it agreed.
-  readonly protocolVersion: string;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  inputResponses: Record<string, Record<string, unknown>> | undefined;
-  requestState: unknown;
   readonly #lifecycle: LegacyLifecycle;
 
   constructor(lifecycle: LegacyLifecycle, request: InboundRequest, detached?: DetachOptions) {
-    super(request, detached);
+    // The handshake committed before any handler runs and never changes after: a context keeps what it agreed.
+    const { version: protocolVersion, clientCapabilities, clientInfo } = lifecycle;
+    super(request, { protocolVersion, clientCapabilities, clientInfo }, detached);
     this.#lifecycle = lifecycle;
-    this.protocolVersion = lifecycle.version;
-    this.clientCapabilities = lifecycle.clientCapabilities;
-    this.clientInfo = lifecycle.clientInfo;
   }
 
   progress(progress: number, total?: number, message?: string): void {

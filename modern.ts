@@ -424,21 +424,13 @@ export function missingCapability(requiredCapabilities: ClientCapabilities): Pro
 /** The handler context of one modern request: its own envelope, no connection state, no outbound requests. */
 class ModernContext extends RequestContext implements Context {
   readonly era = 'modern';
-  readonly protocolVersion: string;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  inputResponses: Record<string, Record<string, unknown>> | undefined;
-  requestState: unknown;
   readonly #envelope: Envelope;
   readonly #logging: boolean;
   readonly #logThreshold: number;
 
   constructor(request: InboundRequest, envelope: Envelope, logging: boolean, detached?: DetachOptions) {
-    super(request, detached);
+    super(request, envelope, detached);
     this.#envelope = envelope;
-    this.protocolVersion = envelope.protocolVersion;
-    this.clientCapabilities = envelope.clientCapabilities;
-    this.clientInfo = envelope.clientInfo;
     this.#logging = logging;
     // Logging is opt-in per request: without the envelope's logLevel nothing is ever sent.
     this.#logThreshold =

@@ -6,10 +6,12 @@
 import { isPlainObject, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
 import type {
   AuthInfo,
+  ClientCapabilities,
   DetachOptions,
   Envelope,
   FrameExtras,
   HttpRequestInfo,
+  Implementation,
   ProgressToken,
   RequestOptions,
   RequestTrace,
@@ -180,10 +182,19 @@ export class InboundRequest {
 export class RequestContext {
   protected readonly request: InboundRequest;
   protected readonly detached: DetachOptions | undefined;
+  // Whom the request speaks for: the 2025 handshake's or the 2026-07-28 envelope's, fixed for the context's life.
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  inputResponses: Record<string, Record<string, unknown>> | undefined;
+  requestState: unknown;
 
-  constructor(request: InboundRequest, detached?: DetachOptions) {
+  constructor(request: InboundRequest, client: Omit<Envelope, 'logLevel'>, detached?: DetachOptions) {
     this.request = request;
     this.detached = detached;
+    this.protocolVersion = client.protocolVersion;
+    this.clientCapabilities = client.clientCapabilities;
+    this.clientInfo = client.clientInfo;
   }
 
   get requestId(): RequestId {
