@@ -17,9 +17,11 @@ import type {
   Envelope,
   Era,
   Extension,
+  FrameExtras,
   Implementation,
   InitializeHook,
   Logger,
+  Middleware,
   PromptDefinition,
   PromptHandler,
   PromptUpdate,
@@ -210,7 +212,11 @@ export interface TransportSide {
    * For a transport answering a 2026-07-28 request's arrival refusals itself, after readEnvelope: throws the -32601 of
    * a removed or unserved method, else returns the `x-mcp-header` params of the tool a `tools/call` names.
    */
-  checkArrival(method: string, params: Record<string, unknown>): readonly HeaderParam[];
+  checkArrival(
+    method: string,
+    params: Record<string, unknown>,
+    extras: FrameExtras & { envelope: Envelope },
+  ): readonly HeaderParam[];
 }
 
 /** A resource, template or prompt after `update()`: fields merged, handler replaced, `cache` checked (at `where`). */
@@ -268,6 +274,7 @@ export class Server {
       templates: new Registry('resource template', () => this.#announce({ type: 'resources' })),
       prompts: new Registry('prompt', () => this.#announce({ type: 'prompts' })),
       extensions: [],
+      middleware: [],
       hub,
       settings: {
         pageSize: limit(options, 'pageSize', 100),
@@ -288,7 +295,7 @@ export class Server {
       hasInitializeHook: options.onInitialize !== undefined,
       routingParam: (method) => routingParam(model, method),
       readEnvelope,
-      checkArrival: (method, params) => checkArrival(model, method, params)?.headerParams ?? [],
+      checkArrival: (method, params, extras) => checkArrival(model, method, params, extras)?.headerParams ?? [],
     };
     if (bus !== undefined) this.#subscribeTo(bus);
   }
@@ -505,6 +512,17 @@ export class Server {
       logger: this.transport.logger,
       pageSize: this.#model.settings.pageSize,
     });
+    return this;
+  }
+
+  /**
+   * Adds middleware around every request the server serves, both eras and every transport (docs/api.md, Middleware):
+   * in order, the first added outermost. Requests refused before their handler context exists never reach it.
+   */
+  intercept(...middleware: Middleware[]): this {
+    const bad = middleware.findIndex((step) => typeof step !== 'function');
+    if (bad !== -1) throw new TypeError(`intercept: middleware ${bad} must be a function`);
+    this.#model.middleware.push(...middleware);
     return this;
   }
 

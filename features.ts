@@ -20,10 +20,12 @@ import {
   type InitializeHook,
   type ListedResource,
   type Logger,
+  type Middleware,
   MODERN_VERSIONS,
   type PromptDefinition,
   type PromptHandler,
   type ReadResourceResult,
+  type RequestCall,
   type ResourceDefinition,
   type ResourceHandler,
   type ResourceTemplateDefinition,
@@ -32,6 +34,7 @@ import {
   type ToolDefinition,
   ToolError,
   type ToolHandler,
+  type Viewer,
 } from './types.ts';
 import type { UriTemplate } from './uri-template.ts';
 
@@ -106,8 +109,27 @@ export interface ServerModel {
   prompts: Registry<PromptEntry>;
   /** Installed by `server.use()`, in order; the first whose hook answers takes a call over. */
   extensions: Extension[];
+  /** Added by `server.intercept()`, in order: the first runs outermost (intercepted). */
+  middleware: Middleware[];
   hub: ChangeHub;
   settings: ServerSettings;
+}
+
+/**
+ * Runs `serve` (the handler) inside the middleware chain, the first outermost; each `next` runs the rest once (a
+ * second call rejects: the handler context is single-use). What a middleware throws is the request's failure.
+ */
+export function intercepted(middleware: readonly Middleware[], call: RequestCall, serve: () => unknown) {
+  const step = async (index: number): Promise<unknown> => {
+    if (index === middleware.length) return serve();
+    let called = false;
+    return middleware[index]!(call, () => {
+      if (called) return Promise.reject(new Error(`middleware ${index} called next() twice`));
+      called = true;
+      return step(index + 1);
+    });
+  };
+  return step(0);
 }
 
 export function eraOf(version: string): Era {
@@ -237,9 +259,9 @@ function repointed(node: unknown, root = false): unknown {
   return copy;
 }
 
-export function listTools(model: ServerModel, params: Shaped, version: string): Shaped {
-  const era = eraOf(version);
-  const page = model.tools.page(params.cursor, model.settings.pageSize, era);
+export function listTools(model: ServerModel, params: Shaped, viewer: Viewer): Shaped {
+  const { era, protocolVersion: version } = viewer;
+  const page = model.tools.page(params.cursor, model.settings.pageSize, era, viewer);
   const hooks = era === 'legacy' ? model.extensions.filter((extension) => extension.listedTool !== undefined) : [];
   const tools = page.items.map((tool) => {
     const shaped = shapeTool(tool, version);
@@ -261,7 +283,7 @@ export interface CallSite extends ExtensionContext, Pick<ToolCall, 'detach'> {
 /** tools/call: the tool and the shape of its arguments, then an extension's hook (Extension.callTool) or the tool. */
 export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite): Promise<Shaped | InputRequired> {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
-  const tool = model.tools.get(params.name, ctx.era);
+  const tool = model.tools.get(params.name, ctx.era, ctx);
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(args)) throw invalidParams('params.arguments must be an object');
@@ -400,11 +422,11 @@ const MAX_LISTED_RESOURCES = 10_000;
  * lists anew and its cursor is an offset into the whole, so a list changing between pages shifts later pages. Past
  * MAX_LISTED_RESOURCES the rest is left out with a warning: lists fed by clients cannot deny everyone the listing.
  */
-export function listResources(model: ServerModel, params: Shaped, version: string, ctx: Context) {
-  const era = eraOf(version);
-  const listing = [...model.templates.values(era)].filter((template) => template.definition.list !== undefined);
+export function listResources(model: ServerModel, params: Shaped, ctx: ExtensionContext) {
+  const { era, protocolVersion: version } = ctx;
+  const listing = model.templates.values(era, ctx).filter((template) => template.definition.list !== undefined);
   const page = (listed: ListedRow[] = []) => {
-    const rows = model.resources.page(params.cursor, model.settings.pageSize, era, listed);
+    const rows = model.resources.page(params.cursor, model.settings.pageSize, era, ctx, listed);
     const resources = rows.items.map((row) => {
       const shaped = shapeResource({ uri: row.uri }, row.definition, version);
       return 'listed' in row ? shapeResource(shaped, row.listed, version) : shaped;
@@ -440,22 +462,28 @@ async function gatherListed(model: ServerModel, templates: TemplateEntry[], ctx:
   return listed;
 }
 
-export function listResourceTemplates(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.templates.page(params.cursor, model.settings.pageSize, eraOf(version));
+export function listResourceTemplates(model: ServerModel, params: Shaped, viewer: Viewer): Shaped {
+  const version = viewer.protocolVersion;
+  const page = model.templates.page(params.cursor, model.settings.pageSize, viewer.era, viewer);
   const resourceTemplates = page.items.map((entry) =>
     shapeResource({ uriTemplate: entry.template.template }, entry.definition, version),
   );
   return withCursor({ resourceTemplates }, page.nextCursor);
 }
 
-export async function readResource(model: ServerModel, params: Shaped, ctx: Context): Promise<Shaped | InputRequired> {
+export async function readResource(
+  model: ServerModel,
+  params: Shaped,
+  ctx: ExtensionContext,
+): Promise<Shaped | InputRequired> {
   const uri = params.uri;
   if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
   let result: ReadResourceResult | InputRequired | undefined;
-  const resource = model.resources.get(uri, ctx.era);
+  // What `ctx` may not see is as missing: the same answer, from the same code (docs/api.md, Visibility).
+  const resource = model.resources.get(uri, ctx.era, ctx);
   if (resource !== undefined) result = await resource.handler(uri, ctx);
   else
-    for (const entry of model.templates.values(ctx.era)) {
+    for (const entry of model.templates.values(ctx.era, ctx)) {
       const variables = entry.template.match(uri);
       if (variables === undefined) continue;
       result = await entry.handler(uri, variables, ctx);
@@ -481,6 +509,22 @@ export async function readResource(model: ServerModel, params: Shaped, ctx: Cont
   return result as unknown as Shaped;
 }
 
+/**
+ * Whether `viewer` (none: a restored session's subscriber) hears of `uri`'s updates: always while no resource or
+ * template has a predicate, else only when it may read `uri`. A throwing predicate hides it; the log says so.
+ */
+export function mayView(model: ServerModel, era: Era, uri: string, viewer: Viewer | undefined): boolean {
+  const { resources, templates } = model;
+  if (!resources.guarded(era) && !templates.guarded(era)) return true;
+  try {
+    if (resources.get(uri, era, viewer) !== undefined) return true;
+    return templates.values(era, viewer).some((entry) => entry.template.match(uri) !== undefined);
+  } catch (error) {
+    model.settings.logger.error(`a visibility predicate failed: the update of '${uri}' is not sent`, error);
+    return false;
+  }
+}
+
 function shapePrompt(entry: PromptEntry, version: string): Shaped {
   const shaped: Shaped = { name: entry.name };
   pick(shaped, entry.definition, ['description']);
@@ -493,14 +537,15 @@ function shapePrompt(entry: PromptEntry, version: string): Shaped {
   return shapeItem(shaped, entry.definition, version);
 }
 
-export function listPrompts(model: ServerModel, params: Shaped, version: string): Shaped {
-  const page = model.prompts.page(params.cursor, model.settings.pageSize, eraOf(version));
+export function listPrompts(model: ServerModel, params: Shaped, viewer: Viewer): Shaped {
+  const version = viewer.protocolVersion;
+  const page = model.prompts.page(params.cursor, model.settings.pageSize, viewer.era, viewer);
   return withCursor({ prompts: page.items.map((entry) => shapePrompt(entry, version)) }, page.nextCursor);
 }
 
-export async function getPrompt(model: ServerModel, params: Shaped, ctx: Context) {
+export async function getPrompt(model: ServerModel, params: Shaped, ctx: ExtensionContext) {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
-  const prompt = model.prompts.get(params.name, ctx.era);
+  const prompt = model.prompts.get(params.name, ctx.era, ctx);
   if (prompt === undefined) throw invalidParams(`unknown prompt '${params.name}'`);
   const given = params.arguments === undefined ? {} : params.arguments;
   if (!isPlainObject(given)) throw invalidParams('params.arguments must be an object');
@@ -534,24 +579,25 @@ function ownCompleter(complete: Record<string, Completer> | undefined, argument:
   return complete !== undefined && Object.hasOwn(complete, argument) ? complete[argument] : undefined;
 }
 
-function findCompleter(model: ServerModel, era: Era, ref: Shaped, argument: string): Completer | undefined {
+function findCompleter(model: ServerModel, viewer: Viewer, ref: Shaped, argument: string): Completer | undefined {
+  const { era } = viewer;
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw invalidParams('params.ref.name must be a string');
-    const prompt = model.prompts.get(ref.name, era);
+    const prompt = model.prompts.get(ref.name, era, viewer);
     if (prompt === undefined) throw invalidParams(`unknown prompt '${ref.name}'`);
     return ownCompleter(prompt.definition.complete, argument);
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
-    for (const entry of model.templates.values(era))
+    for (const entry of model.templates.values(era, viewer))
       if (entry.template.template === ref.uri) return ownCompleter(entry.definition.complete, argument);
-    if (model.resources.get(ref.uri, era) !== undefined) return undefined;
+    if (model.resources.get(ref.uri, era, viewer) !== undefined) return undefined;
     throw invalidParams(`unknown resource template '${ref.uri}'`);
   }
   throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"');
 }
 
-export async function complete(model: ServerModel, params: Shaped, era: Era): Promise<Shaped> {
+export async function complete(model: ServerModel, params: Shaped, viewer: Viewer): Promise<Shaped> {
   const { ref, argument, context } = params;
   if (!isPlainObject(ref)) throw invalidParams('params.ref must be an object');
   if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string')
@@ -559,7 +605,7 @@ export async function complete(model: ServerModel, params: Shaped, era: Era): Pr
   const chosen = isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : {};
   const others: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const key of Object.keys(chosen)) if (typeof chosen[key] === 'string') others[key] = chosen[key];
-  const completer = findCompleter(model, era, ref, argument.name);
+  const completer = findCompleter(model, viewer, ref, argument.name);
   const values = completer === undefined ? [] : await completer(argument.value, others);
   const hasMore = values.length > MAX_COMPLETIONS;
   return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore } };

@@ -43,6 +43,7 @@ import {
   type LoggingLevel,
   MissingCapabilityError,
   type RequestOptions,
+  type Viewer,
 } from './types.ts';
 
 export interface LegacyOptions {
@@ -97,16 +98,16 @@ interface Gate {
   /** Past that bound a batch is refused and a notification dropped; the first drop is logged. */
   overflowed: boolean;
 }
-type Method = (lifecycle: LegacyLifecycle, request: InboundRequest) => unknown;
+type Method = (lifecycle: LegacyLifecycle, request: InboundRequest, ctx: LegacyContext) => unknown;
 type FeatureHandler = (model: ServerModel, params: Shaped, ctx: LegacyContext) => unknown;
 
 /** Methods served after the handshake, each behind the capability that advertises it. */
 const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
-  'tools/list': { capability: 'tools', serve: (l, r) => features.listTools(l.model, r.params, l.version) },
+  'tools/list': { capability: 'tools', serve: (l, r, c) => features.listTools(l.model, r.params, c) },
   'tools/call': {
     capability: 'tools',
-    serve: (l, r) =>
-      withInput(l, r, features.callTool).catch((error: unknown) => {
+    serve: (l, r, c) =>
+      withInput(l, r, c, features.callTool).catch((error: unknown) => {
         // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
         if (!(error instanceof InputRoundError)) throw error;
         l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
@@ -115,18 +116,18 @@ const METHODS: Record<string, { capability: keyof Advertised | undefined; serve:
   },
   'resources/list': {
     capability: 'resources',
-    serve: (l, r) => features.listResources(l.model, r.params, l.version, new LegacyContext(l, r)),
+    serve: (l, r, c) => features.listResources(l.model, r.params, c),
   },
   'resources/templates/list': {
     capability: 'resources',
-    serve: (l, r) => features.listResourceTemplates(l.model, r.params, l.version),
+    serve: (l, r, c) => features.listResourceTemplates(l.model, r.params, c),
   },
-  'resources/read': { capability: 'resources', serve: (l, r) => withInput(l, r, features.readResource) },
-  'resources/subscribe': { capability: 'resources', serve: (l, r) => l.subscribe(r.params) },
+  'resources/read': { capability: 'resources', serve: (l, r, c) => withInput(l, r, c, features.readResource) },
+  'resources/subscribe': { capability: 'resources', serve: (l, r, c) => l.subscribe(r.params, c) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
-  'prompts/list': { capability: 'prompts', serve: (l, r) => features.listPrompts(l.model, r.params, l.version) },
-  'prompts/get': { capability: 'prompts', serve: (l, r) => withInput(l, r, features.getPrompt) },
-  'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'legacy') },
+  'prompts/list': { capability: 'prompts', serve: (l, r, c) => features.listPrompts(l.model, r.params, c) },
+  'prompts/get': { capability: 'prompts', serve: (l, r, c) => withInput(l, r, c, features.getPrompt) },
+  'completion/complete': { capability: 'completions', serve: (l, r, c) => features.complete(l.model, r.params, c) },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
 };
@@ -166,6 +167,8 @@ export class LegacyLifecycle {
   #advertised: Advertised | undefined;
   #logLevel = LOGGING_LEVELS.indexOf('info');
   #subscriptions: Set<string> | undefined;
+  /** Who subscribed last (a restored session's subscriber is no one): its updates are those it may see (mayView). */
+  #subscriber: Viewer | undefined;
   /** Present exactly while the phase is `initializing`. */
   #gate: Gate | undefined;
   /** While a released gate replays what it held: the ids its held cancels withdrew. */
@@ -181,7 +184,10 @@ export class LegacyLifecycle {
     this.#saveState = saveState;
   }
 
-  /** DispatcherHooks.onRequest on a 2025 connection: the phase, then the method table or an extension's method. */
+  /**
+   * DispatcherHooks.onRequest on a 2025 connection: the phase, then the method table or an extension's method, run
+   * inside the middleware chain (docs/api.md, Middleware) with the context its handler gets.
+   */
   onRequest(request: InboundRequest): unknown {
     const { method } = request;
     // Withdrawn whatever the phase: after a refused handshake the cancel itself is dropped.
@@ -198,13 +204,16 @@ export class LegacyLifecycle {
       if (entry === undefined && !known) throw methodNotFound(method);
       throw new ProtocolError(ErrorCode.InvalidRequest, NOT_INITIALIZED);
     }
-    if (entry === undefined) {
-      const extended = this.#extensionMethod(method);
-      if (extended === undefined) throw methodNotFound(method);
-      return extended.serve(request.params, new LegacyContext(this, request));
-    }
-    if (entry.capability !== undefined && !this.#advertised![entry.capability]) throw methodNotFound(method);
-    return entry.serve(this, request);
+    const extended = entry === undefined ? this.#extensionMethod(method) : undefined;
+    if (entry === undefined ? extended === undefined : entry.capability && !this.#advertised![entry.capability])
+      throw methodNotFound(method);
+    const ctx = new LegacyContext(this, request);
+    const serve = () =>
+      extended === undefined ? entry!.serve(this, request, ctx) : extended.serve(request.params, ctx);
+    const { middleware } = this.model;
+    return middleware.length === 0
+      ? serve()
+      : features.intercepted(middleware, { method, params: request.params, ctx }, serve);
   }
 
   /** The method an installed extension serves at the negotiated version under `method` (Extension.legacyMethods). */
@@ -381,11 +390,13 @@ export class LegacyLifecycle {
   }
 
   /** resources/subscribe, at most maxSubscriptions URIs per session. */
-  subscribe(params: Record<string, unknown>): object | Promise<object> {
+  subscribe(params: Record<string, unknown>, ctx: Viewer): object | Promise<object> {
     const { uri } = params;
     if (typeof uri !== 'string') throw invalidParams('params.uri must be a string');
     const full = (held = new Set<string>()) => !held.has(uri) && held.size >= this.#options.maxSubscriptions;
     if (full(this.#subscriptions)) throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
+    const { era, protocolVersion, clientCapabilities, clientInfo, caller, auth, http } = ctx;
+    this.#subscriber = { era, protocolVersion, clientCapabilities, clientInfo, caller, auth, http };
     return this.#change(
       () => (this.#subscriptions ??= new Set()).add(uri),
       (state) => {
@@ -445,7 +456,10 @@ export class LegacyLifecycle {
     if (advertised === undefined || event.type === 'keyed') return; // keyed events go to 2026-07-28 listen streams
     if (event.type !== 'resource') {
       if (advertised[event.type]) this.#dispatcher.notifyChange(`notifications/${event.type}/list_changed`, undefined);
-    } else if (this.#subscriptions?.has(event.uri) === true) {
+    } else if (
+      this.#subscriptions?.has(event.uri) === true &&
+      features.mayView(this.model, 'legacy', event.uri, this.#subscriber)
+    ) {
       this.#dispatcher.notifyChange('notifications/resources/updated', { uri: event.uri });
     }
   }
@@ -457,8 +471,12 @@ export class LegacyLifecycle {
 }
 
 /** Runs a handler that may answer `inputRequired(…)`: the client is asked, the handler rerun (MAX_INPUT_ROUNDS). */
-async function withInput(lifecycle: LegacyLifecycle, request: InboundRequest, serve: FeatureHandler): Promise<unknown> {
-  const ctx = new LegacyContext(lifecycle, request);
+async function withInput(
+  lifecycle: LegacyLifecycle,
+  request: InboundRequest,
+  ctx: LegacyContext,
+  serve: FeatureHandler,
+): Promise<unknown> {
   for (let round = 0; ; round++) {
     let result: unknown;
     try {

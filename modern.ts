@@ -35,11 +35,13 @@ import {
   type Envelope,
   type Extension,
   type ExtensionMethod,
+  type FrameExtras,
   type Implementation,
   LOGGING_LEVELS,
   type LoggingLevel,
   MissingCapabilityError,
   MODERN_VERSIONS,
+  type Viewer,
 } from './types.ts';
 
 // The envelope (2026-07-28 basic protocol, `_meta`): every request carries its own version and client capabilities.
@@ -167,7 +169,7 @@ const METHODS: Record<string, MethodEntry> = {
   'tools/list': {
     capability: 'tools',
     cacheable: 'tools',
-    serve: (l, r, c) => features.listTools(l.model, r.params, c.protocolVersion),
+    serve: (l, r, c) => features.listTools(l.model, r.params, c),
   },
   'tools/call': {
     capability: 'tools',
@@ -178,12 +180,12 @@ const METHODS: Record<string, MethodEntry> = {
   'resources/list': {
     capability: 'resources',
     cacheable: 'resources',
-    serve: (l, r, c) => features.listResources(l.model, r.params, c.protocolVersion, c),
+    serve: (l, r, c) => features.listResources(l.model, r.params, c),
   },
   'resources/templates/list': {
     capability: 'resources',
     cacheable: 'resourceTemplates',
-    serve: (l, r, c) => features.listResourceTemplates(l.model, r.params, c.protocolVersion),
+    serve: (l, r, c) => features.listResourceTemplates(l.model, r.params, c),
   },
   'resources/read': {
     capability: 'resources',
@@ -195,7 +197,7 @@ const METHODS: Record<string, MethodEntry> = {
   'prompts/list': {
     capability: 'prompts',
     cacheable: 'prompts',
-    serve: (l, r, c) => features.listPrompts(l.model, r.params, c.protocolVersion),
+    serve: (l, r, c) => features.listPrompts(l.model, r.params, c),
   },
   'prompts/get': {
     capability: 'prompts',
@@ -203,8 +205,13 @@ const METHODS: Record<string, MethodEntry> = {
     routeBy: 'name',
     serve: (l, r, c) => features.getPrompt(l.model, r.params, c),
   },
-  'completion/complete': { capability: 'completions', serve: (l, r) => features.complete(l.model, r.params, 'modern') },
-  'subscriptions/listen': { serve: (l, r, c) => l.listens.open(r, narrowFilter(r.params.notifications, l, c)) },
+  'completion/complete': { capability: 'completions', serve: (l, r, c) => features.complete(l.model, r.params, c) },
+  'subscriptions/listen': {
+    serve: (l, r, c) =>
+      l.listens.open(r, narrowFilter(r.params.notifications, l, c), (uri) =>
+        features.mayView(l.model, 'modern', uri, c),
+      ),
+  },
 };
 
 /** The method an installed extension serves in the 2026-07-28 era under `method`, with its extension. */
@@ -250,14 +257,20 @@ export function missingExtension(id: string): ProtocolError {
 
 /**
  * A 2026-07-28 request's check on arrival (its envelope read), before any handler runs: -32601 for a method removed or
- * not served, else the tool a `tools/call` names (undefined for another method, or a tool this era does not serve).
+ * not served, else the tool a `tools/call` names (undefined for another method, or a tool its caller may not see).
  */
-export function checkArrival(model: ServerModel, method: string, params: Shaped): features.ToolEntry | undefined {
+export function checkArrival(
+  model: ServerModel,
+  method: string,
+  params: Shaped,
+  { envelope, http, auth }: FrameExtras & { envelope: Envelope },
+): features.ToolEntry | undefined {
   if (MODERN_REMOVED.has(method)) throw removedMethod(method);
   servedMethod(model, method);
-  return method === 'tools/call' && typeof params.name === 'string'
-    ? model.tools.get(params.name, 'modern')
-    : undefined;
+  if (method !== 'tools/call' || typeof params.name !== 'string') return undefined;
+  // The viewer its handler context would be: a sessionless request speaks for its verified identity, else for no one.
+  const caller = auth === undefined ? '' : authPrincipal(auth);
+  return model.tools.get(params.name, 'modern', { era: 'modern', ...envelope, caller, http, auth });
 }
 
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
@@ -278,52 +291,55 @@ export class ModernLifecycle {
     return { ...features.servedFeatures(this.model, 'modern'), logging: this.model.settings.logging };
   }
 
+  /**
+   * Serves one request: the envelope, the method (an extension's behind its -32021 gate), a retry's verified state,
+   * then the handler inside the middleware chain (docs/api.md, Middleware); what the chain answers is stamped.
+   */
   onRequest(request: InboundRequest): unknown {
     const envelope = request.envelope ?? readEnvelope(request.params);
     const { method, params } = request;
     const served = servedMethod(this.model, method);
+    const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     if ('extension' in served) {
       // The gate precedes the method, so that an unknown id is never looked up for a client that cannot hold one.
       if (served.entry.gated !== false && !declaresExtension(envelope.clientCapabilities, served.extension.id))
         throw missingExtension(served.extension.id);
-      const ctx = new ModernContext(request, envelope, this.model.settings.logging);
-      const result = served.entry.serve(params, ctx);
       const cacheable = served.entry.cacheable === true ? {} : undefined;
-      if (result instanceof Promise) return result.then((value) => this.#stamp(value, request, envelope, cacheable));
-      return this.#stamp(result, request, envelope, cacheable);
+      return this.#run(request, envelope, ctx, cacheable, () => served.entry.serve(params, ctx));
     }
     const entry = served;
     const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
-    const ctx = new ModernContext(request, envelope, this.model.settings.logging);
     // A retry's answer depends on inputs its cache key lacks, so it must not be cached (Server > Utilities > Caching >
     // Cache Key), yet a complete result still carries both hints: immediately stale and private.
-    const cacheable = entry.cacheable && (retry ? null : this.#hint(entry.cacheable, method, params));
-    /** Runs the handler and stamps its answer (which may be a promise). */
-    const serve = (): unknown => {
-      const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
-      let result: unknown;
-      // Only a method that takes input answers input_required; elsewhere a URL elicitation is the handler's bug.
-      const asInput = entry.input === true ? urlElicitationAsInput : undefined;
-      try {
-        result = entry.serve(this, request, ctx);
-      } catch (error) {
-        if (asInput === undefined) throw error;
-        return stamp(asInput(error));
-      }
-      if (result instanceof Promise) return result.then(stamp, asInput && ((error: unknown) => stamp(asInput(error))));
-      return stamp(result);
-    };
+    const cacheable = entry.cacheable && (retry ? null : this.#hint(entry.cacheable, method, params, ctx));
+    const run = () => this.#run(request, envelope, ctx, cacheable, () => handled(this, entry, request, ctx));
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
       if (params.requestState !== undefined) {
         // The handler runs only once the state verified.
         return this.#sealer.open(method, params, params.requestState, principalOf(request)).then((state) => {
           ctx.requestState = state;
-          return serve();
+          return run();
         });
       }
     }
-    return serve();
+    return run();
+  }
+
+  /** Runs `handle` inside the middleware chain (docs/api.md, Middleware) and stamps what the chain answers. */
+  #run(
+    request: InboundRequest,
+    envelope: Envelope,
+    ctx: ModernContext,
+    cacheable: CacheHint | null | undefined,
+    handle: () => unknown,
+  ): unknown {
+    const { middleware } = this.model;
+    const { method, params } = request;
+    const answer =
+      middleware.length === 0 ? handle() : features.intercepted(middleware, { method, params, ctx }, handle);
+    if (!(answer instanceof Promise)) return this.#stamp(answer, request, envelope, cacheable);
+    return answer.then((value) => this.#stamp(value, request, envelope, cacheable));
   }
 
   discover(): Shaped {
@@ -335,16 +351,28 @@ export class ModernLifecycle {
     return result;
   }
 
-  /** A cacheable core method's own hints: its list's (`cache.lists`), or the resource's or template's it reads. */
-  #hint(cacheable: true | CachedList, method: string, params: Shaped): CacheHint {
-    if (cacheable !== true) return this.#cache.lists[cacheable];
+  /**
+   * A cacheable core method's own hints: its list's (`cache.lists`), or the resource's or template's it reads; private
+   * where what is answered depends on who asks (a list with a guarded item, a guarded resource: docs/api.md).
+   */
+  #hint(cacheable: true | CachedList, method: string, params: Shaped, viewer: Viewer): CacheHint {
+    const { tools, resources, templates, prompts } = this.model;
+    if (cacheable !== true) {
+      const guarded =
+        cacheable === 'tools'
+          ? tools.guarded('modern')
+          : cacheable === 'prompts'
+            ? prompts.guarded('modern')
+            : templates.guarded('modern') || (cacheable === 'resources' && resources.guarded('modern'));
+      return guarded ? { ...this.#cache.lists[cacheable], scope: 'private' } : this.#cache.lists[cacheable];
+    }
     const { uri } = params;
     if (method !== 'resources/read' || typeof uri !== 'string') return {};
-    const { resources, templates } = this.model;
     const serving =
-      resources.get(uri, 'modern') ??
-      templates.values('modern').find((entry) => entry.template.match(uri) !== undefined);
-    return serving?.definition.cache ?? {};
+      resources.get(uri, 'modern', viewer) ??
+      templates.values('modern', viewer).find((entry) => entry.template.match(uri) !== undefined);
+    const hint = serving?.definition.cache ?? {};
+    return serving?.definition.visible === undefined ? hint : { ...hint, scope: 'private' };
   }
 
   /**
@@ -393,6 +421,17 @@ export class ModernLifecycle {
       throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
     }
     return { ...rest, ttlMs, cacheScope };
+  }
+}
+
+/** Runs a core method's handler; where the method takes input, a URL elicitation it throws is its input_required. */
+function handled(lifecycle: ModernLifecycle, entry: MethodEntry, request: InboundRequest, ctx: ModernContext): unknown {
+  if (entry.input !== true) return entry.serve(lifecycle, request, ctx);
+  try {
+    const result = entry.serve(lifecycle, request, ctx);
+    return result instanceof Promise ? result.catch(urlElicitationAsInput) : result;
+  } catch (error) {
+    return urlElicitationAsInput(error);
   }
 }
 
@@ -566,9 +605,11 @@ class ListenStream {
   readonly #filter: Filter;
   readonly #uris: Set<string>;
   readonly #keyed: Map<string, Set<string>> | undefined;
+  readonly #mayView: (uri: string) => boolean;
   readonly settle: Settle;
 
-  constructor(request: InboundRequest, filter: Filter, settle: Settle) {
+  constructor(request: InboundRequest, filter: Filter, mayView: (uri: string) => boolean, settle: Settle) {
+    this.#mayView = mayView;
     this.id = request.id;
     this.request = request;
     this.#filter = filter;
@@ -588,7 +629,7 @@ class ListenStream {
         : undefined;
     }
     if (event.type === 'resource') {
-      return this.#uris.has(event.uri)
+      return this.#uris.has(event.uri) && this.#mayView(event.uri)
         ? { method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } }
         : undefined;
     }
@@ -613,12 +654,15 @@ export class ListenStreams {
     return this.#streams.size;
   }
 
-  /** Serves one listen request; settles with the final result on a graceful end, rejects on overflow. */
-  open(request: InboundRequest, filter: Filter): Promise<object> {
+  /**
+   * Serves one listen request; settles with the final result on a graceful end, rejects on overflow. `mayView`: whether
+   * its caller may hear of a resource's update (features.mayView).
+   */
+  open(request: InboundRequest, filter: Filter, mayView: (uri: string) => boolean): Promise<object> {
     if (this.#streams.size >= this.#limits.maxStreams)
       throw new ProtocolError(ErrorCode.InternalError, 'Subscription limit reached');
     return new Promise((resolve, reject) => {
-      const stream = new ListenStream(request, filter, { resolve, reject });
+      const stream = new ListenStream(request, filter, mayView, { resolve, reject });
       this.#streams.set(stream.id, stream);
       // In the table before the ack is written, so an event racing the ack is delivered right after it.
       request.signal.addEventListener('abort', () => this.#release(stream), { once: true });

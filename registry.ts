@@ -3,7 +3,7 @@
 // events to every live connection. Owns no per-connection state; a listener is removed by the connection that added it.
 
 import { fromBase64, invalidParams, toBase64Url, utf8 } from './jsonrpc.ts';
-import type { Era, KeyedEvent } from './types.ts';
+import type { Era, KeyedEvent, Viewer, Visibility } from './types.ts';
 
 /** A change the server announces: a list changed, one resource was updated, or an extension's keyed notification. */
 export type ChangeEvent = { type: 'tools' | 'prompts' | 'resources' } | { type: 'resource'; uri: string } | KeyedEvent;
@@ -64,7 +64,15 @@ export function decodeCursor(cursor: unknown, length: number, tag: string): numb
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-type Views<T> = Record<'legacy' | 'modern' | 'legacyAll' | 'modernAll', T[]>;
+/** Each era's enabled items, then everything registered for it; `guarded`: the eras where an item has a predicate. */
+type Views<T> = Record<'legacy' | 'modern' | 'legacyAll' | 'modernAll', T[]> & { guarded: Record<Era, boolean> };
+type Item = { era: Era | undefined; definition: { visible?: Visibility } };
+
+/** Whether `viewer` may see `item` (only a predicate's `true` shows it); no viewer sees only unguarded items. */
+export function shows(item: Item, viewer: Viewer | undefined): boolean {
+  const visible = item.definition.visible;
+  return visible === undefined || (viewer !== undefined && visible(viewer) === true);
+}
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
 export interface Registration<Changes> {
@@ -81,7 +89,7 @@ export interface Registration<Changes> {
 }
 
 /** Named items in registration order, paged by opaque cursors; an item may be restricted to one era or disabled. */
-export class Registry<T extends { era: Era | undefined }> {
+export class Registry<T extends Item> {
   readonly #items = new Map<string, T>();
   readonly #disabled = new Set<string>();
   #ordered: Views<T> | undefined;
@@ -95,17 +103,18 @@ export class Registry<T extends { era: Era | undefined }> {
     this.#onChange = onChange;
   }
 
-  /** The item under `key` if `era` serves it; a disabled item or one of the other era is as unknown as a missing one. */
-  get(key: string, era: Era): T | undefined {
+  /** The item under `key` if `era` serves it to `viewer`; one disabled, of the other era or hidden is as a missing one. */
+  get(key: string, era: Era, viewer: Viewer | undefined): T | undefined {
     const item = this.#items.get(key);
     if (item === undefined || this.#disabled.has(key)) return undefined;
-    return item.era !== undefined && item.era !== era ? undefined : item;
+    return (item.era !== undefined && item.era !== era) || !shows(item, viewer) ? undefined : item;
   }
 
   /** Adds `item` under a free `key` and returns the handle, which alone changes it; `rebuild` makes the replacement
    * for an update (a throw leaves the item as it was). */
   register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
     if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
+    this.#checkVisible(key, item);
     this.#items.set(key, item);
     this.#changed();
     let current: T | undefined = item;
@@ -130,7 +139,7 @@ export class Registry<T extends { era: Era | undefined }> {
         this.#changed();
       },
       update: (changes: C) => {
-        current = rebuild(live('update'), changes);
+        current = this.#checkVisible(key, rebuild(live('update'), changes));
         this.#items.set(key, current); // an existing key keeps its position in a Map
         this.#changed();
       },
@@ -140,6 +149,14 @@ export class Registry<T extends { era: Era | undefined }> {
         return current !== undefined && !disabled.has(key);
       },
     };
+  }
+
+  /** Refuses a `visible` that is not a predicate (an object would read as always hidden, silently). */
+  #checkVisible(key: string, item: T): T {
+    const { visible } = item.definition;
+    if (visible !== undefined && typeof visible !== 'function')
+      throw new TypeError(`${this.#kind} '${key}': visible must be a function of the request`);
+    return item;
   }
 
   #changed(): void {
@@ -152,16 +169,27 @@ export class Registry<T extends { era: Era | undefined }> {
     return this.#views()[era === 'legacy' ? 'legacyAll' : 'modernAll'];
   }
 
-  /** The enabled items `era` serves, in registration order. */
-  values(era: Era): T[] {
-    return this.#views()[era];
+  /** The enabled items `era` serves to `viewer`, in registration order (a new array only when some are guarded). */
+  values(era: Era, viewer: Viewer | undefined): T[] {
+    const views = this.#views();
+    return views.guarded[era] ? views[era].filter((item) => shows(item, viewer)) : views[era];
+  }
+
+  /** Whether an item `era` serves has a visibility predicate: its listings then depend on the caller. */
+  guarded(era: Era): boolean {
+    return this.#views().guarded[era];
   }
 
   #views(): Views<T> {
     if (this.#ordered !== undefined) return this.#ordered;
-    const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [] };
+    const guarded = { legacy: false, modern: false };
+    const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [], guarded };
     for (const [key, item] of this.#items) {
       const enabled = !this.#disabled.has(key);
+      if (item.definition.visible !== undefined) {
+        guarded.legacy ||= item.era !== 'modern';
+        guarded.modern ||= item.era !== 'legacy';
+      }
       if (item.era !== 'modern') views.legacyAll.push(item);
       if (item.era !== 'modern' && enabled) views.legacy.push(item);
       if (item.era !== 'legacy') views.modernAll.push(item);
@@ -170,9 +198,12 @@ export class Registry<T extends { era: Era | undefined }> {
     return (this.#ordered = views);
   }
 
-  /** One page of the items `era` serves, then of `more` (listed resources), from `cursor`; and the next page's cursor. */
-  page<M = never>(cursor: unknown, pageSize: number, era: Era, more: readonly M[] = []) {
-    const own = this.values(era);
+  /**
+   * One page of the items `era` serves to `viewer`, then of `more` (listed resources), from `cursor`; and the next
+   * page's cursor: an offset into this viewer's own list, so hidden items never make a page short (nor count).
+   */
+  page<M = never>(cursor: unknown, pageSize: number, era: Era, viewer: Viewer | undefined, more: readonly M[] = []) {
+    const own = this.values(era, viewer);
     const all = more.length === 0 ? own : [...own, ...more];
     const start = decodeCursor(cursor, all.length, this.#cursorTag);
     const end = Math.min(start + pageSize, all.length);

@@ -138,6 +138,8 @@ export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends 
   _meta?: Meta;
   /** Serve this tool in one era only (listed and callable there alone). */
   era?: Era;
+  /** Shown to a request only when this answers true: else unlisted and uncallable, as a missing tool (docs/api.md). */
+  visible?: Visibility;
 }
 
 /** A resource's metadata, given to `server.resource()`. */
@@ -152,6 +154,8 @@ export interface ResourceDefinition {
   _meta?: Meta;
   /** Serve this resource in one era only. */
   era?: Era;
+  /** Shown to a request only when this answers true: else unlisted and unreadable, as a missing resource. */
+  visible?: Visibility;
   /** The caching hints of the `resources/read` results it serves (2026-07-28), over the server's (docs/api.md). */
   cache?: CacheHint;
 }
@@ -198,6 +202,8 @@ export interface PromptDefinition {
   _meta?: Meta;
   /** Serve this prompt in one era only. */
   era?: Era;
+  /** Shown to a request only when this answers true: else unlisted, as a missing prompt. */
+  visible?: Visibility;
   /** Completion for prompt arguments, by argument name. */
   complete?: Record<string, Completer>;
 }
@@ -359,6 +365,28 @@ export interface ExtensionContext extends Context {
   /** Asks the client for one input on this request's behalf as `elicit`, `sample`, `listRoots` do (2025 era only). */
   sendInput(request: InputRequest): Promise<Record<string, unknown>>;
 }
+
+/** What a visibility predicate sees of a request (any handler context is one). */
+export type Viewer = Pick<
+  ExtensionContext,
+  'era' | 'protocolVersion' | 'clientCapabilities' | 'clientInfo' | 'caller' | 'auth' | 'http'
+>;
+
+/** Whether a request may see an item (docs/api.md, Visibility): synchronous; only `true` shows it, a throw is -32603. */
+export type Visibility = (viewer: Viewer) => boolean;
+
+/** One request a middleware sees: its method and params (read-only) and the context its handler gets. */
+export interface RequestCall {
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly ctx: ExtensionContext;
+}
+
+/**
+ * Runs around each request the server serves (docs/api.md, Middleware): answers itself (returns a result, throws a
+ * ProtocolError) or awaits `next()`, the rest of the chain and the handler, once, reading or replacing its answer.
+ */
+export type Middleware = (call: RequestCall, next: () => Promise<unknown>) => unknown;
 
 /** One method an extension serves in one era. */
 export interface ExtensionMethod {

@@ -82,7 +82,7 @@ export class ModernExchanges {
     }
     let headerParams: readonly HeaderParam[];
     try {
-      headerParams = this.#server.transport.checkArrival(method, params);
+      headerParams = this.#server.transport.checkArrival(method, params, { ...extrasOf(reply), envelope });
     } catch (failure) {
       reply.send(404, errorResponse(id, (failure as ProtocolError).toJSON())); // a removed or unserved method
       return;

@@ -92,11 +92,11 @@ test('a tampered spelling that decodes to the same bytes is still not a cursor t
   }
 });
 
-type Item = { name: string; era: Era | undefined };
+type Item = { name: string; era: Era | undefined; definition: object };
 
 /** Registers `name` (served in `era`, or both) and returns its handle. */
 function add(r: Registry<Item>, name: string, era?: Era): Registration<unknown> {
-  return r.register(name, { name, era }, (current) => current);
+  return r.register(name, { name, era, definition: {} }, (current) => current);
 }
 
 function registry(names: string[], onChange: () => void = () => {}): Registry<Item> {
@@ -110,7 +110,7 @@ test('pages follow registration order and end without a cursor', () => {
   const seen: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = r.page(cursor, 2, 'legacy');
+    const page = r.page(cursor, 2, 'legacy', undefined);
     seen.push(page.items.map((item) => item.name));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -119,15 +119,18 @@ test('pages follow registration order and end without a cursor', () => {
 
 test('a page size that divides the list ends on a full page; a larger one gives everything at once', () => {
   const r = registry(['a', 'b', 'c', 'd']);
-  const first = r.page(undefined, 2, 'legacy');
-  const second = r.page(first.nextCursor, 2, 'legacy');
+  const first = r.page(undefined, 2, 'legacy', undefined);
+  const second = r.page(first.nextCursor, 2, 'legacy', undefined);
   assert.deepEqual(
     second.items.map((i) => i.name),
     ['c', 'd'],
   );
   assert.equal(second.nextCursor, undefined);
-  assert.deepEqual(r.page(undefined, 100, 'modern'), { items: r.values('modern'), nextCursor: undefined });
-  assert.deepEqual(registry([]).page(undefined, 10, 'legacy'), { items: [], nextCursor: undefined });
+  assert.deepEqual(r.page(undefined, 100, 'modern', undefined), {
+    items: r.values('modern', undefined),
+    nextCursor: undefined,
+  });
+  assert.deepEqual(registry([]).page(undefined, 10, 'legacy', undefined), { items: [], nextCursor: undefined });
 });
 
 test('a registry rejects a duplicate name, reports each change, and keeps order across removals', () => {
@@ -143,11 +146,11 @@ test('a registry rejects a duplicate name, reports each change, and keeps order 
   assert.equal(changes, 4);
   add(r, 'b');
   assert.deepEqual(
-    r.values('legacy').map((i) => i.name),
+    r.values('legacy', undefined).map((i) => i.name),
     ['a', 'c', 'b'],
   );
-  assert.equal(r.get('zzz', 'legacy'), undefined);
-  assert.equal(r.get('constructor', 'legacy'), undefined);
+  assert.equal(r.get('zzz', 'legacy', undefined), undefined);
+  assert.equal(r.get('constructor', 'legacy', undefined), undefined);
 });
 
 test('an item restricted to one era is listed, paged and found in that era only', () => {
@@ -155,27 +158,27 @@ test('an item restricted to one era is listed, paged and found in that era only'
   const old = add(r, 'old', 'legacy');
   add(r, 'new', 'modern');
   assert.deepEqual(
-    r.values('legacy').map((i) => i.name),
+    r.values('legacy', undefined).map((i) => i.name),
     ['both', 'old'],
   );
   assert.deepEqual(
-    r.values('modern').map((i) => i.name),
+    r.values('modern', undefined).map((i) => i.name),
     ['both', 'new'],
   );
   assert.deepEqual(
-    r.page(undefined, 1, 'modern').items.map((i) => i.name),
+    r.page(undefined, 1, 'modern', undefined).items.map((i) => i.name),
     ['both'],
   );
   assert.deepEqual(
-    r.page(r.page(undefined, 1, 'modern').nextCursor, 1, 'modern').items.map((i) => i.name),
+    r.page(r.page(undefined, 1, 'modern', undefined).nextCursor, 1, 'modern', undefined).items.map((i) => i.name),
     ['new'],
   );
-  assert.equal(r.get('new', 'legacy'), undefined);
-  assert.equal(r.get('old', 'modern'), undefined);
-  assert.equal(r.get('new', 'modern')?.name, 'new');
+  assert.equal(r.get('new', 'legacy', undefined), undefined);
+  assert.equal(r.get('old', 'modern', undefined), undefined);
+  assert.equal(r.get('new', 'modern', undefined)?.name, 'new');
   old.remove();
   assert.deepEqual(
-    r.values('legacy').map((i) => i.name),
+    r.values('legacy', undefined).map((i) => i.name),
     ['both'],
   );
 });
