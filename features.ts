@@ -1,6 +1,6 @@
 // The server features over the shared server model: tools, resources and templates, prompts and completion —
-// listing (paged, filtered by the era each registration serves, shaped per protocol version), x-mcp-header
-// declarations, argument validation, invoking handlers (or an extension's tools/call hook) and shaping results, and
+// listing (paged, filtered by era and by who asks, shaped per protocol version), x-mcp-header declarations, argument
+// validation, the middleware chain, invoking handlers (or an extension's tools/call hook) and shaping results, and
 // the capabilities both eras advertise. Connection-free: it sees one request's params and context, never a transport.
 
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
@@ -116,10 +116,19 @@ export interface ServerModel {
 }
 
 /**
- * Runs `serve` (the handler) inside the middleware chain, the first outermost; each `next` runs the rest once (a
- * second call rejects: the handler context is single-use). What a middleware throws is the request's failure.
+ * Runs `serve` (the handler) inside the middleware chain (at once without one), the first outermost; each `next` runs
+ * the rest once (a second call rejects: the context is single-use). What a middleware throws fails the request.
  */
-export function intercepted(middleware: readonly Middleware[], call: RequestCall, serve: () => unknown) {
+export function intercepted(
+  model: ServerModel,
+  method: string,
+  params: Shaped,
+  ctx: ExtensionContext,
+  serve: () => unknown,
+) {
+  const { middleware } = model;
+  if (middleware.length === 0) return serve();
+  const call: RequestCall = { method, params, ctx };
   const step = async (index: number): Promise<unknown> => {
     if (index === middleware.length) return serve();
     let called = false;

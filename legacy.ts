@@ -1,7 +1,7 @@
-// The 2025 lifecycle of one connection: initialize (negotiation, the gate before it, the idempotent repeat), the
-// advertised capabilities, log level, subscriptions, change notifications, the method table, and its handlers' context
-// (server→client requests, the `inputRequired` shim). Owns only this connection's lifecycle state; never writes a field
-// the negotiated version lacks, never serves what it did not advertise, never asks what the client did not declare.
+// The 2025 lifecycle of one connection: initialize (negotiation, its gate, the idempotent repeat), capabilities, log
+// level, subscriptions, change notifications, the method table (in the middleware chain) and its handlers' context
+// (server→client requests, the `inputRequired` shim). Owns only this connection's lifecycle state; never writes a
+// field the negotiated version lacks, serves what it did not advertise, or asks what the client did not declare.
 
 import type { Dispatcher } from './dispatcher.ts';
 import * as features from './features.ts';
@@ -210,10 +210,7 @@ export class LegacyLifecycle {
     const ctx = new LegacyContext(this, request);
     const serve = () =>
       extended === undefined ? entry!.serve(this, request, ctx) : extended.serve(request.params, ctx);
-    const { middleware } = this.model;
-    return middleware.length === 0
-      ? serve()
-      : features.intercepted(middleware, { method, params: request.params, ctx }, serve);
+    return features.intercepted(this.model, method, request.params, ctx, serve);
   }
 
   /** The method an installed extension serves at the negotiated version under `method` (Extension.legacyMethods). */

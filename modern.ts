@@ -1,6 +1,6 @@
 // The 2026-07-28 lifecycle: the envelope (`_meta` keys, validation, removed methods, arrival checks), server/discover,
-// the feature methods and the extensions' (behind the -32021 gate), subscriptions/listen streams (ack, filtered and
-// keyed events, a bounded buffer, graceful and overflow end), every result stamped (resultType, serverInfo, caching).
+// the feature methods and the extensions' (behind the -32021 gate) in the middleware chain, subscriptions/listen
+// streams (ack, filtered and keyed events, a bounded buffer, graceful and overflow end), every result stamped.
 // Stateless between requests; never sends a server→client request or reaches another connection's streams.
 
 import { NO_BACK_CHANNEL } from './dispatcher.ts';
@@ -334,10 +334,7 @@ export class ModernLifecycle {
     cacheable: CacheHint | null | undefined,
     handle: () => unknown,
   ): unknown {
-    const { middleware } = this.model;
-    const { method, params } = request;
-    const answer =
-      middleware.length === 0 ? handle() : features.intercepted(middleware, { method, params, ctx }, handle);
+    const answer = features.intercepted(this.model, request.method, request.params, ctx, handle);
     if (!(answer instanceof Promise)) return this.#stamp(answer, request, envelope, cacheable);
     return answer.then((value) => this.#stamp(value, request, envelope, cacheable));
   }

@@ -88,7 +88,7 @@ export interface Registration<Changes> {
   readonly enabled: boolean;
 }
 
-/** Named items in registration order, paged by opaque cursors; an item may be restricted to one era or disabled. */
+/** Named items in registration order, paged by opaque cursors; an item may serve one era, be disabled, or be hidden. */
 export class Registry<T extends Item> {
   readonly #items = new Map<string, T>();
   readonly #disabled = new Set<string>();
