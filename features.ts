@@ -5,7 +5,7 @@
 
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
-import type { ChangeHub, Registry } from './registry.ts';
+import { type ChangeHub, type Registry, shows } from './registry.ts';
 import { formatPath } from './schema.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
 import {
@@ -116,29 +116,36 @@ export interface ServerModel {
 }
 
 /**
- * Runs `serve` (the handler) inside the middleware chain (at once without one), the first outermost; each `next` runs
- * the rest once (a second call rejects: the context is single-use). What a middleware throws fails the request.
+ * Runs `serve` (the handler) inside the middleware chain as it stands, the first outermost (docs/api.md, Middleware):
+ * each `next` runs the rest once, and never once the request has ended. The chain answers a result object (or an
+ * InputRequired where `input` allows one); anything else, or what a middleware throws, fails the request.
  */
-export function intercepted(
+export async function intercepted(
   model: ServerModel,
   method: string,
   params: Shaped,
   ctx: ExtensionContext,
+  input: boolean,
   serve: () => unknown,
-) {
+): Promise<unknown> {
   const { middleware } = model;
-  if (middleware.length === 0) return serve();
+  const count = middleware.length;
   const call: RequestCall = { method, params, ctx };
   const step = async (index: number): Promise<unknown> => {
-    if (index === middleware.length) return serve();
+    if (index === count) return serve();
     let called = false;
     return middleware[index]!(call, () => {
       if (called) return Promise.reject(new Error(`middleware ${index} called next() twice`));
+      if (ctx.signal.aborted) return Promise.reject(ctx.signal.reason);
       called = true;
-      return step(index + 1);
+      const rest = step(index + 1);
+      rest.catch(() => {}); // a middleware may leave its failure unread: that is no unhandled rejection
+      return rest;
     });
   };
-  return step(0);
+  const answer = await step(0);
+  if (answer instanceof InputRequired ? input : isPlainObject(answer)) return answer;
+  malformed(model, `middleware answered '${method}' with ${describeValue(answer)}, not a result object`);
 }
 
 export function eraOf(version: string): Era {
@@ -492,9 +499,9 @@ export async function readResource(
   const resource = model.resources.get(uri, ctx.era, ctx);
   if (resource !== undefined) result = await resource.handler(uri, ctx);
   else
-    for (const entry of model.templates.values(ctx.era, ctx)) {
+    for (const entry of model.templates.served(ctx.era)) {
       const variables = entry.template.match(uri);
-      if (variables === undefined) continue;
+      if (variables === undefined || !shows(entry, ctx)) continue;
       result = await entry.handler(uri, variables, ctx);
       break;
     }
@@ -527,7 +534,7 @@ export function mayView(model: ServerModel, era: Era, uri: string, viewer: Viewe
   if (!resources.guarded(era) && !templates.guarded(era)) return true;
   try {
     if (resources.get(uri, era, viewer) !== undefined) return true;
-    return templates.values(era, viewer).some((entry) => entry.template.match(uri) !== undefined);
+    return templates.served(era).some((entry) => entry.template.match(uri) !== undefined && shows(entry, viewer));
   } catch (error) {
     model.settings.logger.error(`a visibility predicate failed: the update of '${uri}' is not sent`, error);
     return false;
@@ -598,8 +605,8 @@ function findCompleter(model: ServerModel, viewer: Viewer, ref: Shaped, argument
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw invalidParams('params.ref.uri must be a string');
-    for (const entry of model.templates.values(era, viewer))
-      if (entry.template.template === ref.uri) return ownCompleter(entry.definition.complete, argument);
+    const template = model.templates.get(ref.uri, era, viewer);
+    if (template !== undefined) return ownCompleter(template.definition.complete, argument);
     if (model.resources.get(ref.uri, era, viewer) !== undefined) return undefined;
     throw invalidParams(`unknown resource template '${ref.uri}'`);
   }

@@ -102,7 +102,8 @@ type Method = (lifecycle: LegacyLifecycle, request: InboundRequest, ctx: LegacyC
 type FeatureHandler = (model: ServerModel, params: Shaped, ctx: LegacyContext) => unknown;
 
 /** Methods served after the handshake, each behind the capability that advertises it. */
-const METHODS: Record<string, { capability: keyof Advertised | undefined; serve: Method }> = {
+type MethodEntry = { capability: keyof Advertised | undefined; serve: Method };
+const METHODS: Record<string, MethodEntry> = {
   'tools/list': { capability: 'tools', serve: (l, r, c) => features.listTools(l.model, r.params, c) },
   'tools/call': {
     capability: 'tools',
@@ -208,9 +209,15 @@ export class LegacyLifecycle {
     if (entry === undefined ? extended === undefined : entry.capability && !this.#advertised![entry.capability])
       throw methodNotFound(method);
     const ctx = new LegacyContext(this, request);
-    const serve = () =>
-      extended === undefined ? entry!.serve(this, request, ctx) : extended.serve(request.params, ctx);
-    return features.intercepted(this.model, method, request.params, ctx, serve);
+    if (this.model.middleware.length === 0) return this.#serve(request, ctx, entry, extended);
+    return features.intercepted(this.model, method, request.params, ctx, false, () =>
+      this.#serve(request, ctx, entry, extended),
+    );
+  }
+
+  /** Serves a request by its method-table entry, else by the extension's method. */
+  #serve(request: InboundRequest, ctx: LegacyContext, entry: MethodEntry | undefined, extended?: ExtensionMethod) {
+    return entry !== undefined ? entry.serve(this, request, ctx) : extended!.serve(request.params, ctx);
   }
 
   /** The method an installed extension serves at the negotiated version under `method` (Extension.legacyMethods). */
@@ -362,6 +369,11 @@ export class LegacyLifecycle {
       this.#commit(negotiateVersion(handshake.protocolVersion), handshake.clientCapabilities, handshake.clientInfo);
       this.applyState(handshake);
     } else this.#commit(negotiateVersion(handshake), {}, { name: 'stateless', version: '0' });
+  }
+
+  /** The negotiated version, as a handler context reads it. */
+  get protocolVersion(): string {
+    return this.version;
   }
 
   /** What the committed handshake agreed (undefined before it). */
@@ -527,8 +539,7 @@ class LegacyContext extends RequestContext implements features.CallSite {
 
   constructor(lifecycle: LegacyLifecycle, request: InboundRequest, detached?: DetachOptions) {
     // The handshake committed before any handler runs and never changes after: a context keeps what it agreed.
-    const { version: protocolVersion, clientCapabilities, clientInfo } = lifecycle;
-    super(request, { protocolVersion, clientCapabilities, clientInfo }, detached);
+    super(request, lifecycle, detached);
     this.#lifecycle = lifecycle;
   }
 

@@ -24,7 +24,7 @@ import {
   ProtocolError,
   type RequestId,
 } from './jsonrpc.ts';
-import type { ChangeEvent } from './registry.ts';
+import { type ChangeEvent, shows } from './registry.ts';
 import { principalOf as authPrincipal, type InboundRequest, OutboundRequestError, RequestContext } from './request.ts';
 import {
   type CacheHint,
@@ -41,6 +41,7 @@ import {
   type LoggingLevel,
   MissingCapabilityError,
   MODERN_VERSIONS,
+  type ResourceDefinition,
   type Viewer,
 } from './types.ts';
 
@@ -268,9 +269,15 @@ export function checkArrival(
   if (MODERN_REMOVED.has(method)) throw removedMethod(method);
   servedMethod(model, method);
   if (method !== 'tools/call' || typeof params.name !== 'string') return undefined;
+  const { tools } = model;
+  if (!tools.guarded('modern')) return tools.get(params.name, 'modern', undefined);
   // The viewer its handler context would be: a sessionless request speaks for its verified identity, else for no one.
   const caller = auth === undefined ? '' : authPrincipal(auth);
-  return model.tools.get(params.name, 'modern', { era: 'modern', ...envelope, caller, http, auth });
+  try {
+    return tools.get(params.name, 'modern', { era: 'modern', ...envelope, caller, http, auth });
+  } catch {
+    return undefined; // a predicate that throws fails the request where it is served (-32603, logged there)
+  }
 }
 
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
@@ -304,39 +311,57 @@ export class ModernLifecycle {
       // The gate precedes the method, so that an unknown id is never looked up for a client that cannot hold one.
       if (served.entry.gated !== false && !declaresExtension(envelope.clientCapabilities, served.extension.id))
         throw missingExtension(served.extension.id);
-      const cacheable = served.entry.cacheable === true ? {} : undefined;
-      return this.#run(request, envelope, ctx, cacheable, () => served.entry.serve(params, ctx));
+      return this.#run(request, envelope, ctx, served.entry.cacheable === true ? {} : undefined, served);
     }
-    const entry = served;
-    const retry = entry.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
+    const retry = served.input === true && (params.inputResponses !== undefined || params.requestState !== undefined);
     // A retry's answer depends on inputs its cache key lacks, so it must not be cached (Server > Utilities > Caching >
     // Cache Key), yet a complete result still carries both hints: immediately stale and private.
-    const cacheable = entry.cacheable && (retry ? null : this.#hint(entry.cacheable, method, params, ctx));
-    const run = () => this.#run(request, envelope, ctx, cacheable, () => handled(this, entry, request, ctx));
+    const cacheable = served.cacheable && (retry ? null : this.#hint(served.cacheable, method, params, ctx));
     if (retry) {
       ctx.inputResponses = readInputResponses(params.inputResponses);
       if (params.requestState !== undefined) {
         // The handler runs only once the state verified.
         return this.#sealer.open(method, params, params.requestState, principalOf(request)).then((state) => {
           ctx.requestState = state;
-          return run();
+          return this.#run(request, envelope, ctx, cacheable, served);
         });
       }
     }
-    return run();
+    return this.#run(request, envelope, ctx, cacheable, served);
   }
 
-  /** Runs `handle` inside the middleware chain (docs/api.md, Middleware) and stamps what the chain answers. */
+  /**
+   * Runs the method's handler inside the middleware chain (docs/api.md, Middleware) and stamps what the chain answers.
+   * Where the method takes input, a URL elicitation thrown (by the handler or a middleware) is its input_required.
+   */
   #run(
     request: InboundRequest,
     envelope: Envelope,
     ctx: ModernContext,
     cacheable: CacheHint | null | undefined,
-    handle: () => unknown,
+    served: MethodEntry | Extended,
   ): unknown {
-    const answer = features.intercepted(this.model, request.method, request.params, ctx, handle);
-    if (!(answer instanceof Promise)) return this.#stamp(answer, request, envelope, cacheable);
-    return answer.then((value) => this.#stamp(value, request, envelope, cacheable));
+    const input = !('extension' in served) && served.input === true;
+    const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
+    let answer: unknown;
+    try {
+      answer =
+        this.model.middleware.length === 0
+          ? this.#handle(request, ctx, served)
+          : features.intercepted(this.model, request.method, request.params, ctx, input, () =>
+              this.#handle(request, ctx, served),
+            );
+    } catch (error) {
+      if (!input) throw error;
+      return stamp(urlElicitationAsInput(error));
+    }
+    if (!(answer instanceof Promise)) return stamp(answer);
+    return answer.then(stamp, input ? (error: unknown) => stamp(urlElicitationAsInput(error)) : undefined);
+  }
+
+  /** Serves a request by the core's method entry or the extension's method. */
+  #handle(request: InboundRequest, ctx: ModernContext, served: MethodEntry | Extended): unknown {
+    return 'extension' in served ? served.entry.serve(request.params, ctx) : served.serve(this, request, ctx);
   }
 
   discover(): Shaped {
@@ -350,10 +375,11 @@ export class ModernLifecycle {
 
   /**
    * A cacheable core method's own hints: its list's (`cache.lists`), or the resource's or template's it reads; private
-   * where what is answered depends on who asks (a list with a guarded item, a guarded resource: docs/api.md).
+   * where the answer depends on who asks: a list with a guarded item, a URI a guarded registration serves (docs/api.md).
    */
   #hint(cacheable: true | CachedList, method: string, params: Shaped, viewer: Viewer): CacheHint {
     const { tools, resources, templates, prompts } = this.model;
+    const { uri } = params;
     if (cacheable !== true) {
       const guarded =
         cacheable === 'tools'
@@ -361,15 +387,21 @@ export class ModernLifecycle {
           : cacheable === 'prompts'
             ? prompts.guarded('modern')
             : templates.guarded('modern') || (cacheable === 'resources' && resources.guarded('modern'));
-      return guarded ? { ...this.#cache.lists[cacheable], scope: 'private' } : this.#cache.lists[cacheable];
+      const hint = this.#cache.lists[cacheable];
+      return guarded ? { ...hint, scope: 'private' } : hint;
     }
-    const { uri } = params;
     if (method !== 'resources/read' || typeof uri !== 'string') return {};
-    const serving =
-      resources.get(uri, 'modern', viewer) ??
-      templates.values('modern', viewer).find((entry) => entry.template.match(uri) !== undefined);
+    // Every registration serving the URI, whoever asks: one hidden from some callers makes the answer theirs.
+    const fixed = resources.find(uri, 'modern');
+    let guarded = fixed?.definition.visible !== undefined;
+    let serving: { definition: ResourceDefinition } | undefined = fixed && shows(fixed, viewer) ? fixed : undefined;
+    for (const entry of templates.served('modern')) {
+      if (entry.template.match(uri) === undefined) continue;
+      guarded ||= entry.definition.visible !== undefined;
+      serving ??= shows(entry, viewer) ? entry : undefined;
+    }
     const hint = serving?.definition.cache ?? {};
-    return serving?.definition.visible === undefined ? hint : { ...hint, scope: 'private' };
+    return guarded ? { ...hint, scope: 'private' } : hint;
   }
 
   /**
@@ -418,17 +450,6 @@ export class ModernLifecycle {
       throw new ProtocolError(ErrorCode.InternalError, 'Internal error');
     }
     return { ...rest, ttlMs, cacheScope };
-  }
-}
-
-/** Runs a core method's handler; where the method takes input, a URL elicitation it throws is its input_required. */
-function handled(lifecycle: ModernLifecycle, entry: MethodEntry, request: InboundRequest, ctx: ModernContext): unknown {
-  if (entry.input !== true) return entry.serve(lifecycle, request, ctx);
-  try {
-    const result = entry.serve(lifecycle, request, ctx);
-    return result instanceof Promise ? result.catch(urlElicitationAsInput) : result;
-  } catch (error) {
-    return urlElicitationAsInput(error);
   }
 }
 

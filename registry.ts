@@ -71,7 +71,12 @@ type Item = { era: Era | undefined; definition: { visible?: Visibility } };
 /** Whether `viewer` may see `item` (only a predicate's `true` shows it); no viewer sees only unguarded items. */
 export function shows(item: Item, viewer: Viewer | undefined): boolean {
   const visible = item.definition.visible;
-  return visible === undefined || (viewer !== undefined && visible(viewer) === true);
+  if (visible === undefined) return true;
+  const shown: unknown = viewer === undefined ? false : visible(viewer);
+  // A promise would hide the item from everyone, silently: the author meant something else.
+  if (typeof (shown as PromiseLike<unknown> | undefined)?.then === 'function')
+    throw new TypeError('a visible predicate must answer true or false at once, not a promise');
+  return shown === true;
 }
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
@@ -105,9 +110,15 @@ export class Registry<T extends Item> {
 
   /** The item under `key` if `era` serves it to `viewer`; one disabled, of the other era or hidden is as a missing one. */
   get(key: string, era: Era, viewer: Viewer | undefined): T | undefined {
+    const item = this.find(key, era);
+    return item === undefined || !shows(item, viewer) ? undefined : item;
+  }
+
+  /** The enabled item under `key` if `era` serves it, whoever asks (what exists, before who may see it). */
+  find(key: string, era: Era): T | undefined {
     const item = this.#items.get(key);
     if (item === undefined || this.#disabled.has(key)) return undefined;
-    return (item.era !== undefined && item.era !== era) || !shows(item, viewer) ? undefined : item;
+    return item.era !== undefined && item.era !== era ? undefined : item;
   }
 
   /** Adds `item` under a free `key` and returns the handle, which alone changes it; `rebuild` makes the replacement
@@ -173,6 +184,11 @@ export class Registry<T extends Item> {
   values(era: Era, viewer: Viewer | undefined): T[] {
     const views = this.#views();
     return views.guarded[era] ? views[era].filter((item) => shows(item, viewer)) : views[era];
+  }
+
+  /** Every enabled item `era` serves, whoever asks: for matching first (a template), then asking `shows`. */
+  served(era: Era): T[] {
+    return this.#views()[era];
   }
 
   /** Whether an item `era` serves has a visibility predicate: its listings then depend on the caller. */

@@ -80,9 +80,10 @@ export class ModernExchanges {
       );
       return;
     }
+    const extras = { ...extrasOf(reply), envelope };
     let headerParams: readonly HeaderParam[];
     try {
-      headerParams = this.#server.transport.checkArrival(method, params, { ...extrasOf(reply), envelope });
+      headerParams = this.#server.transport.checkArrival(method, params, extras);
     } catch (failure) {
       reply.send(404, errorResponse(id, (failure as ProtocolError).toJSON())); // a removed or unserved method
       return;
@@ -138,7 +139,7 @@ export class ModernExchanges {
       this.#running.delete(connection);
       connection.close();
     });
-    connection.receive(message, { ...extrasOf(reply), envelope });
+    connection.receive(message, extras);
   }
 }
 

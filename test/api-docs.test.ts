@@ -108,6 +108,7 @@ const ENTRY_SECTIONS: Record<string, string[]> = {
   'mcp-core/redis': ['`mcp-core/redis`'],
   'mcp-core/skills': ['Skills'],
   'mcp-core/skills-fs': ['Skills'],
+  'mcp-core/otel': ['`mcp-core/otel`'],
   'mcp-core/testing': ['Transports'],
   'mcp-core/protocol': ['`mcp-core/protocol`'],
 };
@@ -169,6 +170,7 @@ const TABLES: { marker: string; file: string; name: string; doc?: keyof typeof D
   { marker: '`StdioOptions` (`serveStdio`):', file: 'stdio.ts', name: 'StdioOptions' },
   { marker: '`ServeHttpOptions` (`serveHttp`;', file: 'http.ts', name: 'ServeHttpOptions', inherits: 'HttpOptions' },
   { marker: '`TestClientOptions` (`connectTestClient`):', file: 'testing.ts', name: 'TestClientOptions' },
+  { marker: '`OpenTelemetryOptions` (`traceWithOpenTelemetry`):', file: 'otel/otel.ts', name: 'OpenTelemetryOptions' },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',
     file: 'tasks/tasks-extension.ts',
@@ -249,6 +251,11 @@ const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, str
     unchecked: { input: 'a stream object (process.stdin)', output: 'a stream object (process.stdout)' },
   },
   { marker: '`ServeHttpOptions` (`serveHttp`;', files: ['http.ts'], unchecked: {} },
+  {
+    marker: '`OpenTelemetryOptions` (`traceWithOpenTelemetry`):',
+    files: ['otel/otel.ts'],
+    unchecked: { tracer: 'no default (–)', api: 'no default (–)', logger: 'a stderr logger object' },
+  },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',
     files: ['tasks/tasks-extension.ts'],

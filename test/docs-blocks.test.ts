@@ -23,8 +23,9 @@ import { installPacked, ROOT, run } from './packed.ts';
 const T = { timeout: 240_000 }; // npm pack builds with tsc; a safety net against hangs only
 const STEP_MS = 60_000;
 const CODE = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs']);
-/** Packages the blocks import besides mcp-core (the Redis clients of docs/http-deployment.md) and @types/node. */
-const LINKED = ['@types', 'undici-types', 'redis', '@redis', 'ioredis', '@ioredis'];
+/** Packages the blocks import besides mcp-core (the Redis clients and the OpenTelemetry API of docs/http-deployment.md)
+ * and @types/node. */
+const LINKED = ['@types', 'undici-types', 'redis', '@redis', 'ioredis', '@ioredis', '@opentelemetry'];
 
 interface Block {
   where: string; // file:line, for messages

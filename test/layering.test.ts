@@ -68,7 +68,7 @@ test('every folder and entry file has its declared neighbours, and nothing else 
 for (const folder of FOLDERS) {
   test(`the ${folder}/ add-on reaches only the core set, itself and its declared neighbours`, () => {
     const own = modulesOf(folder);
-    assert.ok(own.length > 1, `${folder}/ holds its modules`);
+    assert.ok(own.length > 0, `${folder}/ holds its modules`);
     assert.deepEqual(beyondDeclared(own, DECLARED_NEIGHBOURS[folder]!), []);
   });
 }

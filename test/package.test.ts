@@ -121,6 +121,7 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
           './redis',
           './skills',
           './skills-fs',
+          './otel',
           './testing',
         ].includes(key),
     ),
@@ -295,7 +296,7 @@ test("the built package imported by file URL serves initialize and tools/call on
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills and tasks add-ons on Node 20, and internals stay private', {
+test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, tasks and OpenTelemetry add-ons on Node 20, and internals stay private', {
   timeout: 30_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -318,6 +319,9 @@ test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills and t
       // The tasks add-on resolves from its folder.
       `const { createTasksExtension } = await import('mcp-core/tasks');`,
       `if (typeof createTasksExtension !== 'function') process.exit(6);`,
+      // The OpenTelemetry add-on resolves from its folder.
+      `const { traceWithOpenTelemetry } = await import('mcp-core/otel');`,
+      `if (typeof traceWithOpenTelemetry !== 'function') process.exit(7);`,
       SERVER_BODY,
     ].join('\n'),
   );

@@ -23,6 +23,7 @@ const COPIES: Readonly<Record<string, readonly string[]>> = {
   fetch: [...CORE, ...closure('fetch.ts')],
   tasks: [...CORE, ...modulesOf('tasks')],
   skills: [...CORE, ...modulesOf('skills')],
+  otel: [...CORE, ...modulesOf('otel')],
   redis: [...CORE, ...HTTP, ...modulesOf('redis'), 'tasks/task-store.ts'],
 };
 
