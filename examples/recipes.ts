@@ -1,6 +1,7 @@
 // The recipes of docs/api.md (Recipes: middleware and visibility), each a piece an author copies: a rate limit per
-// principal, an audit log, a response cache for read-only tools, a per-tool timeout (middleware: server.intercept),
-// and a per-caller tool list (visibility: a definition's `visible`). test/recipes.test.ts drives each at the wire.
+// client, an audit log and a per-tool timeout (middleware: server.intercept), a response cache for read-only tools (a
+// handler wrapper, run after the tool lookup and its visibility), and a per-caller tool list (visibility: a
+// definition's `visible`). test/recipes.test.ts drives each at the wire.
 // Every table here has a bound and a defined behaviour when full; the clocks and timers are parameters for the tests.
 import { Buffer } from 'node:buffer';
 import {
@@ -10,12 +11,13 @@ import {
   ProtocolError,
   type Registration,
   type Server,
+  type ToolHandler,
   type ToolUpdate,
   type Viewer,
 } from '../core.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
-// Rate limit per principal
+// Rate limit per client
 
 /**
  * The code of a refused request other than `tools/call`: JSON-RPC 2.0 (5.1, Error object) leaves -32000 to -32099 to
@@ -23,36 +25,44 @@ import {
  */
 export const RATE_LIMITED = -32000;
 
-/** rateLimit's options: at most `limit` requests per principal in each fixed window of `windowMs`. */
+/** rateLimit's options: at most `limit` requests per client in each fixed window of `windowMs`. */
 export interface RateLimitOptions {
   limit: number;
   windowMs: number;
-  /** Principals tracked at once; a new one past it evicts the window that started first. */
-  maxPrincipals: number;
+  /** Clients tracked at once; a new one past it evicts the window that started first. */
+  maxClients: number;
   /** The clock, in ms. */
   now?: () => number;
 }
 
 /**
- * Counts each principal's requests (`ctx.caller`) in fixed windows: past `limit`, a `tools/call` gets an `isError`
+ * Who a request counts as: the verified principal (`ctx.caller`) when a token came with it; else the HTTP peer's
+ * address (every sessionless request without a token has the caller '', and a new 2025 session would be a new
+ * window); else, on stdio or in memory, the connection (its caller).
+ */
+export const clientKey = ({ auth, http, caller }: Viewer): string =>
+  auth === undefined && http?.remoteAddress !== undefined ? `address:${http.remoteAddress}` : caller;
+
+/**
+ * Counts each client's requests (clientKey) in fixed windows: past `limit`, a `tools/call` gets an `isError`
  * result the model can read, any other request the RATE_LIMITED error, both saying when to retry.
  */
-export function rateLimit({ limit, windowMs, maxPrincipals, now = Date.now }: RateLimitOptions): Middleware {
+export function rateLimit({ limit, windowMs, maxClients, now = Date.now }: RateLimitOptions): Middleware {
   // Kept in the order the windows started, so the first entry is always the oldest window.
   const windows = new Map<string, { start: number; count: number }>();
   return (call, next) => {
     const time = now();
-    const caller = call.ctx.caller;
-    let window = windows.get(caller);
+    const key = clientKey(call.ctx);
+    let window = windows.get(key);
     if (window === undefined || time - window.start >= windowMs) {
-      windows.delete(caller);
-      // Ended windows go first; a table still full drops the oldest window, whose principal starts afresh.
+      windows.delete(key);
+      // Ended windows go first; a table still full drops the oldest window, whose client starts afresh.
       for (const [other, open] of windows) {
-        if (windows.size < maxPrincipals && time - open.start < windowMs) break;
+        if (windows.size < maxClients && time - open.start < windowMs) break;
         windows.delete(other);
       }
       window = { start: time, count: 0 };
-      windows.set(caller, window);
+      windows.set(key, window);
     }
     window.count += 1;
     if (window.count <= limit) return next();
@@ -102,67 +112,6 @@ export function auditLog(write: (record: AuditRecord) => void, now = () => perfo
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Response cache for read-only tools
-
-/** cacheResults' options. */
-export interface ResultCacheOptions {
-  /** The tools whose results are reused: read-only ones (`annotations.readOnlyHint`), whose calls change nothing. */
-  tools: ReadonlySet<string>;
-  /** Results held at most; past it, the least recently used goes. */
-  maxEntries: number;
-  /** Bytes held at most (keys and results as JSON); past it, the least recently used go; a larger result is not held. */
-  maxBytes: number;
-  /** How long a result is reused. */
-  ttlMs: number;
-  /** The clock, in ms. */
-  now?: () => number;
-}
-
-/**
- * Answers a repeated `tools/call` of a read-only tool from a bounded LRU cache, keyed by tool, arguments, caller and
- * protocol version (results are shaped per version). Only a complete result reached without client input is held:
- * never an input_required, an `isError` result, or a task.
- */
-export function cacheResults({ tools, maxEntries, maxBytes, ttlMs, now = Date.now }: ResultCacheOptions): Middleware {
-  const entries = new Map<string, { json: string; bytes: number; expires: number }>();
-  let held = 0;
-  const drop = (key: string) => {
-    held -= entries.get(key)!.bytes;
-    entries.delete(key);
-  };
-  return async ({ method, params, ctx }, next) => {
-    const { name } = params;
-    if (method !== 'tools/call' || typeof name !== 'string' || !tools.has(name)) return next();
-    // A 2026-07-28 retry's answer depends on the input it carries, which the key leaves out.
-    if (ctx.inputResponses !== undefined || ctx.requestState !== undefined) return next();
-    const key = JSON.stringify([name, params.arguments ?? {}, ctx.caller, ctx.protocolVersion]);
-    const hit = entries.get(key);
-    if (hit !== undefined) {
-      drop(key);
-      if (hit.expires > now()) {
-        entries.set(key, hit); // now the most recently used
-        held += hit.bytes;
-        return JSON.parse(hit.json); // a copy: whatever is done to it leaves the cache as it was
-      }
-    }
-    const result = await next();
-    const complete = result as { content?: unknown; isError?: unknown };
-    // A 2025 handler that asked the client for input (ctx.inputResponses) answered for that input only.
-    if (!Array.isArray(complete.content) || complete.isError === true || ctx.inputResponses !== undefined)
-      return result;
-    const json = JSON.stringify(result);
-    const bytes = Buffer.byteLength(key) + Buffer.byteLength(json);
-    if (bytes > maxBytes) return result;
-    entries.set(key, { json, bytes, expires: now() + ttlMs });
-    held += bytes;
-    for (const oldest of entries.keys()) {
-      if (entries.size <= maxEntries && held <= maxBytes) break;
-      drop(oldest);
-    }
-    return result;
-  };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Per-tool timeout
 
@@ -194,12 +143,73 @@ export function toolTimeouts(limits: Readonly<Record<string, number>>, start = s
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// All four on one server
+// Response cache for a read-only tool
+
+/** cached's options. */
+export interface ResultCacheOptions {
+  /** Results held at most; past it, the least recently used goes. */
+  maxEntries: number;
+  /** Bytes held at most (keys and results as JSON); past it, the least recently used go; a larger result is not held. */
+  maxBytes: number;
+  /** How long a result is reused. */
+  ttlMs: number;
+  /** The clock, in ms. */
+  now?: () => number;
+}
 
 /**
- * Installs the four middleware recipes around every request of `server`, in this order (the first outermost): the
- * audit log records what the others answer; the rate limit counts cache hits too; the cache answers a hit before a
- * timer starts. `forecast` is the read-only tool cached and timed.
+ * Wraps the handler of a read-only tool whose answer depends only on its arguments and the verified principal
+ * (`ctx.auth`): a repeated call is answered from a bounded LRU cache keyed by both. A handler runs after the tool
+ * lookup, its visibility and the argument checks, so a cached answer only reaches a request that passed them. Only a
+ * complete result reached without client input is held: never an input_required, an `isError` result or a throw.
+ */
+export function cached<Args, Structured>(
+  handler: ToolHandler<Args, Structured>,
+  { maxEntries, maxBytes, ttlMs, now = Date.now }: ResultCacheOptions,
+): ToolHandler<Args, Structured> {
+  const entries = new Map<string, { json: string; bytes: number; expires: number }>();
+  let held = 0;
+  const drop = (key: string) => {
+    held -= entries.get(key)!.bytes;
+    entries.delete(key);
+  };
+  return async (args, ctx) => {
+    // A round answering input (2026-07-28 retry, 2025 round trip) depends on that input, which the key leaves out.
+    if (ctx.inputResponses !== undefined || ctx.requestState !== undefined) return handler(args, ctx);
+    // Who asks, as far as a handler can tell: the verified principal; without a token, nobody in particular.
+    const { auth } = ctx;
+    const key = JSON.stringify([args, auth === undefined ? null : [auth.issuer, auth.subject, auth.clientId]]);
+    const hit = entries.get(key);
+    if (hit !== undefined) {
+      drop(key);
+      if (hit.expires > now()) {
+        entries.set(key, hit); // now the most recently used
+        held += hit.bytes;
+        return JSON.parse(hit.json); // a copy: whatever is done to it leaves the cache as it was
+      }
+    }
+    const result = await handler(args, ctx);
+    if (result instanceof InputRequired || result.isError === true) return result;
+    const json = JSON.stringify(result);
+    const bytes = Buffer.byteLength(key) + Buffer.byteLength(json);
+    if (bytes > maxBytes) return result;
+    entries.set(key, { json, bytes, expires: now() + ttlMs });
+    held += bytes;
+    for (const oldest of entries.keys()) {
+      if (entries.size <= maxEntries && held <= maxBytes) break;
+      drop(oldest);
+    }
+    return result;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The middleware on one server
+
+/**
+ * Installs the three middleware recipes around every request of `server`, in this order (the first outermost): the
+ * audit log records what the others answer; the rate limit counts every served request, cache hits too (the cache is
+ * in the handler, inside them all). `forecast` is the tool timed.
  */
 export function useRecipes(
   server: Server,
@@ -209,8 +219,7 @@ export function useRecipes(
 ): Server {
   return server.intercept(
     auditLog(write, now),
-    rateLimit({ limit: 60, windowMs: 60_000, maxPrincipals: 10_000, now }),
-    cacheResults({ tools: new Set(['forecast']), maxEntries: 1000, maxBytes: 8 * 1024 * 1024, ttlMs: 60_000, now }),
+    rateLimit({ limit: 60, windowMs: 60_000, maxClients: 10_000, now }),
     toolTimeouts({ forecast: 10_000 }, start),
   );
 }

@@ -93,8 +93,10 @@ test('package.json exports only entries whose sources exist, and api.md has one 
 const ENTRY_SECTIONS: Record<string, string[]> = {
   'mcp-core': [
     'Server',
+    'Middleware',
     'Extensions',
     'Registration and handles',
+    'Visibility',
     'Handler context (`ctx`)',
     'Asking for input: `inputRequired`',
     'Types of `mcp-core`',

@@ -21,6 +21,7 @@ import {
   type RequestCall,
   type Server,
   type ServerOptions,
+  urlElicitationRequired,
 } from '../core.ts';
 import { type HttpOptions, serveHttp } from '../http.ts';
 import { createTasksExtension } from '../tasks/tasks-extension.ts';
@@ -37,6 +38,7 @@ import {
   PROTOCOL_VERSION,
   request,
   SERVER_INFO,
+  SUBSCRIPTION_ID,
 } from './wire.ts';
 
 const T = { timeout: 20_000 }; // a safety net against hangs only; no assertion depends on time
@@ -788,6 +790,248 @@ for (const kind of ['stdio 2025-11-25', 'stdio 2026-07-28'] as const) {
         assert.deepEqual(await wire.request(id, 'tools/call', ECHO), fail(id, INTERNAL), `answer ${id}`);
       assert.equal(log.length, answers.length);
       assert.equal(logger.errors.length, answers.length);
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The request's end, the chain's answer, and the chain a request runs
+
+/** Sends `method` with `params` as request `id` on a stdio client of `era` (2026-07-28: the envelope declares `caps`). */
+function send(client: WireClient, isModern: boolean, id: Id, method: string, params = {}, caps = {}): void {
+  client.send(isModern ? modern(method, params, id, { [CLIENT_CAPABILITIES]: caps }) : request(id, method, params));
+}
+
+/**
+ * A middleware that, for the request `id`, signals `entered`, notes its signal aborting in `aborted`, waits for `gate`,
+ * then calls next() (signalling `called`) and settles `settled` with what next() rejected with, or 'resolved'; other
+ * requests pass straight through.
+ */
+function heldAt(id: Id) {
+  const entered = deferred();
+  const aborted = deferred();
+  const gate = deferred();
+  const called = deferred();
+  const settled = deferred<unknown>();
+  const middleware: Middleware = async (call, next) => {
+    if (call.ctx.requestId !== id) return next();
+    call.ctx.signal.addEventListener('abort', () => aborted.resolve(), { once: true });
+    entered.resolve();
+    await gate.promise;
+    const rest = next();
+    called.resolve();
+    try {
+      const result = await rest;
+      settled.resolve('resolved');
+      return result;
+    } catch (error) {
+      settled.resolve(error);
+      throw error;
+    }
+  };
+  return { middleware, entered, aborted, gate, called, settled };
+}
+
+for (const kind of ['stdio 2025-11-25', 'stdio 2026-07-28'] as const) {
+  test(
+    `${kind}: next() called after the client cancelled the request rejects with the signal's reason, the handler never runs and nothing is written`,
+    T,
+    async (t) => {
+      const { server, log } = echoServer();
+      const held = heldAt(5);
+      server.intercept(held.middleware);
+      const client = new WireClient(server);
+      t.after(() => client.end());
+      const isModern = kind.includes(MODERN);
+      if (!isModern) await client.initialize();
+      send(client, isModern, 5, 'tools/call', ECHO);
+      await held.entered.promise;
+      client.send(notification('notifications/cancelled', { requestId: 5, reason: 'user' }));
+      await held.aborted.promise;
+      held.gate.resolve(); // only now does the middleware call next()
+      const reason = (await held.settled.promise) as DOMException;
+      assert.equal(reason.name, 'AbortError', String(reason));
+      assert.equal(reason.message, 'Request ended: the client cancelled the request');
+      assert.deepEqual(log, [], 'the handler never ran');
+      // Nothing for request 5: the probe's answer is the very next frame.
+      send(client, isModern, 'probe', isModern ? 'server/discover' : 'ping');
+      assert.equal((await client.next()).id, 'probe');
+      assert.deepEqual(client.unread(), []);
+    },
+  );
+}
+
+test(
+  'stdio 2026-07-28: a subscriptions/listen whose middleware calls next() after the client cancelled it takes no listen slot (maxListens 1)',
+  T,
+  async (t) => {
+    const { server } = echoServer({ maxListens: 1 });
+    const held = heldAt('first');
+    server.intercept(held.middleware);
+    const client = new WireClient(server);
+    t.after(() => client.end());
+    const listen = { notifications: { toolsListChanged: true } };
+    client.send(modern('subscriptions/listen', listen, 'first'));
+    await held.entered.promise;
+    client.send(notification('notifications/cancelled', { requestId: 'first' }));
+    await held.aborted.promise;
+    held.gate.resolve();
+    await held.called.promise;
+    // The one slot is free: the second listen is acknowledged (the very next frame).
+    client.send(modern('subscriptions/listen', listen, 'second'));
+    const ack = await client.next();
+    assert.deepEqual(
+      [ack.method, ack.params?._meta],
+      ['notifications/subscriptions/acknowledged', { [SUBSCRIPTION_ID]: 'second' }],
+      JSON.stringify(ack),
+    );
+    assert.equal(((await held.settled.promise) as DOMException).name, 'AbortError');
+  },
+);
+
+// A middleware's answer is checked as a result: an InputRequired is one only where the method takes input, on
+// 2026-07-28 (tools/call, prompts/get, resources/read); in 2025 input rounds happen inside next(), so a middleware's
+// own InputRequired is the server's bug, as it is for a 2026-07-28 method without input (tools/list).
+const ASK_NAME = () => inputRequired({ name: elicitInput(NAME_FORM) });
+
+/** The methods whose InputRequired answer `logger` logged as not a result object, in order. */
+function refusedInputs(logger: MemoryLogger): string[] {
+  return logger.errors.map(({ message }) => {
+    const [, method] =
+      /^middleware answered '(.+)' with \{"inputRequests":.*, not a result object$/.exec(message) ?? [];
+    return method ?? message;
+  });
+}
+
+test(
+  'stdio 2025-11-25: an InputRequired a middleware answers fails the request -32603, logged, for any method',
+  T,
+  async (t) => {
+    const { server, log, logger } = echoServer();
+    server.intercept(ASK_NAME);
+    const wire = await open(t, 'stdio 2025-11-25', server, { elicitation: {} });
+    assert.deepEqual(await wire.request(1, 'tools/call', ECHO), fail(1, INTERNAL));
+    assert.deepEqual(await wire.request(2, 'tools/list'), fail(2, INTERNAL));
+    assert.deepEqual(log, [], 'the handler never ran');
+    assert.deepEqual(refusedInputs(logger), ['tools/call', 'tools/list']);
+  },
+);
+
+test(
+  "stdio 2026-07-28: an InputRequired a middleware answers is stamped input_required for tools/call as a handler's is, and fails tools/list -32603, logged",
+  T,
+  async (t) => {
+    const { server, logger } = echoServer();
+    server.tool('ask', {}, ASK_NAME);
+    server.intercept((call, next) => (call.params.name === 'ask' ? next() : ASK_NAME()));
+    const wire = await open(t, 'stdio 2026-07-28', server);
+    const caps = { elicitation: {} };
+    const fromHandler = await wire.request(1, 'tools/call', { name: 'ask' }, caps);
+    assert.equal(fromHandler.result.resultType, 'input_required', JSON.stringify(fromHandler));
+    assert.deepEqual(await wire.request(2, 'tools/call', ECHO, caps), { ...fromHandler, id: 2 });
+    assert.deepEqual(logger.errors, []);
+    assert.deepEqual(await wire.request(3, 'tools/list', {}, caps), fail(3, INTERNAL));
+    assert.deepEqual(refusedInputs(logger), ['tools/list']);
+  },
+);
+
+const LINK = { elicitationId: 'link-1', url: 'https://example.com/connect', message: 'Connect your account' };
+
+test(
+  'stdio 2026-07-28: a URL elicitation a middleware throws around tools/call answers input_required, as when the handler throws it',
+  T,
+  async (t) => {
+    const { server, log, logger } = echoServer();
+    server.tool('link', {}, () => {
+      throw urlElicitationRequired([LINK]);
+    });
+    server.intercept((call, next) => {
+      if (call.params.name === 'link') return next();
+      throw urlElicitationRequired([LINK]);
+    });
+    const wire = await open(t, 'stdio 2026-07-28', server);
+    const caps = { elicitation: { url: {} } };
+    const fromHandler = await wire.request(1, 'tools/call', { name: 'link' }, caps);
+    assert.deepEqual(
+      fromHandler,
+      ok(1, {
+        resultType: 'input_required',
+        inputRequests: {
+          'link-1': { method: 'elicitation/create', params: { mode: 'url', message: LINK.message, url: LINK.url } },
+        },
+        _meta: { [SERVER_INFO]: INFO },
+      }),
+    );
+    assert.deepEqual(await wire.request(2, 'tools/call', ECHO, caps), { ...fromHandler, id: 2 });
+    assert.deepEqual([log, logger.errors], [[], []]);
+  },
+);
+
+test(
+  'stdio 2025-11-25: a URL elicitation a middleware throws is -32603, logged (the handler throws it to answer -32042)',
+  T,
+  async (t) => {
+    const { server, log, logger } = echoServer();
+    const thrown = urlElicitationRequired([LINK]);
+    server.intercept(() => {
+      throw thrown;
+    });
+    const wire = await open(t, 'stdio 2025-11-25', server, { elicitation: { url: {} } });
+    assert.deepEqual(await wire.request(1, 'tools/call', ECHO), fail(1, INTERNAL));
+    assert.deepEqual(log, []);
+    assert.deepEqual(logger.errors, [{ message: "handler for 'tools/call' failed", error: thrown }]);
+  },
+);
+
+for (const kind of ['stdio 2025-11-25', 'stdio 2026-07-28'] as const) {
+  test(
+    `${kind}: a middleware that leaves next() unawaited and answers itself while the handler rejects causes no unhandled rejection`,
+    T,
+    async (t) => {
+      const { server } = echoServer();
+      const unhandled: unknown[] = [];
+      const spy = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', spy);
+      t.after(() => process.off('unhandledRejection', spy));
+      server.intercept((_call, next) => {
+        next(); // the handler's -32602 is left unread
+        return text('answered by the middleware');
+      });
+      const wire = await open(t, kind, server);
+      const answer = await wire.request(1, 'tools/call', { name: 'missing', arguments: {} });
+      assert.deepEqual(answer, answered(wire, 1, text('answered by the middleware')));
+      // Two turns of the event loop: any unhandled rejection of this request has been reported by then.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, []);
+    },
+  );
+
+  test(
+    `${kind}: intercept() while a request is inside the chain leaves that request's chain as it was; later requests run the new middleware`,
+    T,
+    async (t) => {
+      const { server, log } = echoServer();
+      const entered = deferred();
+      const gate = deferred();
+      server.intercept(async (call, next) => {
+        log.push(`m1 ${String(call.ctx.requestId)}`);
+        if (call.ctx.requestId === 1) {
+          entered.resolve();
+          await gate.promise;
+        }
+        return next();
+      });
+      const wire = await open(t, kind, server);
+      const first = wire.request(1, 'tools/call', ECHO);
+      await entered.promise;
+      server.intercept((call, next) => {
+        log.push(`m2 ${String(call.ctx.requestId)}`);
+        return next();
+      });
+      gate.resolve();
+      assert.deepEqual(await first, answered(wire, 1, text('{"x":1}')));
+      assert.deepEqual(await wire.request(2, 'tools/call', ECHO), answered(wire, 2, text('{"x":1}')));
+      assert.deepEqual(log, ['m1 1', 'handler', 'm1 2', 'm2 2', 'handler']);
     },
   );
 }

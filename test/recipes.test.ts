@@ -4,18 +4,27 @@
 
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { createServer, elicitInput, inputRequired, ProtocolError, type Server, ToolError } from '../core.ts';
+import {
+  createServer,
+  elicitInput,
+  inputRequired,
+  ProtocolError,
+  type Server,
+  ToolError,
+  type Viewer,
+} from '../core.ts';
 import {
   type AuditRecord,
   addPurgeTool,
   auditLog,
-  cacheResults,
+  cached,
   RATE_LIMITED,
   rateLimit,
   type StartTimer,
   toolTimeouts,
   useRecipes,
 } from '../examples/recipes.ts';
+import { createFetchHandler } from '../fetch.ts';
 import { serveHttp } from '../http.ts';
 import type { AuthInfo } from '../types.ts';
 import { deferred, type Frame, MemoryLogger, WireClient } from './harness.ts';
@@ -116,15 +125,15 @@ function echoServer() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Rate limit per principal
+// Rate limit per client
 
 test(
-  'recipe, rate limit per principal: the 4th call in a window is refused, another principal is served',
+  'recipe, rate limit per client: the 4th call in a window is refused, another principal is served',
   T,
   async (t) => {
     const { server, runs } = echoServer();
     let clock = 1_000_000;
-    server.intercept(rateLimit({ limit: 3, windowMs: 60_000, maxPrincipals: 16, now: () => clock }));
+    server.intercept(rateLimit({ limit: 3, windowMs: 60_000, maxClients: 16, now: () => clock }));
     const url = await serveWithTokens(t, server);
     const echoed = { status: 200, frame: ok(1, stamped({ content: [{ type: 'text', text: 'echo' }] })) };
     for (let i = 0; i < 3; i++) assert.deepEqual(await postModern(url, 'alice', call('echo')), echoed);
@@ -159,12 +168,12 @@ test(
 );
 
 test(
-  'recipe, rate limit per principal: a full table drops the window that started first, whose principal starts afresh',
+  'recipe, rate limit per client: a full table drops the window that started first, whose client starts afresh',
   T,
   async (t) => {
     const { server, runs } = echoServer();
     let clock = 0;
-    server.intercept(rateLimit({ limit: 1, windowMs: 1000, maxPrincipals: 2, now: () => clock }));
+    server.intercept(rateLimit({ limit: 1, windowMs: 1000, maxClients: 2, now: () => clock }));
     const url = await serveWithTokens(t, server);
     const served = async (token: string) => (await postModern(url, token, call('echo'))).frame.result.isError !== true;
     assert.equal(await served('alice'), true);
@@ -180,6 +189,36 @@ test(
     assert.equal(await served('alice'), true);
     assert.equal(await served('carol'), false);
     assert.equal(runs.echo, 6);
+  },
+);
+
+test(
+  'recipe, rate limit per client: without a token each HTTP peer has a window of its own, not one shared by all',
+  T,
+  async (t) => {
+    const { server, runs } = echoServer();
+    server.intercept(rateLimit({ limit: 1, windowMs: 60_000, maxClients: 16, now: () => 0 }));
+    // The fetch adapter takes the peer's address from the runtime: two clients, neither with a token.
+    const handle = createFetchHandler(server);
+    t.after(() => handle.close());
+    const served = async (remoteAddress?: string) => {
+      const frame = call('echo');
+      const request = new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: modernHeaders(frame),
+        body: JSON.stringify(frame),
+      });
+      const answer = await frameOf(await handle(request, remoteAddress === undefined ? {} : { remoteAddress }));
+      return answer.result.isError !== true;
+    };
+    assert.equal(await served('192.0.2.1'), true);
+    assert.equal(await served('192.0.2.1'), false);
+    assert.equal(await served('192.0.2.2'), true); // another peer: its own window
+    assert.equal(await served('192.0.2.2'), false);
+    // A runtime that gives no address: the caller, '' for every such request, so one window for them all.
+    assert.equal(await served(), true);
+    assert.equal(await served(), false);
+    assert.equal(runs.echo, 3);
   },
 );
 
@@ -260,6 +299,12 @@ test('recipe, audit log: one record per served request with method, caller, outc
 function forecastServer(options: { maxEntries?: number; maxBytes?: number; now?: () => number } = {}) {
   const server = createServer(INFO, { logger: new MemoryLogger() });
   const runs = { forecast: 0, ask: 0, other: 0 };
+  const cache = {
+    maxEntries: options.maxEntries ?? 100,
+    maxBytes: options.maxBytes ?? 1 << 20,
+    ttlMs: 60_000,
+    now: options.now,
+  };
   server.tool(
     'forecast',
     {
@@ -267,39 +312,34 @@ function forecastServer(options: { maxEntries?: number; maxBytes?: number; now?:
       inputSchema: { type: 'object', properties: { city: { type: 'string' }, pad: { type: 'string' } } },
       outputSchema: { type: 'number' },
     },
-    ({ city, pad }: { city?: string; pad?: string }) => {
+    cached(({ city, pad }: { city?: string; pad?: string }) => {
       runs.forecast += 1;
       if (city === 'Atlantis') throw new ToolError('no such city');
       return { content: [{ type: 'text', text: `${city}${pad ?? ''}` }], structuredContent: runs.forecast };
-    },
+    }, cache),
   );
   // Asks for a unit, unless told to take the default (and not given one all the same).
   const askSchema = { type: 'object', properties: { usual: { type: 'boolean' } } } as const;
-  server.tool('ask', { annotations: { readOnlyHint: true }, inputSchema: askSchema }, async ({ usual }, ctx) => {
-    runs.ask += 1;
-    if (usual === true && ctx.inputResponses === undefined) return { content: [{ type: 'text', text: 'C' }] };
-    if (ctx.inputResponses?.unit === undefined)
-      return inputRequired({ unit: elicitInput({ message: 'Unit?', requestedSchema: { type: 'object' } }) });
-    return { content: [{ type: 'text', text: JSON.stringify(ctx.inputResponses.unit) }] };
-  });
+  server.tool(
+    'ask',
+    { annotations: { readOnlyHint: true }, inputSchema: askSchema },
+    cached(async ({ usual }: { usual?: boolean }, ctx) => {
+      runs.ask += 1;
+      if (usual === true && ctx.inputResponses === undefined) return { content: [{ type: 'text', text: 'C' }] };
+      if (ctx.inputResponses?.unit === undefined)
+        return inputRequired({ unit: elicitInput({ message: 'Unit?', requestedSchema: { type: 'object' } }) });
+      return { content: [{ type: 'text', text: JSON.stringify(ctx.inputResponses.unit) }] };
+    }, cache),
+  );
   server.tool('other', { inputSchema: { type: 'object' } }, () => {
     runs.other += 1;
-    return { content: [{ type: 'text', text: 'not read-only' }] };
+    return { content: [{ type: 'text', text: 'not cached' }] };
   });
-  server.intercept(
-    cacheResults({
-      tools: new Set(['forecast', 'ask']),
-      maxEntries: options.maxEntries ?? 100,
-      maxBytes: options.maxBytes ?? 1 << 20,
-      ttlMs: 60_000,
-      now: options.now,
-    }),
-  );
   return { server, runs };
 }
 
 test(
-  'recipe, response cache for a read-only tool: a repeat call skips the handler; another principal or protocol version misses',
+  'recipe, response cache for a read-only tool: a repeat call skips the handler, in either era; another principal misses',
   T,
   async (t) => {
     let clock = 0;
@@ -312,25 +352,25 @@ test(
     await postModern(url, 'alice', call('forecast', { city: 'Rome' })); // other arguments
     assert.deepEqual((await postModern(url, 'bob', call('forecast', { city: 'Oslo' }))).frame, ok(1, oslo(3)));
     assert.equal(runs.forecast, 3);
-    // The same principal at 2025-11-25: its own entry, shaped for that version ({result} around a non-object value).
+    // The same principal at 2025-11-25: the handler's own answer is held, so the same entry serves it, shaped for that
+    // version afterwards ({result} around a non-object value).
     const session = await legacySession(url, 'alice');
-    const legacyOslo = { content: [{ type: 'text', text: 'Oslo' }], structuredContent: { result: 4 } };
+    const legacyOslo = { content: [{ type: 'text', text: 'Oslo' }], structuredContent: { result: 1 } };
     assert.deepEqual(await session('tools/call', { name: 'forecast', arguments: { city: 'Oslo' } }), ok(1, legacyOslo));
-    assert.deepEqual(await session('tools/call', { name: 'forecast', arguments: { city: 'Oslo' } }), ok(2, legacyOslo));
-    assert.equal(runs.forecast, 4);
+    assert.equal(runs.forecast, 3);
     // An isError result is never held.
-    for (const id of [3, 4]) {
+    for (const id of [2, 3]) {
       const answer = await session('tools/call', { name: 'forecast', arguments: { city: 'Atlantis' } });
       assert.deepEqual(answer, ok(id, toolError('no such city')));
     }
-    assert.equal(runs.forecast, 6);
-    // A tool not named is never cached.
+    assert.equal(runs.forecast, 5);
+    // A handler not wrapped is never cached.
     await postModern(url, 'alice', call('other'));
     await postModern(url, 'alice', call('other'));
     assert.equal(runs.other, 2);
     clock += 60_000; // expired
-    assert.deepEqual((await postModern(url, 'alice', call('forecast', { city: 'Oslo' }))).frame, ok(1, oslo(7)));
-    assert.deepEqual((await postModern(url, 'alice', call('forecast', { city: 'Oslo' }))).frame, ok(1, oslo(7)));
+    assert.deepEqual((await postModern(url, 'alice', call('forecast', { city: 'Oslo' }))).frame, ok(1, oslo(6)));
+    assert.deepEqual((await postModern(url, 'alice', call('forecast', { city: 'Oslo' }))).frame, ok(1, oslo(6)));
   },
 );
 
@@ -389,6 +429,47 @@ test(
   },
 );
 
+test(
+  'recipe, response cache: a tool hidden from a caller is never answered to it from the cache (2026-07-28 HTTP, no token)',
+  T,
+  async (t) => {
+    // Without a token nothing in the cache key tells these two apart (and every sessionless request has the caller
+    // ''): only the tool's visibility, which reads a header, does.
+    const server = createServer(INFO, { logger: new MemoryLogger() });
+    let runs = 0;
+    const finance = (viewer: Viewer) => viewer.http?.headers['x-team'] === 'finance';
+    const ledger = () => {
+      runs += 1;
+      return { content: [{ type: 'text' as const, text: 'balance: 42' }] };
+    };
+    const cache = { maxEntries: 10, maxBytes: 1 << 16, ttlMs: 60_000 };
+    server.tool(
+      'ledger',
+      { annotations: { readOnlyHint: true }, inputSchema: { type: 'object' }, visible: finance },
+      cached(ledger, cache),
+    );
+    const http = await serveHttp(server, { port: 0 });
+    t.after(() => http.close());
+    const post = async (team: string | undefined, frame: Frame) => {
+      const headers = modernHeaders(frame, team === undefined ? {} : { 'x-team': team });
+      const response = await fetch(http.url, { method: 'POST', headers, body: JSON.stringify(frame) });
+      return { status: response.status, frame: await frameOf(response) };
+    };
+    const balance = { status: 200, frame: ok(1, stamped({ content: [{ type: 'text', text: 'balance: 42' }] })) };
+    assert.deepEqual(await post('finance', call('ledger')), balance);
+    assert.deepEqual(await post('finance', call('ledger')), balance); // from the cache
+    assert.equal(runs, 1);
+    // A guest sees no ledger, and its call is answered as a call of a tool that does not exist.
+    assert.deepEqual((await post('guest', modern('tools/list'))).frame.result.tools, []);
+    const missing = await post('guest', call('nosuch'));
+    const error = { ...missing.frame.error, message: "Invalid params: unknown tool 'ledger'" };
+    const unknown = { ...missing, frame: { ...missing.frame, error } };
+    assert.deepEqual(await post('guest', call('ledger')), unknown);
+    assert.deepEqual(await post(undefined, call('ledger')), unknown); // no team header at all
+    assert.equal(runs, 1);
+  },
+);
+
 /** A 2025 stdio client of `server`: `forecast(city, pad?)` answers the number a call gave (its run, or a cached one). */
 async function forecaster(server: Server) {
   const client = new WireClient(server);
@@ -413,7 +494,7 @@ test('recipe, response cache: bounded by entries, the least recently used going 
 });
 
 test('recipe, response cache: bounded by bytes, a result past the bound never held', T, async () => {
-  // A small entry takes 147 bytes (its key and its JSON), one padded with 380 characters 916, with 500 1156.
+  // A small entry takes 81 bytes (its key and its JSON), one padded with 380 characters 850, with 500 1090.
   const { server, runs } = forecastServer({ maxBytes: 1000 });
   const { client, forecast } = await forecaster(server);
   for (const city of ['A', 'B', 'C']) await forecast(city);
@@ -515,15 +596,18 @@ test(
         annotations: { readOnlyHint: true },
         inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
       },
-      async ({ city }: { city?: string }, ctx) => {
-        runs += 1;
-        // Nowhere never answers: only the timeout does, which aborts the signal this waits on.
-        if (city === 'Nowhere') {
-          waiting.resolve();
-          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-        }
-        return { content: [{ type: 'text', text: `${city}: 21` }] };
-      },
+      cached(
+        async ({ city }: { city?: string }, ctx) => {
+          runs += 1;
+          // Nowhere never answers: only the timeout does, which aborts the signal this waits on.
+          if (city === 'Nowhere') {
+            waiting.resolve();
+            await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+          }
+          return { content: [{ type: 'text', text: `${city}: 21` }] };
+        },
+        { maxEntries: 1000, maxBytes: 8 * 1024 * 1024, ttlMs: 60_000, now: () => 0 },
+      ),
     );
     const records: AuditRecord[] = [];
     const { timers, start } = manualTimers();
@@ -540,7 +624,9 @@ test(
     for (let i = 0; i < 59; i++)
       assert.deepEqual(await forecast('Oslo'), { content: [{ type: 'text', text: 'Oslo: 21' }] });
     assert.equal(runs, 1); // one run, 58 hits
-    assert.equal(timers.length, 1); // a hit starts no timer
+    // The cache is in the handler, inside the timeout: a hit's timer is cancelled as soon as it answers.
+    assert.deepEqual(new Set(timers.map(({ cancelled }) => cancelled)), new Set([true]));
+    assert.equal(timers.length, 59);
     client.send({
       jsonrpc: '2.0',
       id: 'slow',
@@ -548,7 +634,7 @@ test(
       params: { name: 'forecast', arguments: { city: 'Nowhere' } },
     });
     await waiting.promise; // its timer started before the handler did
-    timers[1]!.fire();
+    timers[59]!.fire();
     assert.equal((await client.response('slow')).result.content[0].text, "tool 'forecast' timed out after 10000 ms");
     assert.deepEqual(await forecast('Oslo'), toolError('rate limited, retry in 60 s')); // the 61st request
     await client.end();

@@ -738,3 +738,118 @@ test('a visible that is not a function is a TypeError at registration and at upd
   );
   await client.close();
 });
+
+test(
+  'a visible that returns a promise fails the request -32603, and the log says a predicate must answer at once',
+  T,
+  async (t) => {
+    const { server, logger } = quietServer();
+    server.tool('later', { visible: (async () => true) as unknown as Visibility }, () => text('later'));
+    const legacy = await legacyStdio(t, server, 'admin');
+    const modernClient = new WireClient(server);
+    t.after(() => modernClient.end());
+    const internal = (id: Id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } });
+    assert.deepEqual(await legacy.request('tools/list', undefined, 1), internal(1));
+    assert.deepEqual(await legacy.request('tools/call', { name: 'later' }, 2), internal(2));
+    modernClient.send(modernAs('admin', 'tools/list', {}, 3));
+    assert.deepEqual(await modernClient.response(3), internal(3));
+    modernClient.send(modernAs('admin', 'tools/call', { name: 'later', arguments: {} }, 4));
+    assert.deepEqual(await modernClient.response(4), internal(4));
+    assert.deepEqual(
+      logger.errors.map(({ error }) => [(error as Error).name, (error as Error).message]),
+      Array(4).fill(['TypeError', 'a visible predicate must answer true or false at once, not a promise']),
+    );
+  },
+);
+
+for (const wire of WIRES.filter(({ name }) => name.startsWith('stdio'))) {
+  test(
+    `${wire.name}: a template's throwing predicate is asked only for URIs it matches: other reads, and completion of another template, are served`,
+    T,
+    async (t) => {
+      const { server, logger } = quietServer();
+      const failure = new Error('predicate bug');
+      server.resourceTemplate(
+        'broken://{x}',
+        {
+          name: 'broken',
+          visible: () => {
+            throw failure;
+          },
+        },
+        (uri) => ({ contents: [{ uri, text: 'broken' }] }),
+      );
+      server.resourceTemplate('doc://{name}', { name: 'docs', complete: { name: () => ['intro'] } }, (uri) => ({
+        contents: [{ uri, text: 'doc' }],
+      }));
+      const guest = await (await wire.open(t, server))('guest');
+      const read = await guest('resources/read', { uri: 'doc://intro' });
+      assert.equal(read.frame.result?.contents[0].text, 'doc', JSON.stringify(read.frame));
+      const completion = await guest('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'doc://{name}' },
+        argument: { name: 'name', value: '' },
+      });
+      assert.deepEqual(completion.frame.result?.completion.values, ['intro'], JSON.stringify(completion.frame));
+      assert.deepEqual(logger.errors, []);
+      // The template's own URI asks it, and fails as a throwing predicate does.
+      const broken = await guest('resources/read', { uri: 'broken://1' });
+      assert.deepEqual(broken.frame.error, { code: -32603, message: 'Internal error' });
+      assert.deepEqual(
+        logger.errors.map(({ error }) => error),
+        [failure],
+      );
+    },
+  );
+}
+
+test(
+  '2026-07-28: a URI a guarded resource serves is cacheScope private for every caller, also when a public template answers the guest; a URI only unguarded registrations serve keeps its hints',
+  T,
+  async (t) => {
+    const { server } = quietServer({ cache: { ttlMs: 1000, scope: 'public' } });
+    server.resource('r://report', { name: 'report', visible: ADMIN, cache: { ttlMs: 5, scope: 'public' } }, (uri) => ({
+      contents: [{ uri, text: 'report' }],
+    }));
+    server.resourceTemplate('r://{page}', { name: 'pages', cache: { ttlMs: 9, scope: 'public' } }, (uri) => ({
+      contents: [{ uri, text: 'page' }],
+    }));
+    const client = new WireClient(server);
+    t.after(() => client.end());
+    const read = async (who: Who, uri: string, id: Id) => {
+      client.send(modernAs(who, 'resources/read', { uri }, id));
+      const { result } = await client.response(id);
+      return [result.contents[0].text, result.ttlMs, result.cacheScope];
+    };
+    assert.deepEqual(await read('guest', 'r://report', 1), ['page', 9, 'private']);
+    assert.deepEqual(await read('admin', 'r://report', 2), ['report', 5, 'private']);
+    assert.deepEqual(await read('guest', 'r://about', 3), ['page', 9, 'public']);
+  },
+);
+
+test(
+  "2026-07-28 HTTP without auth: a guarded tool's predicate sees caller '' and the envelope's clientInfo, the same at the arrival check as at the call",
+  T,
+  async (t) => {
+    const { server } = quietServer();
+    const seen: unknown[] = [];
+    server.tool(
+      'guarded',
+      {
+        visible: ({ caller, clientInfo, auth, era }) => {
+          seen.push({ caller, clientInfo, auth, era });
+          return true;
+        },
+      },
+      () => text('served'),
+    );
+    const http = await serveHttp(server, { port: 0, keepAliveMs: 0 });
+    t.after(() => http.close());
+    const clientInfo = { name: 'anonymous-client', version: '2.0.0' };
+    const frame = modern('tools/call', { name: 'guarded', arguments: {} }, 'g', { [CLIENT_INFO]: clientInfo });
+    const response = await raw(http.url, { headers: modernHeaders(frame), body: JSON.stringify(frame) });
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.json.result.content, text('served').content);
+    const viewer = { caller: '', clientInfo, auth: undefined, era: 'modern' };
+    assert.deepEqual(seen, [viewer, viewer], 'asked once on arrival, once by the call');
+  },
+);
