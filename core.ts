@@ -52,7 +52,7 @@ export {
   urlElicitationRequired,
 } from './input.ts';
 export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.ts';
-export { ErrorCode, ProtocolError } from './jsonrpc.ts';
+export { ErrorCode, insufficientScope, ProtocolError } from './jsonrpc.ts';
 export type { Handshake } from './legacy.ts';
 export { missingCapability } from './modern.ts';
 export type { ChangeEvent, Registration } from './registry.ts';
@@ -217,6 +217,8 @@ export interface TransportSide {
     params: Record<string, unknown>,
     extras: FrameExtras & { envelope: Envelope },
   ): readonly HeaderParam[];
+  /** Every scope a registered tool, resource, template or prompt needs (an HTTP endpoint's `scopes_supported`). */
+  scopesInUse(): string[];
 }
 
 /** A resource, template or prompt after `update()`: fields merged, handler replaced, `cache` checked (at `where`). */
@@ -296,6 +298,14 @@ export class Server {
       routingParam: (method) => routingParam(model, method),
       readEnvelope,
       checkArrival: (method, params, extras) => checkArrival(model, method, params, extras)?.headerParams ?? [],
+      scopesInUse: () => {
+        const registries = [model.tools, model.resources, model.templates, model.prompts];
+        const items = registries.flatMap((registry) => [
+          ...registry.registered('legacy'),
+          ...registry.registered('modern'),
+        ]);
+        return [...new Set(items.flatMap((item) => item.definition.scopes ?? []))];
+      },
     };
     if (bus !== undefined) this.#subscribeTo(bus);
   }

@@ -5,7 +5,7 @@
 
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
-import { type ChangeHub, type Registry, shows } from './registry.ts';
+import { type ChangeHub, type Registry, reachable, shows } from './registry.ts';
 import { formatPath } from './schema.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
 import {
@@ -501,7 +501,7 @@ export async function readResource(
   else
     for (const entry of model.templates.served(ctx.era)) {
       const variables = entry.template.match(uri);
-      if (variables === undefined || !shows(entry, ctx)) continue;
+      if (variables === undefined || !reachable(entry, ctx)) continue;
       result = await entry.handler(uri, variables, ctx);
       break;
     }
@@ -533,7 +533,8 @@ export function mayView(model: ServerModel, era: Era, uri: string, viewer: Viewe
   const { resources, templates } = model;
   if (!resources.guarded(era) && !templates.guarded(era)) return true;
   try {
-    if (resources.get(uri, era, viewer) !== undefined) return true;
+    const fixed = resources.find(uri, era);
+    if (fixed !== undefined && shows(fixed, viewer)) return true;
     return templates.served(era).some((entry) => entry.template.match(uri) !== undefined && shows(entry, viewer));
   } catch (error) {
     model.settings.logger.error(`a visibility predicate failed: the update of '${uri}' is not sent`, error);

@@ -242,6 +242,16 @@ export function invalidParams(message: string, data?: unknown): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`, data);
 }
 
+/**
+ * The refusal of a request its token's scopes do not cover (MCP 2025-11-25, Authorization, Scope Challenge Handling):
+ * `-32600` naming `requiredScopes`; HTTP answers it 403 with the `insufficient_scope` challenge (docs/api.md, Scopes).
+ */
+export function insufficientScope(requiredScopes: readonly string[]): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidRequest, 'Forbidden: insufficient scope', {
+    requiredScopes: [...requiredScopes],
+  });
+}
+
 /** A `-32601` ProtocolError with the method name as `data`. */
 export function methodNotFound(method: string): ProtocolError {
   return new ProtocolError(ErrorCode.MethodNotFound, 'Method not found', method);

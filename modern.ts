@@ -276,7 +276,7 @@ export function checkArrival(
   try {
     return tools.get(params.name, 'modern', { era: 'modern', ...envelope, caller, http, auth });
   } catch {
-    return undefined; // a predicate that throws fails the request where it is served (-32603, logged there)
+    return undefined; // a predicate's throw or a scope refusal: answered where the request is served
   }
 }
 

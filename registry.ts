@@ -2,7 +2,7 @@
 // opaque pagination cursors, and the change hub that carries list-changed, resource-updated and extensions' keyed
 // events to every live connection. Owns no per-connection state; a listener is removed by the connection that added it.
 
-import { fromBase64, invalidParams, toBase64Url, utf8 } from './jsonrpc.ts';
+import { fromBase64, insufficientScope, invalidParams, toBase64Url, utf8 } from './jsonrpc.ts';
 import type { Era, KeyedEvent, Viewer, Visibility } from './types.ts';
 
 /** A change the server announces: a list changed, one resource was updated, or an extension's keyed notification. */
@@ -64,12 +64,12 @@ export function decodeCursor(cursor: unknown, length: number, tag: string): numb
   throw invalidParams('params.cursor is not a cursor this server issued');
 }
 
-/** Each era's enabled items, then everything registered for it; `guarded`: the eras where an item has a predicate. */
+/** Each era's enabled items, then everything registered for it; `guarded`: the eras where who asks matters. */
 type Views<T> = Record<'legacy' | 'modern' | 'legacyAll' | 'modernAll', T[]> & { guarded: Record<Era, boolean> };
-type Item = { era: Era | undefined; definition: { visible?: Visibility } };
+type Item = { era: Era | undefined; definition: { visible?: Visibility; scopes?: readonly string[] } };
 
-/** Whether `viewer` may see `item` (only a predicate's `true` shows it); no viewer sees only unguarded items. */
-export function shows(item: Item, viewer: Viewer | undefined): boolean {
+/** Whether `item`'s predicate shows it to `viewer` (docs/api.md, Visibility): only `true` does; no viewer sees none. */
+function passes(item: Item, viewer: Viewer | undefined): boolean {
   const visible = item.definition.visible;
   if (visible === undefined) return true;
   const shown: unknown = viewer === undefined ? false : visible(viewer);
@@ -78,6 +78,32 @@ export function shows(item: Item, viewer: Viewer | undefined): boolean {
     throw new TypeError('a visible predicate must answer true or false at once, not a promise');
   return shown === true;
 }
+
+/** `item`'s scopes when `viewer`'s token lacks one of them (a request without a token lacks them all). */
+function lacking(item: Item, viewer: Viewer | undefined): readonly string[] | undefined {
+  const { scopes } = item.definition;
+  if (scopes === undefined || scopes.length === 0) return undefined;
+  const held = viewer?.auth?.scopes;
+  return Array.isArray(held) && scopes.every((scope) => held.includes(scope)) ? undefined : scopes;
+}
+
+/** Whether a listing shows `item` to `viewer`: its predicate shows it and the token holds its scopes. */
+export function shows(item: Item, viewer: Viewer | undefined): boolean {
+  return passes(item, viewer) && lacking(item, viewer) === undefined;
+}
+
+/**
+ * Whether `viewer` may use the `item` it names: false when its predicate hides it (as a missing one); short of its
+ * scopes, the refusal naming them is thrown, so that the client can ask for them (docs/api.md, Scopes).
+ */
+export function reachable(item: Item, viewer: Viewer | undefined): boolean {
+  if (!passes(item, viewer)) return false;
+  const scopes = lacking(item, viewer);
+  if (scopes !== undefined) throw insufficientScope(scopes);
+  return true;
+}
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
 export interface Registration<Changes> {
@@ -108,10 +134,13 @@ export class Registry<T extends Item> {
     this.#onChange = onChange;
   }
 
-  /** The item under `key` if `era` serves it to `viewer`; one disabled, of the other era or hidden is as a missing one. */
+  /**
+   * The item under `key` if `era` serves it to `viewer`; one disabled, of the other era or hidden is as a missing one,
+   * and one whose scopes the viewer's token lacks is refused (`reachable`).
+   */
   get(key: string, era: Era, viewer: Viewer | undefined): T | undefined {
     const item = this.find(key, era);
-    return item === undefined || !shows(item, viewer) ? undefined : item;
+    return item === undefined || !reachable(item, viewer) ? undefined : item;
   }
 
   /** The enabled item under `key` if `era` serves it, whoever asks (what exists, before who may see it). */
@@ -125,7 +154,7 @@ export class Registry<T extends Item> {
    * for an update (a throw leaves the item as it was). */
   register<C>(key: string, item: T, rebuild: (current: T, changes: C) => T): Registration<C> {
     if (this.#items.has(key)) throw new Error(`${this.#kind} '${key}' is already registered`);
-    this.#checkVisible(key, item);
+    this.#checkAccess(key, item);
     this.#items.set(key, item);
     this.#changed();
     let current: T | undefined = item;
@@ -150,7 +179,7 @@ export class Registry<T extends Item> {
         this.#changed();
       },
       update: (changes: C) => {
-        current = this.#checkVisible(key, rebuild(live('update'), changes));
+        current = this.#checkAccess(key, rebuild(live('update'), changes));
         this.#items.set(key, current); // an existing key keeps its position in a Map
         this.#changed();
       },
@@ -162,11 +191,13 @@ export class Registry<T extends Item> {
     };
   }
 
-  /** Refuses a `visible` that is not a predicate (an object would read as always hidden, silently). */
-  #checkVisible(key: string, item: T): T {
-    const { visible } = item.definition;
+  /** Refuses a `visible` that is not a predicate (read as always hidden, silently) and scopes that are no tokens. */
+  #checkAccess(key: string, item: T): T {
+    const { visible, scopes } = item.definition;
     if (visible !== undefined && typeof visible !== 'function')
       throw new TypeError(`${this.#kind} '${key}': visible must be a function of the request`);
+    if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every((scope) => SCOPE_TOKEN.test(scope))))
+      throw new TypeError(`${this.#kind} '${key}': scopes must be an array of OAuth scope tokens (RFC 6749 §3.3)`);
     return item;
   }
 
@@ -191,7 +222,7 @@ export class Registry<T extends Item> {
     return this.#views()[era];
   }
 
-  /** Whether an item `era` serves has a visibility predicate: its listings then depend on the caller. */
+  /** Whether an item `era` serves has a visibility predicate or scopes: its listings then depend on the caller. */
   guarded(era: Era): boolean {
     return this.#views().guarded[era];
   }
@@ -202,7 +233,7 @@ export class Registry<T extends Item> {
     const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [], guarded };
     for (const [key, item] of this.#items) {
       const enabled = !this.#disabled.has(key);
-      if (item.definition.visible !== undefined) {
+      if (item.definition.visible !== undefined || (item.definition.scopes?.length ?? 0) > 0) {
         guarded.legacy ||= item.era !== 'modern';
         guarded.modern ||= item.era !== 'legacy';
       }

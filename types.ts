@@ -140,6 +140,8 @@ export interface ToolDefinition<In extends ToolSchema = ToolSchema, Out extends 
   era?: Era;
   /** Shown to a request only when this answers true: else unlisted and uncallable, as a missing tool (docs/api.md). */
   visible?: Visibility;
+  /** Scopes a caller's token must hold: else unlisted, and a call is refused naming them (docs/api.md, Scopes). */
+  scopes?: string[];
 }
 
 /** A resource's metadata, given to `server.resource()`. */
@@ -156,6 +158,8 @@ export interface ResourceDefinition {
   era?: Era;
   /** Shown to a request only when this answers true: else unlisted and unreadable, as a missing resource. */
   visible?: Visibility;
+  /** Scopes a caller's token must hold: else unlisted, and a read is refused naming them. */
+  scopes?: string[];
   /** The caching hints of the `resources/read` results it serves (2026-07-28), over the server's (docs/api.md). */
   cache?: CacheHint;
 }
@@ -204,6 +208,8 @@ export interface PromptDefinition {
   era?: Era;
   /** Shown to a request only when this answers true: else unlisted, as a missing prompt. */
   visible?: Visibility;
+  /** Scopes a caller's token must hold: else unlisted, and a get is refused naming them. */
+  scopes?: string[];
   /** Completion for prompt arguments, by argument name. */
   complete?: Record<string, Completer>;
 }
@@ -251,6 +257,8 @@ export interface AuthInfo {
   scopes: string[];
   /** Expiry in seconds since the epoch; an expired token is refused as invalid. */
   expiresAt?: number;
+  /** The resources the token was issued for (its `aud`, RFC 8707): one must be this server, else it is refused. */
+  audience?: string[];
   extra?: Record<string, unknown>;
 }
 
