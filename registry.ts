@@ -103,7 +103,10 @@ export function reachable(item: Item, viewer: Viewer | undefined): boolean {
   return true;
 }
 
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII but space, `"` and `\`, so it sits quoted in a header. */
+export function isScopeToken(value: unknown): value is string {
+  return typeof value === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(value);
+}
 
 /** What `server.tool()`, `resource()`, `resourceTemplate()` and `prompt()` return: the registration, changeable at runtime. */
 export interface Registration<Changes> {
@@ -196,7 +199,7 @@ export class Registry<T extends Item> {
     const { visible, scopes } = item.definition;
     if (visible !== undefined && typeof visible !== 'function')
       throw new TypeError(`${this.#kind} '${key}': visible must be a function of the request`);
-    if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every((scope) => SCOPE_TOKEN.test(scope))))
+    if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every(isScopeToken)))
       throw new TypeError(`${this.#kind} '${key}': scopes must be an array of OAuth scope tokens (RFC 6749 §3.3)`);
     return item;
   }

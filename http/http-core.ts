@@ -194,9 +194,11 @@ export class HttpCore {
     this.#server = server;
     this.#options = options;
     this.#table = new SessionTable(options.maxSessions ?? 10_000);
-    this.#guard = new HttpGuard(options, options.sessions !== false, server.transport.logger);
+    const { transport } = server;
+    this.#guard = new HttpGuard(options, options.sessions !== false, transport.logger, () => transport.scopesInUse());
     this.#streams = new StreamBudget(options.maxStreams ?? 10_000);
-    this.#modern = new ModernExchanges(server, this.#streams);
+    const stepUp: HttpGuard['stepUp'] = (reply, response) => this.#guard.stepUp(reply, response);
+    this.#modern = new ModernExchanges(server, this.#streams, stepUp);
     if (options.sharedSessions !== undefined) {
       const shared = new SharedSessions(options.sharedSessions, server.transport.logger);
       this.#shared = shared;
@@ -220,6 +222,7 @@ export class HttpCore {
       retryMs: options.retryMs ?? 1000,
       endStreamAfterPriming: predicate(options.endStreamAfterPriming, server.transport.logger),
       streams: this.#streams,
+      stepUp,
     };
     if (options.sessions !== false) {
       const idleMs = options.sessionIdleMs ?? 30 * 60_000;

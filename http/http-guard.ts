@@ -1,9 +1,11 @@
 // The gate of every HTTP exchange before MCP sees it: Host and Origin (DNS-rebinding protection), CORS, the endpoint
 // path, the HTTP method and Content-Type, and authorization as an OAuth 2.1 resource server (MCP authorization; RFC
-// 6750 bearer tokens verified by the author's hook, RFC 9728 metadata and challenges); plus which principal owns a
-// 2025 session. Answers refusals itself; never reads a body and never dispatches a frame.
+// 6750 bearer tokens verified by the author's hook, their audience, RFC 9728 metadata and challenges, the 403 step-up
+// of a request refused for want of scope); plus which principal owns a 2025 session. Answers refusals itself; never
+// reads a body and never dispatches a frame.
 
-import { ErrorCode, errorResponse } from '../jsonrpc.ts';
+import { ErrorCode, errorResponse, isPlainObject, type JsonRpcResponse } from '../jsonrpc.ts';
+import { isScopeToken } from '../registry.ts';
 import { principalOf } from '../request.ts';
 import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from '../types.ts';
 import { type HeaderBag, type Reply, single } from './exchange.ts';
@@ -56,11 +58,14 @@ export interface GuardOptions {
   cors?: { origins: string[] | '*'; maxAgeSeconds?: number };
   /**
    * OAuth 2.1 resource server: every MCP request (POST, GET, DELETE) needs `Authorization: Bearer <token>` accepted
-   * by `verifyToken`, else 401 (`WWW-Authenticate: Bearer resource_metadata="…"`, plus `error="invalid_token"` when a
-   * token was sent) or 403 `insufficient_scope`; the JSON-RPC body is error -32600 with id null. The RFC 9728 metadata
-   * is served to GET at `/.well-known/oauth-protected-resource` and its path-suffixed forms (Host check applies, the
-   * Origin check does not: it is a public document). Handlers see the identity as `ctx.auth`; a 2025 session belongs
-   * to the principal (issuer, subject, client) that created it: another one gets 404 Session not found.
+   * by `verifyToken` (and issued for this resource, when it reports an `audience`), else 401
+   * (`WWW-Authenticate: Bearer resource_metadata="…"`, plus `error="invalid_token"` when a token was sent) or 403
+   * `insufficient_scope`; the JSON-RPC body is error -32600 with id null. A request refused for an item's `scopes`
+   * gets 403 with the step-up challenge (docs/api.md, Scopes). The RFC 9728 metadata is served to GET at
+   * `/.well-known/oauth-protected-resource` and its path-suffixed forms (Host check applies, the Origin check does
+   * not: it is a public document), its `scopes_supported` completed with the scopes in use. Handlers see the
+   * identity as `ctx.auth`; a 2025 session belongs to the principal (issuer, subject, client) that created it:
+   * another one gets 404 Session not found.
    */
   auth?: AuthOptions;
 }
@@ -70,20 +75,44 @@ export class HttpGuard {
   readonly #sessions: boolean;
   readonly #logger: Logger;
   readonly #hosts: string[];
-  /** With `auth`: the metadata URL named in challenges, the paths the metadata is served at, each session's owner. */
+  /** The scopes registered items need (TransportSide.scopesInUse), read when the metadata is served. */
+  readonly #scopesInUse: () => string[];
+  /**
+   * With `auth`: the metadata URL named in challenges, the paths the metadata is served at, the resource as a token's
+   * audience is compared with it (canonicalResource), each session's owner.
+   */
   readonly #metadataUrl: string | undefined;
   readonly #metadataPaths: Set<string> | undefined;
+  readonly #resource: string | undefined;
   readonly #owners = new WeakMap<Session, string>();
 
-  constructor(options: GuardOptions, sessions: boolean, logger: Logger) {
+  constructor(options: GuardOptions, sessions: boolean, logger: Logger, scopesInUse: () => string[]) {
     this.#options = options;
     this.#sessions = sessions;
     this.#logger = logger;
+    this.#scopesInUse = scopesInUse;
     this.#hosts = (options.allowedHosts ?? LOCAL_HOSTS).map((host) => host.toLowerCase());
     if (options.auth !== undefined) {
       this.#metadataUrl = options.auth.resourceMetadataUrl ?? metadataUrlOf(options.auth.resourceMetadata.resource);
       this.#metadataPaths = metadataPaths(options.auth, options.path);
+      this.#resource = canonicalResource(options.auth.resourceMetadata.resource);
     }
+  }
+
+  /**
+   * The RFC 9728 document as served: the author's, its `scopes_supported` completed with `requiredScopes` and the
+   * scopes registered items need, so that a client can discover them (computed when served: items come and go).
+   * Stable order: the author's first, then the required ones, then those in use, each once.
+   */
+  #metadata(): ProtectedResourceMetadata {
+    const auth = this.#options.auth!;
+    const document = auth.resourceMetadata;
+    const scopes = new Set([
+      ...(document.scopes_supported ?? []),
+      ...(auth.requiredScopes ?? []),
+      ...this.#scopesInUse(),
+    ]);
+    return scopes.size === 0 ? document : { ...document, scopes_supported: [...scopes] };
   }
 
   /**
@@ -124,7 +153,7 @@ export class HttpGuard {
       return false;
     }
     if (method === 'GET' && this.#metadataPaths?.has(path) === true) {
-      reply.send(200, this.#options.auth!.resourceMetadata, { 'cache-control': 'max-age=3600' });
+      reply.send(200, this.#metadata(), { 'cache-control': 'max-age=3600' });
       return false;
     }
     if (origin !== undefined && !corsAllowed && !this.#originAllowed(origin, hosts)) {
@@ -221,8 +250,22 @@ export class HttpGuard {
       try {
         info = await auth.verifyToken(token, reply.http ?? { headers: reply.headers });
       } catch (failure) {
-        this.#logger.error('auth.verifyToken threw; the token is treated as invalid', failure);
-        invalid();
+        const retryAfter = unavailableFor(failure);
+        if (retryAfter === undefined) {
+          this.#logger.error('auth.verifyToken threw; the token is treated as invalid', failure);
+          invalid();
+        } else {
+          // The token was not checked: a 401 would make the client drop a good token and re-authorize.
+          this.#logger.error('auth.verifyToken cannot verify tokens now; answered 503', failure);
+          reply.send(
+            503,
+            errorResponse(null, {
+              code: ErrorCode.InternalError,
+              message: 'Service Unavailable: the bearer token cannot be verified now',
+            }),
+            { 'retry-after': String(retryAfter) },
+          );
+        }
         return;
       }
       if (gone) return;
@@ -235,18 +278,61 @@ export class HttpGuard {
         invalid();
         return;
       }
+      // RFC 8707, MCP 2025-11-25 Authorization (Token Audience Binding and Validation): a token issued for another
+      // resource is never served, whatever its scopes. No audience reported: the verifier vouched for it.
+      if (info.audience !== undefined && !this.#issuedForThis(info.audience)) {
+        refuse(401, 'Unauthorized: the bearer token is not valid', {
+          error: 'invalid_token',
+          description: 'The access token was not issued for this resource',
+          scope: required,
+        });
+        return;
+      }
       const scopes = Array.isArray(info.scopes) ? info.scopes : [];
       if (required.some((scope) => !scopes.includes(scope))) {
+        // The granted scopes too, as the per-item step-up names them (stepUp): re-authorizing loses none of them.
         refuse(403, 'Forbidden: the bearer token lacks a required scope', {
           error: 'insufficient_scope',
           description: `Required scopes: ${required.join(' ')}`,
-          scope: required,
+          scope: [...new Set([...scopes.filter(isScopeToken), ...required])],
         });
         return;
       }
       reply.auth = info;
       serve();
     })();
+  }
+
+  /** Whether a verified token's `audience` names this resource (a malformed one names none), compared canonically. */
+  #issuedForThis(audience: unknown): boolean {
+    return (
+      Array.isArray(audience) &&
+      audience.some((entry) => typeof entry === 'string' && canonicalResource(entry) === this.#resource)
+    );
+  }
+
+  /**
+   * The headers of the 403 step-up (MCP 2025-11-25, Authorization, Scope Challenge Handling) when `response` is the
+   * refusal of a request for want of scope (jsonrpc.ts insufficientScope: -32600 with `data.requiredScopes`, scope
+   * tokens): `WWW-Authenticate` with `insufficient_scope` and, as `scope`, the token's granted scopes and the
+   * required ones (the spec's recommended approach: a client that re-authorizes with it keeps what it had).
+   * Undefined for any other answer, and without `auth`, where no token holds a scope: the refusal stays in-band.
+   */
+  stepUp(reply: Reply, response: JsonRpcResponse): Record<string, string> | undefined {
+    if (this.#metadataUrl === undefined || !('error' in response)) return undefined;
+    const { code, data } = response.error;
+    const required = isPlainObject(data) ? data.requiredScopes : undefined;
+    // Anything else a handler put there stays in-band: a header carries scope tokens only (RFC 6750 §3).
+    if (code !== ErrorCode.InvalidRequest || !isScopeList(required) || required.length === 0) return undefined;
+    const held: unknown = reply.auth?.scopes; // the verifier's: what is no scope token is left out
+    const granted = Array.isArray(held) ? held.filter(isScopeToken) : [];
+    return {
+      'www-authenticate': challenge(this.#metadataUrl, {
+        error: 'insufficient_scope',
+        description: `Required scopes: ${required.join(' ')}`,
+        scope: [...new Set([...granted, ...required])],
+      }),
+    };
   }
 
   /** Whether this exchange may use this session: with `auth`, only the principal that created it. */
@@ -290,7 +376,10 @@ export interface ProtectedResourceMetadata {
 export interface AuthOptions {
   /**
    * Verifies a bearer token (signature, expiry, audience = this resource…): returns who it stands for, or undefined
-   * when it is not valid. A throw counts as an invalid token (and is logged). An `expiresAt` in the past is refused.
+   * when it is not valid. A throw counts as an invalid token (and is logged), except one whose `status` is 503 (it
+   * could not check the token now: 503 with `Retry-After`, its `retryAfterSeconds`). An `expiresAt` in the past is refused,
+   * and so is an `audience` that does not name `resourceMetadata.resource` (canonicalResource); without one, the
+   * verifier vouches that the token was issued for this resource (docs/http-deployment.md, Authorization).
    */
   verifyToken(token: string, request: HttpRequestInfo): AuthInfo | undefined | Promise<AuthInfo | undefined>;
   resourceMetadata: ProtectedResourceMetadata;
@@ -321,6 +410,41 @@ export function metadataPaths(options: AuthOptions, endpointPath: string | undef
   // An absolute URL (a relative one throws here, when the handler is created).
   if (options.resourceMetadataUrl !== undefined) paths.add(new URL(options.resourceMetadataUrl).pathname);
   return paths;
+}
+
+/**
+ * A resource identifier as a token's audience is compared with this server's (RFC 8707 §2; MCP 2025-11-25,
+ * Authorization, Canonical Server URI): an http(s) URL with its scheme and host lowercased and its default port
+ * dropped (what URL parsing does), and one trailing slash of its path ignored (`https://mcp.example.com/` is
+ * `https://mcp.example.com`, as the spec asks servers to accept both forms); its path, query and fragment stay as
+ * they are. Anything else (an identifier that is no http(s) URL) is compared exactly.
+ */
+export function canonicalResource(resource: string): string {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return resource;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return resource;
+  url.pathname = url.pathname.replace(/\/$/, '');
+  return url.href;
+}
+
+function isScopeList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every(isScopeToken);
+}
+
+/**
+ * A verifier's "cannot verify now" (a throw whose `status` is 503, as mcp-core/jwt's JwksUnavailableError): the
+ * seconds its `retryAfterSeconds` gives (1 when it gives no positive integer); undefined for any other throw, which is
+ * an invalid token.
+ */
+function unavailableFor(failure: unknown): number | undefined {
+  if (typeof failure !== 'object' || failure === null || (failure as { status?: unknown }).status !== 503)
+    return undefined;
+  const seconds = (failure as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0 ? seconds : 1;
 }
 
 function quoted(value: string): string {

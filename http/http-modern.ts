@@ -1,6 +1,7 @@
 // The sessionless 2026-07-28 POST over HTTP (2026-07-28 transports, Streamable HTTP): the envelope, routing-header
 // and Accept checks in the order the spec reports them, then one connection for the one request, answered as one
-// JSON body or as an SSE stream. Closing the response is this era's cancellation. Owns the running modern
+// JSON body or as an SSE stream (a refusal for want of scope: 403 with the guard's step-up challenge, unless the
+// stream began). Closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
 import type { Connection, Envelope, Server } from '../core.ts';
@@ -13,6 +14,7 @@ import {
   isPlainObject,
   isResponse,
   type JsonRpcMessage,
+  type JsonRpcResponse,
   type ProtocolError,
   type RequestId,
   toBase64,
@@ -29,16 +31,22 @@ import {
 } from './exchange.ts';
 import { formatEvent } from './sse.ts';
 
+/** The guard's challenge of an answer refused for want of scope (HttpGuard.stepUp); undefined: none. */
+type StepUp = (reply: Reply, response: JsonRpcResponse) => Record<string, string> | undefined;
+
 /** The 2026-07-28 exchanges of one HTTP endpoint. */
 export class ModernExchanges {
   readonly #server: Server;
   readonly #streams: StreamBudget;
+  readonly #stepUp: StepUp;
   /** Each running exchange's connection, with the way to end its HTTP response when the endpoint closes. */
   readonly #running = new Map<Connection, () => void>();
 
-  constructor(server: Server, streams: StreamBudget) {
+  /** `stepUp`: the guard's challenge of an answer refused for want of scope (HttpGuard.stepUp). */
+  constructor(server: Server, streams: StreamBudget, stepUp: StepUp) {
     this.#server = server;
     this.#streams = streams;
+    this.#stepUp = stepUp;
   }
 
   /** Running requests get `windowMs` to finish, listens end with their final result; then every response ends. */
@@ -109,8 +117,16 @@ export class ModernExchanges {
         if (isResponse(frame)) {
           const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
           const code = 'error' in frame ? frame.error.code : 0;
+          // Refused for want of scope (at the lookup, or by a handler): 403 with the step-up challenge.
+          const challenge = code === 0 ? undefined : this.#stepUp(reply, frame);
           const status =
-            code === ErrorCode.MethodNotFound ? 404 : code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
+            challenge !== undefined
+              ? 403
+              : code === ErrorCode.MethodNotFound
+                ? 404
+                : code === ErrorCode.MissingRequiredClientCapability
+                  ? 400
+                  : 200;
           // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
           if (sink === undefined && !json && status === 200 && !reply.answered)
             sink = this.#streams.open(reply, listen);
@@ -118,7 +134,7 @@ export class ModernExchanges {
             sink.send(formatEvent(text));
             sink.end();
           } else if (!reply.answered) {
-            reply.send(status, new JsonText(text));
+            reply.send(status, new JsonText(text), challenge);
           }
           this.#running.delete(connection);
           connection.close();

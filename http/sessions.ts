@@ -1,6 +1,7 @@
 // 2025-era Streamable HTTP sessions: an initialize creates a session (registered before its answer, removed again if
 // the handshake is refused); each frame of its connection goes to exactly one stream (its POST's body or SSE stream,
-// or a GET stream), stored first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
+// or a GET stream; a refusal for want of scope that is a POST's only frame: 403 with the guard's challenge), stored
+// first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
 // idle reaping end it; a restored one follows its shared record. Never touches another session or a modern request.
 
 import type { Connection, Server } from '../core.ts';
@@ -95,6 +96,8 @@ export interface SessionOptions {
   endStreamAfterPriming: ((request: JsonRpcRequest) => boolean) | undefined;
   /** The endpoint's streams, where a POST's SSE stream opens (uncounted against the budget, counted as open). */
   streams: StreamBudget;
+  /** The guard's challenge of an answer refused for want of scope (HttpGuard.stepUp): its JSON body is a 403. */
+  stepUp(reply: Reply, response: JsonRpcResponse): Record<string, string> | undefined;
 }
 
 /** One 2025 Streamable HTTP session: its legacy connection and the routing of its frames to HTTP exchanges. */
@@ -111,6 +114,7 @@ export class Session {
   readonly #responseMode: 'sse' | 'json';
   readonly #endStreamAfterPriming: SessionOptions['endStreamAfterPriming'];
   readonly #streams: StreamBudget;
+  readonly #stepUp: SessionOptions['stepUp'];
   readonly #registry: SessionRegistry | undefined;
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
@@ -153,6 +157,7 @@ export class Session {
     this.#responseMode = options.responseMode;
     this.#endStreamAfterPriming = options.endStreamAfterPriming;
     this.#streams = options.streams;
+    this.#stepUp = options.stepUp;
     this.assumeInitialized = assumeInitialized;
     this.#postStreams = options.eventStore === undefined ? undefined : new PostStreams(this);
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
@@ -373,11 +378,15 @@ export class Session {
     const text = JSON.stringify(message); // first: a result that cannot be serialized changes nothing here
     for (const id of ids) this.#exchanges.delete(id);
     exchange.open -= ids.length;
-    const { stream } = exchange;
-    if (stream !== undefined)
-      this.#writeLast(stream, text); // a single request's POST: its answer is its last event
-    else if (!exchange.reply.answered)
-      answer(exchange.reply, exchange.answered, 200, new JsonText(text), this.#headers());
+    const { stream, reply } = exchange;
+    if (stream !== undefined) {
+      this.#writeLast(stream, text); // a single request's POST: its answer is its last event (a 200 already sent)
+    } else if (!reply.answered) {
+      // Refused for want of scope before anything was streamed: 403 with the step-up challenge (docs/api.md, Scopes).
+      const challenge = this.#stepUp(reply, message as JsonRpcResponse);
+      const headers = challenge === undefined ? this.#headers() : { ...this.#headers(), ...challenge };
+      answer(reply, exchange.answered, challenge === undefined ? 200 : 403, new JsonText(text), headers);
+    }
   }
 
   /**

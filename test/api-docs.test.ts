@@ -97,6 +97,7 @@ const ENTRY_SECTIONS: Record<string, string[]> = {
     'Extensions',
     'Registration and handles',
     'Visibility',
+    'Scopes',
     'Handler context (`ctx`)',
     'Asking for input: `inputRequired`',
     'Types of `mcp-core`',
@@ -111,6 +112,7 @@ const ENTRY_SECTIONS: Record<string, string[]> = {
   'mcp-core/skills': ['Skills'],
   'mcp-core/skills-fs': ['Skills'],
   'mcp-core/otel': ['`mcp-core/otel`'],
+  'mcp-core/jwt': ['`mcp-core/jwt`'],
   'mcp-core/testing': ['Transports'],
   'mcp-core/protocol': ['`mcp-core/protocol`'],
 };
@@ -173,6 +175,7 @@ const TABLES: { marker: string; file: string; name: string; doc?: keyof typeof D
   { marker: '`ServeHttpOptions` (`serveHttp`;', file: 'http.ts', name: 'ServeHttpOptions', inherits: 'HttpOptions' },
   { marker: '`TestClientOptions` (`connectTestClient`):', file: 'testing.ts', name: 'TestClientOptions' },
   { marker: '`OpenTelemetryOptions` (`traceWithOpenTelemetry`):', file: 'otel/otel.ts', name: 'OpenTelemetryOptions' },
+  { marker: '`JwtVerifierOptions` (`jwtVerifier`):', file: 'jwt/jwt.ts', name: 'JwtVerifierOptions' },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',
     file: 'tasks/tasks-extension.ts',
@@ -257,6 +260,18 @@ const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, str
     marker: '`OpenTelemetryOptions` (`traceWithOpenTelemetry`):',
     files: ['otel/otel.ts'],
     unchecked: { tracer: 'no default (–)', api: 'no default (–)', logger: 'a stderr logger object' },
+  },
+  {
+    marker: '`JwtVerifierOptions` (`jwtVerifier`):',
+    files: ['jwt/jwt.ts'],
+    unchecked: {
+      issuer: 'no default (–)',
+      audience: 'no default (–)',
+      jwksUri: 'no default (–)',
+      algorithms: 'every JwtAlgorithm: a list',
+      fetch: "the runtime's fetch, a function",
+      logger: 'a stderr logger object',
+    },
   },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',

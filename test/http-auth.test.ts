@@ -58,6 +58,9 @@ function setup(logger = new MemoryLogger()): {
     async verifyToken(token, request) {
       seen.push(`${token}@${typeof request.headers.host}`);
       if (token === 'boom') throw new Error('key server unreachable');
+      if (token === 'unverifiable') throw Object.assign(new Error('no key set'), { status: 503, retryAfterSeconds: 7 });
+      if (token === 'unverifiable-anytime') throw Object.assign(new Error('no key set'), { status: 503 });
+      if (token === 'string-throw') throw 'not an error';
       return TOKENS[token];
     },
   };
@@ -229,21 +232,64 @@ test('a verifier that throws counts as an invalid token, and the failure is logg
   }
 });
 
-test('a token lacking a required scope gets 403 insufficient_scope', T, async () => {
-  const { http } = await serve();
-  try {
-    const response = await post(http.url, 'reader', MODERN_CALL, MODERN_HEADERS);
-    assert.equal(response.status, 403);
-    assert.equal(
-      response.headers.get('www-authenticate'),
-      'Bearer error="insufficient_scope", error_description="Required scopes: mcp:tools", ' +
-        `scope="mcp:tools", resource_metadata="${METADATA_URL}"`,
-    );
-    assert.deepEqual(await response.json(), unauthorized('Forbidden: the bearer token lacks a required scope'));
-  } finally {
-    await http.close();
-  }
-});
+test(
+  'a verifier that cannot check tokens now (a throw whose status is 503) gets 503 with Retry-After, never 401; other throws stay 401',
+  T,
+  async () => {
+    const logger = new MemoryLogger();
+    const { http } = await serve(logger);
+    try {
+      const unavailable = {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: 'Service Unavailable: the bearer token cannot be verified now' },
+      };
+      for (const [token, retryAfter] of [
+        ['unverifiable', '7'],
+        ['unverifiable-anytime', '1'],
+      ] as const) {
+        const response = await post(http.url, token, MODERN_CALL, MODERN_HEADERS);
+        assert.equal(response.status, 503, token);
+        assert.equal(response.headers.get('retry-after'), retryAfter, token);
+        assert.equal(response.headers.get('www-authenticate'), null, token);
+        assert.deepEqual(await response.json(), unavailable);
+      }
+      const response = await post(http.url, 'string-throw', MODERN_CALL, MODERN_HEADERS);
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get('www-authenticate'), INVALID_CHALLENGE);
+      assert.deepEqual(
+        logger.errors.map((entry) => entry.message),
+        [
+          'auth.verifyToken cannot verify tokens now; answered 503',
+          'auth.verifyToken cannot verify tokens now; answered 503',
+          'auth.verifyToken threw; the token is treated as invalid',
+        ],
+      );
+    } finally {
+      await http.close();
+    }
+  },
+);
+
+test(
+  'a token lacking a required scope gets 403 insufficient_scope naming the scopes it holds and the required ones',
+  T,
+  async () => {
+    const { http } = await serve();
+    try {
+      const response = await post(http.url, 'reader', MODERN_CALL, MODERN_HEADERS);
+      assert.equal(response.status, 403);
+      assert.equal(
+        response.headers.get('www-authenticate'),
+        'Bearer error="insufficient_scope", error_description="Required scopes: mcp:tools", ' +
+          `scope="profile mcp:tools", resource_metadata="${METADATA_URL}"`,
+      );
+      assert.deepEqual(await response.json(), unauthorized('Forbidden: the bearer token lacks a required scope'));
+    } finally {
+      await http.close();
+    }
+  },
+);
 
 test('a modern tool sees the verified identity as ctx.auth', T, async () => {
   const { http } = await serve();

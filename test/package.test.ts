@@ -122,6 +122,7 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
           './skills',
           './skills-fs',
           './otel',
+          './jwt',
           './testing',
         ].includes(key),
     ),
@@ -296,7 +297,7 @@ test("the built package imported by file URL serves initialize and tools/call on
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, tasks and OpenTelemetry add-ons on Node 20, and internals stay private', {
+test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, tasks, OpenTelemetry and JWT add-ons on Node 20, and internals stay private', {
   timeout: 30_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -322,6 +323,9 @@ test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, task
       // The OpenTelemetry add-on resolves from its folder.
       `const { traceWithOpenTelemetry } = await import('mcp-core/otel');`,
       `if (typeof traceWithOpenTelemetry !== 'function') process.exit(7);`,
+      // The JWT verifier add-on resolves from its folder.
+      `const { jwtVerifier } = await import('mcp-core/jwt');`,
+      `if (typeof jwtVerifier !== 'function') process.exit(8);`,
       SERVER_BODY,
     ].join('\n'),
   );

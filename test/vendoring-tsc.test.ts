@@ -24,6 +24,7 @@ const COPIES: Readonly<Record<string, readonly string[]>> = {
   tasks: [...CORE, ...modulesOf('tasks')],
   skills: [...CORE, ...modulesOf('skills')],
   otel: [...CORE, ...modulesOf('otel')],
+  jwt: [...CORE, ...modulesOf('jwt')],
   redis: [...CORE, ...HTTP, ...modulesOf('redis'), 'tasks/task-store.ts'],
 };
 
