@@ -300,10 +300,10 @@ export class Server {
       checkArrival: (method, params, extras) => checkArrival(model, method, params, extras)?.headerParams ?? [],
       scopesInUse: () => {
         const registries = [model.tools, model.resources, model.templates, model.prompts];
-        const items = registries.flatMap((registry) => [
-          ...registry.registered('legacy'),
-          ...registry.registered('modern'),
-        ]);
+        // Enabled items only, and none a predicate hides: the document is public, a hidden item's scopes are not.
+        const items = registries
+          .flatMap((registry) => [...registry.served('legacy'), ...registry.served('modern')])
+          .filter((item) => item.definition.visible === undefined);
         return [...new Set(items.flatMap((item) => item.definition.scopes ?? []))];
       },
     };

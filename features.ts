@@ -5,7 +5,7 @@
 
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
-import { type ChangeHub, type Registry, reachable, shows } from './registry.ts';
+import { type ChangeHub, lacking, passes, type Registry, reachable } from './registry.ts';
 import { formatPath } from './schema.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
 import {
@@ -533,9 +533,13 @@ export function mayView(model: ServerModel, era: Era, uri: string, viewer: Viewe
   const { resources, templates } = model;
   if (!resources.guarded(era) && !templates.guarded(era)) return true;
   try {
+    // As readResource reads it: the fixed resource unless its predicate hides it, else the first matching template
+    // whose predicate shows it; then its scopes decide.
     const fixed = resources.find(uri, era);
-    if (fixed !== undefined && shows(fixed, viewer)) return true;
-    return templates.served(era).some((entry) => entry.template.match(uri) !== undefined && shows(entry, viewer));
+    if (fixed !== undefined && passes(fixed, viewer)) return lacking(fixed, viewer) === undefined;
+    for (const entry of templates.served(era))
+      if (entry.template.match(uri) !== undefined && passes(entry, viewer)) return lacking(entry, viewer) === undefined;
+    return false;
   } catch (error) {
     model.settings.logger.error(`a visibility predicate failed: the update of '${uri}' is not sent`, error);
     return false;

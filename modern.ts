@@ -24,7 +24,7 @@ import {
   ProtocolError,
   type RequestId,
 } from './jsonrpc.ts';
-import { type ChangeEvent, shows } from './registry.ts';
+import { type ChangeEvent, guardedItem, shows } from './registry.ts';
 import { principalOf as authPrincipal, type InboundRequest, OutboundRequestError, RequestContext } from './request.ts';
 import {
   type CacheHint,
@@ -375,7 +375,8 @@ export class ModernLifecycle {
 
   /**
    * A cacheable core method's own hints: its list's (`cache.lists`), or the resource's or template's it reads; private
-   * where the answer depends on who asks: a list with a guarded item, a URI a guarded registration serves (docs/api.md).
+   * where the answer depends on who asks: a list with a guarded item, a URI a guarded registration (a predicate or
+   * scopes) serves (docs/api.md).
    */
   #hint(cacheable: true | CachedList, method: string, params: Shaped, viewer: Viewer): CacheHint {
     const { tools, resources, templates, prompts } = this.model;
@@ -393,11 +394,11 @@ export class ModernLifecycle {
     if (method !== 'resources/read' || typeof uri !== 'string') return {};
     // Every registration serving the URI, whoever asks: one hidden from some callers makes the answer theirs.
     const fixed = resources.find(uri, 'modern');
-    let guarded = fixed?.definition.visible !== undefined;
+    let guarded = fixed !== undefined && guardedItem(fixed);
     let serving: { definition: ResourceDefinition } | undefined = fixed && shows(fixed, viewer) ? fixed : undefined;
     for (const entry of templates.served('modern')) {
       if (entry.template.match(uri) === undefined) continue;
-      guarded ||= entry.definition.visible !== undefined;
+      guarded ||= guardedItem(entry);
       serving ??= shows(entry, viewer) ? entry : undefined;
     }
     const hint = serving?.definition.cache ?? {};

@@ -68,8 +68,13 @@ export function decodeCursor(cursor: unknown, length: number, tag: string): numb
 type Views<T> = Record<'legacy' | 'modern' | 'legacyAll' | 'modernAll', T[]> & { guarded: Record<Era, boolean> };
 type Item = { era: Era | undefined; definition: { visible?: Visibility; scopes?: readonly string[] } };
 
+/** Whether what `item` answers depends on who asks: it has a visibility predicate or scopes. */
+export function guardedItem(item: Item): boolean {
+  return item.definition.visible !== undefined || (item.definition.scopes?.length ?? 0) > 0;
+}
+
 /** Whether `item`'s predicate shows it to `viewer` (docs/api.md, Visibility): only `true` does; no viewer sees none. */
-function passes(item: Item, viewer: Viewer | undefined): boolean {
+export function passes(item: Item, viewer: Viewer | undefined): boolean {
   const visible = item.definition.visible;
   if (visible === undefined) return true;
   const shown: unknown = viewer === undefined ? false : visible(viewer);
@@ -80,7 +85,7 @@ function passes(item: Item, viewer: Viewer | undefined): boolean {
 }
 
 /** `item`'s scopes when `viewer`'s token lacks one of them (a request without a token lacks them all). */
-function lacking(item: Item, viewer: Viewer | undefined): readonly string[] | undefined {
+export function lacking(item: Item, viewer: Viewer | undefined): readonly string[] | undefined {
   const { scopes } = item.definition;
   if (scopes === undefined || scopes.length === 0) return undefined;
   const held = viewer?.auth?.scopes;
@@ -236,7 +241,7 @@ export class Registry<T extends Item> {
     const views: Views<T> = { legacy: [], modern: [], legacyAll: [], modernAll: [], guarded };
     for (const [key, item] of this.#items) {
       const enabled = !this.#disabled.has(key);
-      if (item.definition.visible !== undefined || (item.definition.scopes?.length ?? 0) > 0) {
+      if (guardedItem(item)) {
         guarded.legacy ||= item.era !== 'modern';
         guarded.modern ||= item.era !== 'legacy';
       }

@@ -85,6 +85,8 @@ export class HttpGuard {
   readonly #metadataPaths: Set<string> | undefined;
   readonly #resource: string | undefined;
   readonly #owners = new WeakMap<Session, string>();
+  /** When the 503 of a verifier that cannot check tokens was last logged. */
+  #unverifiableLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: GuardOptions, sessions: boolean, logger: Logger, scopesInUse: () => string[]) {
     this.#options = options;
@@ -255,8 +257,15 @@ export class HttpGuard {
           this.#logger.error('auth.verifyToken threw; the token is treated as invalid', failure);
           invalid();
         } else {
-          // The token was not checked: a 401 would make the client drop a good token and re-authorize.
-          this.#logger.error('auth.verifyToken cannot verify tokens now; answered 503', failure);
+          // The token was not checked: a 401 would make the client drop a good token and re-authorize. Every request
+          // meets it while it lasts, so it is logged once a minute.
+          if (Date.now() - this.#unverifiableLoggedAt >= 60_000) {
+            this.#unverifiableLoggedAt = Date.now();
+            this.#logger.error(
+              'auth.verifyToken cannot verify tokens now; answered 503 (logged once a minute)',
+              failure,
+            );
+          }
           reply.send(
             503,
             errorResponse(null, {
@@ -417,9 +426,12 @@ export function metadataPaths(options: AuthOptions, endpointPath: string | undef
  * Authorization, Canonical Server URI): an http(s) URL with its scheme and host lowercased and its default port
  * dropped (what URL parsing does), and one trailing slash of its path ignored (`https://mcp.example.com/` is
  * `https://mcp.example.com`, as the spec asks servers to accept both forms); its path, query and fragment stay as
- * they are. Anything else (an identifier that is no http(s) URL) is compared exactly.
+ * they are. Anything else (an identifier that is no http(s) URL) is compared exactly, and so is a string URL parsing
+ * would repair (whitespace, controls or anything but ASCII, a backslash, a dot segment): such an audience names no
+ * resource exactly.
  */
 export function canonicalResource(resource: string): string {
+  if (/[^!-~]|\\|\/\.\.?(?:[/?#]|$)/.test(resource)) return resource; // a URI is printable ASCII (RFC 3986)
   let url: URL;
   try {
     url = new URL(resource);

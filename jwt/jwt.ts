@@ -23,7 +23,7 @@ export type JwtAlgorithm =
 /** What `fetch` the verifier calls for the JWK Set (the runtime's own by default). */
 export type JwksFetch = (
   url: string,
-  init: { signal: AbortSignal; headers: Record<string, string> },
+  init: { signal: AbortSignal; headers: Record<string, string>; redirect: 'manual' },
 ) => Promise<Response>;
 
 /** `jwtVerifier`'s options (docs/api.md, `mcp-core/jwt`). */
@@ -218,6 +218,12 @@ function fits(jwk: Json, algorithm: JwtAlgorithm): boolean {
   return jwk.kty === wanted.kty && jwk.crv === wanted.crv && named;
 }
 
+/** Whether a big-endian RSA public exponent is odd and at least 3 (RFC 8017 §3.1). */
+function oddExponent(exponent: Uint8Array): boolean {
+  const last = exponent[exponent.length - 1] ?? 0;
+  return (last & 1) === 1 && (last > 1 || exponent.some((byte, at) => at < exponent.length - 1 && byte !== 0));
+}
+
 /** An option that must be a non-empty string. */
 function nonEmpty(name: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw new TypeError(`jwtVerifier: ${name} must be a non-empty string`);
@@ -304,11 +310,15 @@ export function jwtVerifier(options: JwtVerifierOptions): JwtVerifier {
     const response = await fetch(url.href, {
       signal: AbortSignal.timeout(timeout),
       headers: { accept: 'application/jwk-set+json, application/json' },
+      // Keys come from jwksUri itself: a redirect could lead off https, or to another host's keys.
+      redirect: 'manual',
     });
     const reader = response.body?.getReader();
-    if (response.status !== 200 || reader === undefined) {
+    // A 3xx (not followed) is no 200; a fetch of the caller's that followed anyway says so in `redirected`.
+    if (response.status !== 200 || response.redirected || reader === undefined) {
       await reader?.cancel();
-      throw new Error(`the endpoint answered ${response.status}${reader === undefined ? ' without a body' : ''}`);
+      const why = response.redirected ? ' after a redirect' : reader === undefined ? ' without a body' : '';
+      throw new Error(`the endpoint answered ${response.status}${why}`);
     }
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -385,8 +395,14 @@ export function jwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       entry.imported.set(algorithm, imported);
     }
     const key = await imported.catch(() => refuse('kid', 'the key of the issuer cannot be imported'));
-    const bits = (key.algorithm as { modulusLength?: number }).modulusLength;
+    const { modulusLength: bits, publicExponent } = key.algorithm as {
+      modulusLength?: number;
+      publicExponent?: Uint8Array;
+    };
     if (bits !== undefined && bits < MIN_RSA_BITS) refuse('kid', `the RSA key is shorter than ${MIN_RSA_BITS} bits`);
+    // An exponent of 1 (or an even one) makes every "signature" verify or none: only odd exponents of 3 and more.
+    if (publicExponent !== undefined && !oddExponent(publicExponent))
+      refuse('kid', 'the RSA key has an unusable exponent');
     return key;
   }
 

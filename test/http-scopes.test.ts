@@ -413,6 +413,15 @@ test('canonicalResource: scheme and host lowercased, default port and one traili
   assert.notEqual(canonicalResource('https://mcp.example.com/MCP'), canonicalResource(RESOURCE));
   assert.equal(canonicalResource('api://MCP/'), 'api://MCP/'); // no http(s) URL: compared exactly
   assert.equal(canonicalResource('not a url'), 'not a url');
+  // What URL parsing would repair names no resource: a dot segment, a backslash, whitespace are compared exactly.
+  for (const mended of [
+    'https://mcp.example.com/x/../mcp',
+    'https://mcp.example.com/./mcp',
+    'https:\\\\mcp.example.com\\mcp',
+    'https://mcp.exa\tmple.com/mcp',
+    ' https://mcp.example.com/mcp',
+  ])
+    assert.equal(canonicalResource(mended), mended, mended);
 });
 
 test(
@@ -438,6 +447,10 @@ test(
     assert.deepEqual((await metadata()).scopes_supported, ['files:read', 'mcp', 'files:write', 'reports:read']);
     reports.remove();
     assert.deepEqual((await metadata()).scopes_supported, ['files:read', 'mcp', 'files:write']);
+    // The document is public: the scopes of a disabled item, or of one a predicate hides, are not in it.
+    server.tool('hidden', { scopes: ['payroll:admin'], visible: () => false }, () => TEXT('h'));
+    server.tool('paused', { scopes: ['archive:write'] }, () => TEXT('p')).disable();
+    assert.deepEqual((await metadata()).scopes_supported, ['files:read', 'mcp', 'files:write']);
     // Without any scope anywhere the author's document is served as it is.
     const bare = await serveHttp(createServer({ name: 'bare', version: '1' }), {
       port: 0,
@@ -447,5 +460,44 @@ test(
     t.after(() => bare.close());
     const document = await raw(bare.url.replace(/\/mcp$/, '/.well-known/oauth-protected-resource'), { method: 'GET' });
     assert.deepEqual(document.json, { resource: RESOURCE, authorization_servers: [ISSUER] });
+  },
+);
+
+test(
+  'a scoped fixed resource shadowed by an unscoped template: its updates reach no subscriber without the scope, and its reads are private',
+  T,
+  async (t) => {
+    const server = createServer({ name: 'shadow', version: '1.0.0' }, { cache: { ttlMs: 60_000, scope: 'public' } });
+    server.resource('file:///secret', { name: 'secret', scopes: ['files:write'] }, (uri) => ({
+      contents: [{ uri, text: 'secret' }],
+    }));
+    server.resourceTemplate('file:///{name}', { name: 'any' }, (uri) => ({ contents: [{ uri, text: 'public' }] }));
+    const client = new WireClient(server);
+    t.after(() => client.end());
+    await client.initialize();
+    // A read is refused (the fixed resource answers first), so an update of it is not this subscriber's to hear.
+    assert.deepEqual(
+      await client.request('resources/read', { uri: 'file:///secret' }, 'r1'),
+      refusal('r1', ['files:write']),
+    );
+    assert.deepEqual((await client.request('resources/subscribe', { uri: 'file:///secret' }, 's1')).result, {});
+    assert.deepEqual((await client.request('resources/subscribe', { uri: 'file:///open' }, 's2')).result, {});
+    server.notifyResourceUpdated('file:///secret');
+    server.notifyResourceUpdated('file:///open');
+    await client.request('ping', {}, 'p1'); // a barrier: the updates were sent before its answer
+    assert.deepEqual(
+      client.frames.filter((frame) => frame.method === 'notifications/resources/updated').map((frame) => frame.params),
+      [{ uri: 'file:///open' }],
+    );
+    // 2026-07-28, a token holding the scope: what a scoped registration serves is private whatever the server says.
+    const http = await serveHttp(server, { port: 0, keepAliveMs: 0, auth: AUTH });
+    t.after(() => http.close());
+    const ask = modernPosts(http.url);
+    const hints = async (uri: string) => {
+      const { result } = (await ask('writer', 'resources/read', { uri }, uri)).frame;
+      return [result.contents[0].text, result.ttlMs, result.cacheScope];
+    };
+    assert.deepEqual(await hints('file:///secret'), ['secret', 60_000, 'private']);
+    assert.deepEqual(await hints('file:///other'), ['public', 60_000, 'public']);
   },
 );

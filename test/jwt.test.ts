@@ -676,3 +676,41 @@ test(
     assert.ok(logger.errors[0]!.error instanceof JwksUnavailableError);
   },
 );
+
+test('a JWKS endpoint that redirects is not followed: the keys behind the redirect are never used', T, async (t) => {
+  const es = await signer('ES256');
+  const target = await jwksServer(t, [es.jwk]); // the keys a redirect would lead to
+  const origin = await jwksServer(t, []);
+  origin.state.answer = (_request, response) => void response.writeHead(301, { location: target.url }).end();
+  const logger = new MemoryLogger();
+  const token = await mint(es);
+  await assert.rejects(verifierOf(origin.url, logger).verifyToken(token), JwksUnavailableError);
+  assert.equal(target.state.hits, 0, 'the redirect was not followed');
+  assert.match(logger.warnings[0]!, /failed: the endpoint answered 301$/);
+  // A fetch of the caller's that follows anyway: what it brings back after a redirect is refused all the same.
+  const following: JwtVerifierOptions['fetch'] = async (url, init) => {
+    const response = await fetch(url, { ...init, redirect: 'follow' });
+    return response;
+  };
+  const followed = verifierOf(origin.url, logger, { fetch: following });
+  await assert.rejects(followed.verifyToken(token), JwksUnavailableError);
+  assert.equal(target.state.hits, 1);
+  assert.match(logger.warnings.at(-1)!, /failed: the endpoint answered 200 after a redirect$/);
+});
+
+test('an RSA key whose exponent is 1 or even verifies nothing: the token is refused naming the key', T, async (t) => {
+  const rs = await signer('RS256');
+  const { url } = await jwksServer(t, [
+    { ...rs.jwk, kid: 'e1', e: 'AQ' },
+    { ...rs.jwk, kid: 'e-even', e: 'AQAC' },
+  ]);
+  const logger = new MemoryLogger();
+  for (const kid of ['e1', 'e-even']) {
+    const { verifyToken } = verifierOf(url, logger);
+    assert.equal(await verifyToken(await mint({ ...rs, kid })), undefined, kid);
+    assert.equal(
+      logger.warnings.at(-1),
+      'mcp-core/jwt: bearer token refused: kid: the RSA key has an unusable exponent',
+    );
+  }
+});
