@@ -6,6 +6,7 @@
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
 import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import { type ChangeHub, lacking, passes, type Registry, reachable } from './registry.ts';
+import type { InboundRequest } from './request.ts';
 import { formatPath } from './schema.ts';
 import type { Parsed, Parser } from './tool-schema.ts';
 import {
@@ -122,13 +123,13 @@ export interface ServerModel {
  */
 export async function intercepted(
   model: ServerModel,
-  method: string,
-  params: Shaped,
+  request: InboundRequest,
   ctx: ExtensionContext,
   input: boolean,
   serve: () => unknown,
 ): Promise<unknown> {
   const { middleware } = model;
+  const { method, params } = request;
   const count = middleware.length;
   const call: RequestCall = { method, params, ctx };
   const step = async (index: number): Promise<unknown> => {
@@ -136,7 +137,8 @@ export async function intercepted(
     let called = false;
     return middleware[index]!(call, () => {
       if (called) return Promise.reject(new Error(`middleware ${index} called next() twice`));
-      if (ctx.signal.aborted) return Promise.reject(ctx.signal.reason);
+      // Its state, not its signal: a signal made for a request costs a DOMException at every end (request.ts).
+      if (request.state !== 'running') return Promise.reject(request.signal.reason);
       called = true;
       const rest = step(index + 1);
       rest.catch(() => {}); // a middleware may leave its failure unread: that is no unhandled rejection

@@ -210,9 +210,7 @@ export class LegacyLifecycle {
       throw methodNotFound(method);
     const ctx = new LegacyContext(this, request);
     if (this.model.middleware.length === 0) return this.#serve(request, ctx, entry, extended);
-    return features.intercepted(this.model, method, request.params, ctx, false, () =>
-      this.#serve(request, ctx, entry, extended),
-    );
+    return features.intercepted(this.model, request, ctx, false, () => this.#serve(request, ctx, entry, extended));
   }
 
   /** Serves a request by its method-table entry, else by the extension's method. */

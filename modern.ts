@@ -348,9 +348,7 @@ export class ModernLifecycle {
       answer =
         this.model.middleware.length === 0
           ? this.#handle(request, ctx, served)
-          : features.intercepted(this.model, request.method, request.params, ctx, input, () =>
-              this.#handle(request, ctx, served),
-            );
+          : features.intercepted(this.model, request, ctx, input, () => this.#handle(request, ctx, served));
     } catch (error) {
       if (!input) throw error;
       return stamp(urlElicitationAsInput(error));
