@@ -225,7 +225,7 @@ export interface ClientCapabilities {
   elicitation?: { form?: object; url?: object };
   /** 2025-11-25 only. */
   tasks?: { list?: object; cancel?: object; requests?: Record<string, unknown> };
-  /** 2026-07-28 only: the extensions this request's client supports, by identifier. */
+  /** The extensions the client supports, by identifier (2026-07-28; a 2025 client may declare them too, SEP-1724). */
   extensions?: Record<string, object>;
   [key: string]: unknown;
 }

@@ -113,6 +113,7 @@ const ENTRY_SECTIONS: Record<string, string[]> = {
   'mcp-core/skills-fs': ['Skills'],
   'mcp-core/otel': ['`mcp-core/otel`'],
   'mcp-core/jwt': ['`mcp-core/jwt`'],
+  'mcp-core/apps': ['`mcp-core/apps`'],
   'mcp-core/testing': ['Transports'],
   'mcp-core/protocol': ['`mcp-core/protocol`'],
 };
@@ -176,6 +177,8 @@ const TABLES: { marker: string; file: string; name: string; doc?: keyof typeof D
   { marker: '`TestClientOptions` (`connectTestClient`):', file: 'testing.ts', name: 'TestClientOptions' },
   { marker: '`OpenTelemetryOptions` (`traceWithOpenTelemetry`):', file: 'otel/otel.ts', name: 'OpenTelemetryOptions' },
   { marker: '`JwtVerifierOptions` (`jwtVerifier`):', file: 'jwt/jwt.ts', name: 'JwtVerifierOptions' },
+  { marker: '`AppResourceOptions` (`appResource`):', file: 'apps/apps.ts', name: 'AppResourceOptions' },
+  { marker: '`AppToolOptions` (`appTool`;', file: 'apps/apps.ts', name: 'AppToolOptions' },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',
     file: 'tasks/tasks-extension.ts',
@@ -272,6 +275,26 @@ const DEFAULTS: { marker: string; files: string[]; unchecked: Record<string, str
       fetch: "the runtime's fetch, a function",
       logger: 'a stderr logger object',
     },
+  },
+  {
+    marker: '`AppResourceOptions` (`appResource`):',
+    files: ['apps/apps.ts'],
+    unchecked: {
+      name: 'no default (–)',
+      title: 'no default (–)',
+      description: 'no default (–)',
+      icons: 'no default (–)',
+      html: 'no default (–)',
+      csp: 'no default (–)',
+      permissions: 'no default (–)',
+      domain: 'no default (–)',
+      prefersBorder: 'no default (–)',
+    },
+  },
+  {
+    marker: '`AppToolOptions` (`appTool`;',
+    files: ['apps/apps.ts'],
+    unchecked: { resourceUri: 'no default (–)', visibility: "no default (–): the host's is both" },
   },
   {
     marker: '`TasksExtensionOptions` (`createTasksExtension',

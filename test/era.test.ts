@@ -4,7 +4,7 @@
 // pinned era, notifications and batches around the decision, and client responses on a modern connection.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { type Context, createServer, type ServerOptions } from '../core.ts';
 import type { Dispatcher } from '../dispatcher.ts';
@@ -1324,7 +1324,9 @@ test('no entry point documents the stale "first successful request locks the era
   const root = new URL('../', import.meta.url);
   const files = [
     ...readdirSync(root).filter((name) => name.endsWith('.ts') || name === 'README.md'),
-    ...readdirSync(new URL('examples/', root)).map((name) => `examples/${name}`),
+    ...readdirSync(new URL('examples/', root), { recursive: true })
+      .map((name) => `examples/${name}`)
+      .filter((file) => statSync(new URL(file, root)).isFile()),
   ];
   const stale =
     /first[^.]{0,60}\b(succeed|succeeds|successful)\b|\block(s|ed)? (the )?(connection|era)\b|locked version|opened with the initialize handshake/i;

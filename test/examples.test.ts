@@ -1,5 +1,6 @@
-// The small examples in examples/ run, each driving one meaningful exchange: the stdio and HTTP servers as child
-// processes of the dev Node, the mounted app, the input-required tool and the subscriptions server in-process (the
+// The small examples in examples/ run, each driving one meaningful exchange: the stdio and HTTP servers (and the
+// MCP Apps thermometer, examples/apps/server.ts; its browser side is test/apps-browser.test.ts) as child processes
+// of the dev Node, the mounted app, the input-required tool and the subscriptions server in-process (the
 // test kit or the stdio harness). Also the W3C trace keys of a request's `_meta` as handlers see them (ctx.trace).
 
 import assert from 'node:assert/strict';
@@ -230,6 +231,56 @@ test('examples/subscriptions.ts drives a modern subscriptions/listen stream', T,
   );
   client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L' } });
   assert.deepEqual(await client.end(), []);
+});
+
+test('examples/apps/server.ts serves the thermometer app over stdio to a client that renders apps', T, async (t) => {
+  const UI = 'io.modelcontextprotocol/ui';
+  const VIEW = 'ui://thermometer/view';
+  const { child, stderr } = spawnExample(t, 'apps/server.ts');
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const exit = once(child, 'exit');
+  child.stdin.end(
+    [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: { extensions: { [UI]: { mimeTypes: ['text/html;profile=mcp-app'] } } },
+          clientInfo: { name: 't', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'read_temperature', arguments: { city: 'Oslo' } },
+      },
+    ]
+      .map((frame) => `${JSON.stringify(frame)}\n`)
+      .join(''),
+  );
+  assert.deepEqual(await exit, [0, null], stderr());
+  const [init, list, call] = stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(init.result.capabilities.extensions, { [UI]: { mimeTypes: ['text/html;profile=mcp-app'] } });
+  assert.deepEqual(
+    list.result.tools.map((tool: { name: string; _meta: unknown }) => [tool.name, tool._meta]),
+    [
+      ['read_temperature', { ui: { resourceUri: VIEW }, 'ui/resourceUri': VIEW }],
+      ['refresh_temperature', { ui: { resourceUri: VIEW, visibility: ['app'] }, 'ui/resourceUri': VIEW }],
+    ],
+  );
+  assert.deepEqual(call.result, {
+    content: [{ type: 'text', text: 'Oslo: -3 °C' }],
+    structuredContent: { city: 'Oslo', celsius: -3 },
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

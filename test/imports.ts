@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"](\.\.?\/[^'"]+)['"]/g;
 /** The add-on folders: each holds its modules flat (docs/design.md, Layers). */
-export const FOLDERS = ['http', 'jwt', 'otel', 'redis', 'skills', 'tasks'] as const;
+export const FOLDERS = ['apps', 'http', 'jwt', 'otel', 'redis', 'skills', 'tasks'] as const;
 /** The entry files at the root beside the core set, which users import by path (docs/design.md, Layers). */
 export const ENTRIES = ['fetch.ts', 'http.ts', 'protocol.ts', 'testing.ts'] as const;
 /**
@@ -22,6 +22,7 @@ export const DECLARED_NEIGHBOURS: Readonly<Record<string, readonly string[]>> = 
   'http.ts': ['http'],
   'protocol.ts': [],
   'testing.ts': [],
+  apps: [],
   http: [],
   jwt: [],
   otel: [],

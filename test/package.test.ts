@@ -123,6 +123,7 @@ test('package.json: exports "." and "./stdio", each with its types first', () =>
           './skills-fs',
           './otel',
           './jwt',
+          './apps',
           './testing',
         ].includes(key),
     ),
@@ -297,7 +298,7 @@ test("the built package imported by file URL serves initialize and tools/call on
   assertServed(await serveOnce(t, machineNode(), script, SESSION, dir));
 });
 
-test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, tasks, OpenTelemetry and JWT add-ons on Node 20, and internals stay private', {
+test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, tasks, OpenTelemetry, JWT and MCP Apps add-ons on Node 20, and internals stay private', {
   timeout: 30_000,
 }, async (t) => {
   const dir = tempDir(t);
@@ -326,6 +327,9 @@ test('the exports map resolves "mcp-core", "mcp-core/stdio" and the skills, task
       // The JWT verifier add-on resolves from its folder.
       `const { jwtVerifier } = await import('mcp-core/jwt');`,
       `if (typeof jwtVerifier !== 'function') process.exit(8);`,
+      // The MCP Apps add-on resolves from its folder.
+      `const { appResource, appTool } = await import('mcp-core/apps');`,
+      `if (typeof appResource !== 'function' || typeof appTool !== 'function') process.exit(9);`,
       SERVER_BODY,
     ].join('\n'),
   );

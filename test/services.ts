@@ -1,7 +1,8 @@
 // Real services for the scale-out tests, each a child process on loopback with its own temp dir: `redis-server`,
 // `haproxy` in front of given backends, and scale-out workers (examples/scale-out.ts). Each start registers its stop
 // with the caller's `after`, waits for the process's own readiness signal (never a sleep) and rejects with its
-// output if it exits first. A missing binary is a skip locally and a failure with CI=true. Never used by the source.
+// output if it exits first. A missing binary (these two, or `chromium` for the browser test) is a skip locally and a
+// failure with CI=true. Never used by the source.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -81,11 +82,11 @@ export function findBinary(name: string): string | undefined {
  * The binary a test needs, or undefined after marking the test skipped with the reason ("<name> not installed:
  * .ci/run installs it"). With CI=true a missing binary fails the test instead: CI must run the whole proof.
  */
-export function needBinary(t: TestContext, name: 'redis-server' | 'haproxy'): string | undefined {
+export function needBinary(t: TestContext, name: 'redis-server' | 'haproxy' | 'chromium'): string | undefined {
   const path = findBinary(name);
   if (path !== undefined) return path;
   const reason = `${name} not installed: ${INSTALL_HINT}`;
-  assert.notEqual(process.env.CI, 'true', `${reason} (CI=true: the scale-out proof must run)`);
+  assert.notEqual(process.env.CI, 'true', `${reason} (CI=true: the whole proof must run)`);
   t.skip(reason);
   return undefined;
 }

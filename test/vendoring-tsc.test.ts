@@ -25,6 +25,7 @@ const COPIES: Readonly<Record<string, readonly string[]>> = {
   skills: [...CORE, ...modulesOf('skills')],
   otel: [...CORE, ...modulesOf('otel')],
   jwt: [...CORE, ...modulesOf('jwt')],
+  apps: [...CORE, ...modulesOf('apps')],
   redis: [...CORE, ...HTTP, ...modulesOf('redis'), 'tasks/task-store.ts'],
 };
 

@@ -1,8 +1,9 @@
 // The README's vendoring lists and layout table say exactly what the sources do: the files a stdio server copies are
 // the import closure of stdio.ts (and core.ts), a node:http or fetch server adds its entry and the http/ folder, the
-// tasks, skills, OpenTelemetry and JWT add-ons their folders, the Redis add-on its folder and the task store of tasks/
-// beyond the node:http set; and the layout table names every module once, under the layer it belongs to (the core set, the entries, each
-// folder). Computed from the imports, so the README cannot drift from the tree (README.md, Vendoring and Layout).
+// tasks, skills, OpenTelemetry, JWT and MCP Apps add-ons their folders, the Redis add-on its folder and the task
+// store of tasks/ beyond the node:http set; and the layout table names every module once, under the layer it belongs
+// to (the core set, the entries, each folder). Computed from the imports, so the README cannot drift from the tree
+// (README.md, Vendoring and Layout).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ for (const [tag, entry] of [
   });
 }
 
-for (const folder of ['jwt', 'otel', 'skills', 'tasks']) {
+for (const folder of ['apps', 'jwt', 'otel', 'skills', 'tasks']) {
   test(`the README lists exactly the files the ${folder}/ folder adds to the core set: the folder, nothing else`, () => {
     const added = sorted(
       new Set(modulesOf(folder).flatMap((module) => [...closure(module)].filter((file) => !CORE.has(file)))),
