@@ -121,7 +121,7 @@ export interface ServerModel {
  * each `next` runs the rest once, and never once the request has ended. The chain answers a result object (or an
  * InputRequired where `input` allows one); anything else, or what a middleware throws, fails the request.
  */
-export async function intercepted(
+export function intercepted(
   model: ServerModel,
   request: InboundRequest,
   ctx: ExtensionContext,
@@ -132,22 +132,30 @@ export async function intercepted(
   const { method, params } = request;
   const count = middleware.length;
   const call: RequestCall = { method, params, ctx };
-  const step = async (index: number): Promise<unknown> => {
-    if (index === count) return serve();
-    let called = false;
-    return middleware[index]!(call, () => {
-      if (called) return Promise.reject(new Error(`middleware ${index} called next() twice`));
-      // Its state, not its signal: a signal made for a request costs a DOMException at every end (request.ts).
-      if (request.state !== 'running') return Promise.reject(request.signal.reason);
-      called = true;
-      const rest = step(index + 1);
-      rest.catch(() => {}); // a middleware may leave its failure unread: that is no unhandled rejection
-      return rest;
-    });
+  // No async functions: Promise.resolve() of a native promise is that promise, so a step adds no microtask hop.
+  const step = (index: number): Promise<unknown> => {
+    try {
+      if (index === count) return Promise.resolve(serve());
+      let called = false;
+      return Promise.resolve(
+        middleware[index]!(call, () => {
+          if (called) return Promise.reject(new Error(`middleware ${index} called next() twice`));
+          // Its state, not its signal: a signal made for a request costs a DOMException at every end (request.ts).
+          if (request.state !== 'running') return Promise.reject(request.signal.reason);
+          called = true;
+          const rest = step(index + 1);
+          rest.catch(() => {}); // a middleware may leave its failure unread: that is no unhandled rejection
+          return rest;
+        }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
-  const answer = await step(0);
-  if (answer instanceof InputRequired ? input : isPlainObject(answer)) return answer;
-  malformed(model, `middleware answered '${method}' with ${describeValue(answer)}, not a result object`);
+  return step(0).then((answer) => {
+    if (answer instanceof InputRequired ? input : isPlainObject(answer)) return answer;
+    malformed(model, `middleware answered '${method}' with ${describeValue(answer)}, not a result object`);
+  });
 }
 
 export function eraOf(version: string): Era {

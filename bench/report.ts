@@ -30,6 +30,8 @@ export interface Results {
     callsPerSecond: number;
     p50Us: number;
     p99Us: number;
+    /** Calls/s of each repetition (the median is callsPerSecond); absent from runs before issue 26. */
+    repetitions?: number[];
   }[];
   coldStart: { transport: Transport; contender: string; ms: number }[];
   /** Spawn to exit of a stdio session making `calls` calls; ms is NaN (null in JSON) when the server did not exit at end of input. */
@@ -55,7 +57,22 @@ export interface Results {
   validation?: ValidationCost[];
   /** Absent from the results of runs before it was measured. */
   deployment?: DeploymentRow[];
+  /**
+   * The middleware seam's cost (issue 26): the round trips of the compared contenders and of the builds they are set
+   * against, from one run (a round-trips run spliced into a full run's results, bench/README.md). Absent before.
+   */
+  middleware?: { date: string; compared: Comparison[]; throughput: Results['throughput'] };
   seconds: number;
+}
+
+/** A contender measured in the round trips only, set against another of the same run (issue 26). */
+export interface Comparison {
+  key: string;
+  label: string;
+  /** The key of the contender it is set against. */
+  against: string;
+  /** `middleware`: the same build with one pass-through middleware; `baseline`: another built dist, without. */
+  kind: 'middleware' | 'baseline';
 }
 
 /** The targets of bench/README.md, Targets. Startup ratios are against the floor on the build's own Node. */
@@ -64,6 +81,8 @@ export const TARGETS = {
   sdkV2Ratio: 3.5,
   sessionBytes: 4096,
   validationRatio: 10,
+  /** One pass-through middleware: the extra time per warmed round trip, against the same build without (issue 26). */
+  middlewareCost: 0.03,
   /** The dist on the machine Node; the `.ts` sources with a warm compile cache on Node 24 and 26 (issue 24). */
   coldStartRatio: { 'core-dist': 1.1, 'core-ts-cache-24': 1.3, 'core-ts-cache-26': 1.3 } as Record<string, number>,
   /** Short sessions of up to 100 calls, and longer ones. */
@@ -259,6 +278,8 @@ export function renderMarkdown(results: Results, cores: string[]): string {
     lines.push('');
   }
 
+  if (results.middleware !== undefined) lines.push(...middlewareSection(results.middleware, label));
+
   /** A target row: `figure` beats every peer's figure among `rows` (the peers absent from `rows` do not serve that row). */
   function ahead<Row extends { contender: string }>(
     what: string,
@@ -369,4 +390,82 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/** A spread of repetitions: (highest − lowest) ÷ median, or '–' for a single one or a run before issue 26. */
+function spread(row: Results['throughput'][number] | undefined): string {
+  const runs = row?.repetitions ?? [];
+  if (row === undefined || runs.length < 2) return '–';
+  return `${(((Math.max(...runs) - Math.min(...runs)) / row.callsPerSecond) * 100).toFixed(1)} %`;
+}
+
+/**
+ * The middleware section (issue 26): each build with one pass-through middleware against the same build without,
+ * and another built dist (the core before the seam) against this tree's, per scenario, with each row's spread.
+ */
+function middlewareSection(run: NonNullable<Results['middleware']>, labels: Map<string, string>): string[] {
+  const label = new Map([...labels, ...run.compared.map((c): [string, string] => [c.key, c.label])]);
+  const scenarios = [...new Map(run.throughput.map((r) => [`${r.transport}/${r.era}/${r.concurrency}`, r])).values()];
+  const row = (scenario: Results['throughput'][number], key: string) =>
+    run.throughput.find(
+      (r) =>
+        r.contender === key &&
+        r.transport === scenario.transport &&
+        r.era === scenario.era &&
+        r.concurrency === scenario.concurrency,
+    );
+  const calls = (r: Results['throughput'][number] | undefined) =>
+    r === undefined ? '–' : `${Math.round(r.callsPerSecond)}`;
+  const lines = [`## Middleware cost (issue 26, ${run.date}, round trips only)`, ''];
+  lines.push(
+    'Contenders alternated in one run, medians of its repetitions. Spread: (highest − lowest) ÷ median of the' +
+      " repetitions' calls/s, the run's noise.",
+    '',
+  );
+  const middleware = run.compared.filter((c) => c.kind === 'middleware');
+  if (middleware.length > 0) {
+    const budget = TARGETS.middlewareCost * 100;
+    lines.push(
+      `One pass-through middleware (\`server.intercept((call, next) => next())\`) against the same build without it.` +
+        ' Cost: the extra time per call, calls/s without ÷ calls/s with − 1 (below zero: faster with it, noise).' +
+        ` Target: ≤ ${budget} % of a warmed round trip.`,
+      '',
+      `| transport | era | callers | build | calls/s without | spread | calls/s with | spread | cost | ≤ ${budget} % |`,
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const scenario of scenarios) {
+      for (const compared of middleware) {
+        const base = row(scenario, compared.against);
+        const withIt = row(scenario, compared.key);
+        if (withIt === undefined) continue;
+        const cost = base === undefined ? undefined : base.callsPerSecond / withIt.callsPerSecond - 1;
+        lines.push(
+          `| ${scenario.transport} | ${ERA_NAME[scenario.era]} | ${scenario.concurrency} | ${label.get(compared.against) ?? compared.against}` +
+            ` | ${calls(base)} | ${spread(base)} | ${calls(withIt)} | ${spread(withIt)}` +
+            ` | ${cost === undefined ? '–' : `${(cost * 100).toFixed(1)} %`} | ${cost === undefined ? '–' : mark(cost <= TARGETS.middlewareCost)} |`,
+        );
+      }
+    }
+    lines.push('');
+  }
+  for (const compared of run.compared.filter((c) => c.kind === 'baseline')) {
+    lines.push(
+      `Without middleware: ${label.get(compared.against) ?? compared.against} against ${compared.label} (the core before the seam,` +
+        ' `--baseline-dist`). × before: calls/s now ÷ calls/s before; within noise when the gap lies inside the spreads.',
+      '',
+      '| transport | era | callers | calls/s before | spread | calls/s now | spread | × before |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const scenario of scenarios) {
+      const before = row(scenario, compared.key);
+      const now = row(scenario, compared.against);
+      if (before === undefined) continue;
+      lines.push(
+        `| ${scenario.transport} | ${ERA_NAME[scenario.era]} | ${scenario.concurrency} | ${calls(before)} | ${spread(before)}` +
+          ` | ${calls(now)} | ${spread(now)} | ${ratio(now?.callsPerSecond, before.callsPerSecond)} |`,
+      );
+    }
+    lines.push('');
+  }
+  return lines;
 }

@@ -3,12 +3,13 @@
 // repetitions, prints a Markdown table and writes it to bench/results.md with the raw figures in bench/results.json.
 // Flags: --smoke (tiny sizes, for the test suite: proves the harness works, measures nothing), --reps N, --out DIR,
 // --only SECTION,... (some of the sections in SECTIONS), --contenders KEY,... (some of the contenders, in every
-// section they take part in), --render FILE (re-renders a results.json).
+// section they take part in), --render FILE (re-renders a results.json), --baseline-dist DIR (adds another built
+// dist/ to the round trips, set against this tree's: the core before a change).
 // Never asserts a target: it reports.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineNode } from '../test/machine-node.ts';
@@ -29,7 +30,7 @@ import {
   throughput,
   warmCompileCache,
 } from './measure.ts';
-import { type Results, renderMarkdown } from './report.ts';
+import { type Comparison, type Results, renderMarkdown } from './report.ts';
 import { validationCosts } from './validation.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +44,7 @@ const { values: flags } = parseArgs({
     render: { type: 'string' },
     only: { type: 'string' },
     contenders: { type: 'string' },
+    'baseline-dist': { type: 'string' },
   },
 });
 
@@ -300,15 +302,49 @@ const COLD_START = [
   ...coldStartOnNode(24, NODE_24),
   ...coldStartOnNode(26, NODE_26),
 ];
+/**
+ * Round trips only (issue 26), each set against another contender of the run: every mcp-core build with one
+ * pass-through middleware against the same build without, and with --baseline-dist DIR the dist built in DIR (the
+ * core before a change) against this tree's, both without middleware.
+ */
+const COMPARED: (Contender & { comparison: Comparison })[] = CONTENDERS.filter((c) =>
+  ['core-dist', 'core-ts'].includes(c.key),
+).map((build) => {
+  const key = `${build.key}-mw`;
+  const label = `${build.label} + 1 pass-through middleware`;
+  return {
+    ...build,
+    key,
+    label,
+    scriptArgs: [...build.scriptArgs, 'pass-through'],
+    comparison: { key, label, against: build.key, kind: 'middleware' },
+  };
+});
+const baselineDist = flags['baseline-dist'];
+if (baselineDist !== undefined) {
+  const build = CONTENDERS.find((c) => c.key === 'core-dist')!;
+  const key = 'core-dist-base';
+  const label = `mcp-core (dist of ${baselineDist}, machine Node)`;
+  COMPARED.push({
+    ...build,
+    key,
+    label,
+    scriptArgs: [resolve(baselineDist)],
+    comparison: { key, label, against: build.key, kind: 'baseline' },
+  });
+}
 // The contenders the memory figures cover (the peers' sessions are not measured).
 const MEMORY = ['core-dist', 'core-ts', 'sdk-v2', 'sdk-v1'];
 const CORES = COLD_START.filter((c) => c.key.startsWith('core'));
 
 // --contenders KEY,...: only those contenders run, in every section they take part in.
 const picked = flags.contenders?.split(',');
+const KNOWN = [...COLD_START, ...COMPARED].map((c) => c.key);
 for (const key of picked ?? []) {
-  if (!COLD_START.some((c) => c.key === key))
-    throw new Error(`--contenders: unknown contender ${key} (contenders: ${COLD_START.map((c) => c.key).join(', ')})`);
+  if (!KNOWN.includes(key))
+    throw new Error(
+      `--contenders: unknown contender ${key} (contenders: ${KNOWN.join(', ')}; core-dist-base needs --baseline-dist)`,
+    );
 }
 /** Whether `contender` runs in this invocation (--contenders). */
 const chosen = (contender: Contender): boolean => picked === undefined || picked.includes(contender.key);
@@ -364,7 +400,7 @@ for (const transport of ['stdio', 'http'] as const) {
 
 for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
   const runs = new Map<string, Throughput[]>();
-  const eligible = CONTENDERS.filter(
+  const eligible = [...CONTENDERS, ...COMPARED].filter(
     (c) => chosen(c) && c.eras.includes(scenario.era) && c.transports.includes(scenario.transport),
   );
   for (let rep = 0; rep < SIZES.reps; rep++) {
@@ -387,6 +423,7 @@ for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
       callsPerSecond: median(figures.map((f) => f.callsPerSecond)),
       p50Us: median(figures.map((f) => f.p50Us)),
       p99Us: median(figures.map((f) => f.p99Us)),
+      repetitions: figures.map((f) => f.callsPerSecond),
     });
   }
   log(
@@ -471,6 +508,18 @@ if (only.includes('validation')) {
 if (only.includes('deployment')) {
   results.deployment = await deploymentCosts({ warmMs: SIZES.warmMs, measureMs: SIZES.measureMs, concurrency: 8 });
   log('deployment done');
+}
+
+// The compared contenders' rows leave the round-trips table for their own section, with the rows they are set against.
+const compared = COMPARED.filter(chosen).map((c) => c.comparison);
+if (compared.length > 0 && only.includes('round-trips')) {
+  const involved = new Set(compared.flatMap((c) => [c.key, c.against]));
+  results.middleware = {
+    date: new Date().toISOString().slice(0, 10),
+    compared,
+    throughput: results.throughput.filter((row) => involved.has(row.contender)),
+  };
+  results.throughput = results.throughput.filter((row) => !compared.some((c) => c.key === row.contender));
 }
 
 results.seconds = (performance.now() - began) / 1000;

@@ -2,7 +2,8 @@
 // eras and on the transports it serves, runs short stdio sessions to exit, the cold-start rows of every Node (the
 // floors, the one-file `.ts` floors, the `.ts` sources stripped and with a warmed compile cache) start once, every
 // validation case runs, the deployment rows (direct, on Redis, three workers behind haproxy) are measured per era,
-// and every figure lands in results.json and results.md.
+// the builds with one pass-through middleware and a baseline dist run the round trips only (issue 26), and every
+// figure lands in results.json and results.md.
 // Asserts shape, never speed.
 
 import assert from 'node:assert/strict';
@@ -16,14 +17,17 @@ import type { Results } from '../bench/report.ts';
 import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist', import.meta.url));
 
 test('npm run bench -- --smoke measures every contender on every transport x era and writes the report', {
-  timeout: 240_000,
+  timeout: 300_000,
 }, async () => {
   const out = await mkdtemp(join(tmpdir(), 'mcp-bench-'));
   try {
     const exitCode = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, [RUN, '--smoke', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+      // This tree's own dist stands in for the core before a change (--baseline-dist).
+      const args = [RUN, '--smoke', '--out', out, '--baseline-dist', DIST];
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
@@ -138,6 +142,32 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       if (row.setup === 'direct') assert.equal(row.redisCommandsPerCall, 0);
       else if (row.era === '2025') assert.ok(row.redisCommandsPerCall >= 1, JSON.stringify(row));
     }
+    // The middleware builds and the baseline dist run in the round trips only (the lists above hold none of them), in
+    // a section of their own beside the builds they are set against (issue 26).
+    const middleware = results.middleware!;
+    assert.deepEqual(
+      middleware.compared.map((c) => `${c.key} against ${c.against}: ${c.kind}`),
+      [
+        'core-dist-mw against core-dist: middleware',
+        'core-ts-mw against core-ts: middleware',
+        'core-dist-base against core-dist: baseline',
+      ],
+    );
+    for (const transport of ['stdio', 'http']) {
+      for (const era of ['2025', '2026']) {
+        for (const concurrency of [1, 8]) {
+          const rows = middleware.throughput.filter(
+            (r) => r.transport === transport && r.era === era && r.concurrency === concurrency,
+          );
+          assert.deepEqual(
+            rows.map((r) => r.contender).sort(),
+            ['core-dist', 'core-dist-base', 'core-dist-mw', 'core-ts', 'core-ts-mw'],
+            `middleware ${transport} ${era} x${concurrency}`,
+          );
+          for (const row of rows) assert.deepEqual(row.repetitions, [row.callsPerSecond], JSON.stringify(row));
+        }
+      }
+    }
     const markdown = await readFile(join(out, 'results.md'), 'utf8');
     // The report marks each cold-start target met or missed, and sets each stripped run beside its `.ts` floor.
     const line = (prefix: string) => markdown.split('\n').find((l) => l.startsWith(prefix)) ?? `no line ${prefix}`;
@@ -153,6 +183,17 @@ test('npm run bench -- --smoke measures every contender on every transport x era
         /× \.ts floor \| no target \|$/,
       );
     }
+    // In the middleware section: the cost per build against the 3 % target, then the baseline's ratio.
+    const section = markdown.slice(markdown.indexOf('## Middleware cost')).split('\n');
+    const rowsOf = (prefix: string) => section.filter((l) => l.startsWith(prefix));
+    assert.match(
+      rowsOf('| http | 2026-07-28 | 8 | mcp-core (.ts, Node 22) | ')[0] ?? 'no middleware row',
+      /^(\| [^|]+){4}\| \d+ \| – \| \d+ \| – \| -?[\d.]+ % \| (met|\*\*missed\*\*) \|$/,
+    );
+    assert.match(
+      rowsOf('| http | 2026-07-28 | 8 | ').at(-1) ?? 'no baseline row',
+      /^(\| [^|]+){3}(\| \d+ \| – ){2}\| [\d.]+× \|$/,
+    );
     assert.match(
       line('| mcp-core (dist, machine Node) cold start stdio: ≤ 1.1× raw floor |'),
       /(met|\*\*missed\*\*) \|$/,
@@ -165,6 +206,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       '## Package weight',
       '## Argument validation',
       '## Deployment: the cost of sharing state',
+      '## Middleware cost (issue 26, ',
       '## Targets (mcp-core)',
     ]) {
       assert.ok(markdown.includes(heading), heading);

@@ -1,8 +1,16 @@
 // mcp-core as users run it: `node mcp-core.mjs <stdio|http> dist` loads the built dist/ (machine Node);
-// `node --experimental-strip-types mcp-core.mjs <stdio|http> ts` loads the .ts sources (Node >= 22.19).
+// `node --experimental-strip-types mcp-core.mjs <stdio|http> ts` loads the .ts sources (Node >= 22.19); any other
+// build argument is the absolute path of another built dist/ (bench/run.ts --baseline-dist). A third argument
+// `pass-through` adds one middleware that only calls next() (the seam's cost, issue 26).
 // One echo tool; HTTP serves both eras on one endpoint and prints "listening <port>" on stdout.
-const [transport = 'stdio', build = 'dist'] = process.argv.slice(2);
-const root = build === 'ts' ? '../../' : '../../dist/';
+const [transport = 'stdio', build = 'dist', middleware] = process.argv.slice(2);
+// node:url only for another dist: the cold-start rows measure the script as the others run it.
+const root =
+  build === 'ts'
+    ? '../../'
+    : build === 'dist'
+      ? '../../dist/'
+      : (await import('node:url')).pathToFileURL(`${build}/`).href;
 const ext = build === 'ts' ? '.ts' : '.js';
 const { createServer } = await import(`${root}core${ext}`);
 
@@ -15,6 +23,8 @@ server.tool(
   },
   ({ text }) => ({ content: [{ type: 'text', text }] }),
 );
+if (middleware === 'pass-through') server.intercept((_call, next) => next());
+else if (middleware !== undefined) throw new Error(`mcp-core.mjs: unknown middleware ${middleware}`);
 
 if (transport === 'http') {
   const { serveHttp } = await import(`${root}http${ext}`);
