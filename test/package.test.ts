@@ -246,6 +246,36 @@ test('npm run build emitted a current dist/*.js and .d.ts for every root and add
   }
 });
 
+test('the built JavaScript carries code only and the declarations keep every doc comment (the tarball: bench/README.md)', () => {
+  /** The comments of `text` parsed as a module: the comment ranges around every node and token. */
+  function comments(text: string): string[] {
+    const found = new Set<string>();
+    const visit = (node: ts.Node, source: ts.SourceFile): void => {
+      for (const at of [node.pos, node.end]) {
+        for (const range of [
+          ...(ts.getLeadingCommentRanges(text, at) ?? []),
+          ...(ts.getTrailingCommentRanges(text, at) ?? []),
+        ]) {
+          found.add(text.slice(range.pos, range.end));
+        }
+      }
+      for (const child of node.getChildren(source)) visit(child, source);
+    };
+    const source = ts.createSourceFile('module.ts', text, ts.ScriptTarget.Latest, true);
+    visit(source, source);
+    return [...found];
+  }
+  for (const file of [...MODULES, ...FOLDER_MODULES]) {
+    const base = file.slice(0, -'.ts'.length);
+    assert.deepEqual(comments(readFileSync(join(DIST, `${base}.js`), 'utf8')), [], `dist/${base}.js carries comments`);
+    const docs = (text: string) => comments(text).filter((comment) => comment.startsWith('/**')).length;
+    const declared = readFileSync(join(DIST, `${base}.d.ts`), 'utf8');
+    if (/^export /m.test(declared) && docs(readFileSync(join(ROOT, file), 'utf8')) > 0) {
+      assert.ok(docs(declared) > 0, `dist/${base}.d.ts lost the doc comments of ${file}`);
+    }
+  }
+});
+
 test('the built JavaScript imports ./*.js siblings, a folder ../*.js or ../<folder>/*.js, a root module ./<folder>/*.js (the .ts extensions were rewritten)', () => {
   const built = [
     ...readdirSync(DIST).filter((name) => name.endsWith('.js')),
