@@ -11,6 +11,7 @@ import {
   errorResponse,
   INTERNAL_ERROR,
   idInFlight,
+  isThenable,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcMessage,
@@ -96,12 +97,13 @@ type PendingOutbound = { resolve(result: unknown): void; reject(error: unknown):
 
 /** The JSON-RPC engine of one connection: in-flight table, cancellation, batches, answers and outbound requests. */
 export class Dispatcher implements RequestConnection {
-  // References, not copies, and the outbound table made on demand: an idle 2025 session pays for every field it keeps.
+  // References, not copies, and the tables made on demand (the in-flight one dropped when empty): an idle 2025
+  // session pays for every field it keeps.
   readonly #peer: DispatcherPeer;
   readonly #limits: DispatcherLimits;
   readonly #logger: Logger;
   #hooks!: DispatcherHooks;
-  readonly #inFlight = new Map<RequestId, AdmittedRequest>();
+  #inFlight: Map<RequestId, AdmittedRequest> | undefined;
   #pending: Map<number, PendingOutbound> | undefined;
   #nextOutboundId = 0;
   /** The bytes of the answers held for this connection's open batches (bounded by maxBatchAnswerBytes). */
@@ -125,7 +127,7 @@ export class Dispatcher implements RequestConnection {
   }
 
   get inFlightCount(): number {
-    return this.#inFlight.size;
+    return this.#inFlight?.size ?? 0;
   }
 
   get closed(): boolean {
@@ -229,16 +231,17 @@ export class Dispatcher implements RequestConnection {
   }
 
   #startRequest(message: JsonRpcRequest, batch: Batch | undefined, extras: FrameExtras | undefined): void {
-    if (this.#inFlight.has(message.id)) {
+    const inFlight = (this.#inFlight ??= new Map());
+    if (inFlight.has(message.id)) {
       this.#answer(idInFlight(message.id), batch);
       return;
     }
-    if (this.#inFlight.size >= this.#limits.maxInFlight) {
+    if (inFlight.size >= this.#limits.maxInFlight) {
       this.#answer(errorResponse(message.id, tooManyInFlight(this.#limits.maxInFlight)), batch);
       return;
     }
     const request = new AdmittedRequest(this, message, batch, extras);
-    this.#inFlight.set(request.id, request);
+    inFlight.set(request.id, request);
     if (batch !== undefined) batch.open++;
     let result: unknown;
     try {
@@ -282,8 +285,12 @@ export class Dispatcher implements RequestConnection {
   #settle(request: AdmittedRequest, state: Exclude<RequestState, 'running'>): boolean {
     if (request.state !== 'running') return false;
     request.end(state);
-    if (this.#inFlight.get(request.id) === request) this.#inFlight.delete(request.id);
-    if (this.#inFlight.size === 0) this.#drained?.();
+    const inFlight = this.#inFlight!; // a running request is in it
+    if (inFlight.get(request.id) === request) inFlight.delete(request.id);
+    if (inFlight.size === 0) {
+      this.#inFlight = undefined;
+      this.#drained?.();
+    }
     if (state !== 'answered') this.#traceEnd(request, undefined);
     return true;
   }
@@ -325,7 +332,7 @@ export class Dispatcher implements RequestConnection {
 
   /** Withdraws an inbound request at the peer's word: its handler is aborted and nothing more is written for it. */
   cancel(id: RequestId): void {
-    const request = this.#inFlight.get(id);
+    const request = this.#inFlight?.get(id);
     if (request === undefined) return;
     this.#settle(request, 'cancelled');
     if (request.batch !== undefined) this.#settleBatch(request.batch);
@@ -430,7 +437,7 @@ export class Dispatcher implements RequestConnection {
   async drain(windowMs: number): Promise<void> {
     this.#inputClosed = true;
     this.#rejectPending('the client closed its input before answering');
-    if (this.#inFlight.size > 0) {
+    if ((this.#inFlight?.size ?? 0) > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
         this.#drained = resolve;
@@ -446,16 +453,12 @@ export class Dispatcher implements RequestConnection {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const request of [...this.#inFlight.values()]) {
+    for (const request of [...(this.#inFlight?.values() ?? [])]) {
       this.#settle(request, 'abandoned');
       this.#peer.onWithdrawn?.(request.id);
     }
     this.#rejectPending('the connection closed');
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** The one error for a request-scoped server→client request that nothing can carry (code -32600). */

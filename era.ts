@@ -63,9 +63,9 @@ type Decide = (refusal?: JsonRpcErrorObject) => void;
 
 export class EraRouter implements DispatcherHooks {
   #state: EraState = 'undecided';
-  #held: JsonRpcNotification[] = [];
-  /** The 2025 side, built on first use: only once the connection is 2025 does the router ask for it. */
-  readonly #legacy: () => LegacySide;
+  #held: JsonRpcNotification[] | undefined;
+  /** The 2025 side, or the function that builds it on first use; absent on a connection fixed to 2026-07-28. */
+  readonly #legacy: LegacySide | (() => LegacySide) | undefined;
   /** Absent on a connection whose era is fixed to 2025, which refuses every claim before reaching it. */
   readonly #modern: Lifecycle | undefined;
   readonly #dispatcher: Dispatcher;
@@ -74,7 +74,7 @@ export class EraRouter implements DispatcherHooks {
   onUnexpectedError?: (error: unknown) => void;
 
   constructor(
-    legacy: () => LegacySide,
+    legacy: LegacySide | (() => LegacySide) | undefined,
     modern: Lifecycle | undefined,
     dispatcher: Dispatcher,
     logger: Logger,
@@ -89,6 +89,10 @@ export class EraRouter implements DispatcherHooks {
 
   get state(): EraState {
     return this.#state;
+  }
+
+  #legacySide(): LegacySide {
+    return typeof this.#legacy === 'function' ? this.#legacy() : this.#legacy!;
   }
 
   /** DispatcherHooks.era: the era once decided. */
@@ -108,7 +112,7 @@ export class EraRouter implements DispatcherHooks {
       return this.#modern!.onRequest(request);
     }
     if (this.#state === 'undecided') this.#decide('legacy');
-    if (this.#state === 'legacy') return this.#legacy().onRequest(request);
+    if (this.#state === 'legacy') return this.#legacySide().onRequest(request);
     if (method === 'initialize') throw unsupportedVersion(params.protocolVersion, MODERN_HANDSHAKE_REFUSAL);
     throw new ProtocolError(ErrorCode.InvalidParams, MISSING_ENVELOPE);
   }
@@ -117,19 +121,20 @@ export class EraRouter implements DispatcherHooks {
     if (this.#state !== 'undecided') return;
     this.#state = era;
     const held = this.#held;
-    this.#held = [];
-    for (const message of held) this.onNotification(message);
+    this.#held = undefined;
+    for (const message of held ?? []) this.onNotification(message);
   }
 
   onNotification(message: JsonRpcNotification): void {
     if (this.#state === 'legacy') {
-      this.#legacy().onNotification(message);
+      this.#legacySide().onNotification(message);
     } else if (message.method === 'notifications/cancelled') {
       // Notifications carry no envelope: a modern (or undecided) connection acts on cancels alone.
       const requestId = message.params?.requestId;
       if (isRequestId(requestId)) this.#dispatcher.cancel(requestId);
     } else if (this.#state === 'undecided') {
-      if (this.#held.length < MAX_HELD_NOTIFICATIONS) this.#held.push(message);
+      const held = (this.#held ??= []);
+      if (held.length < MAX_HELD_NOTIFICATIONS) held.push(message);
       else this.#logger.warn(`dropped '${message.method}': too many notifications before the first request`);
     }
   }
@@ -143,7 +148,7 @@ export class EraRouter implements DispatcherHooks {
   checkBatch(items: unknown[], decide: Decide): JsonRpcErrorObject | 'held' | undefined {
     if (items.some((item) => isPlainObject(item) && isPlainObject(item.params) && hasClaim(item.params)))
       return { code: ErrorCode.InvalidRequest, message: BATCH_WITH_CLAIM };
-    return this.#state === 'legacy' ? this.#legacy().checkBatch(items, decide) : BATCH_REFUSAL;
+    return this.#state === 'legacy' ? this.#legacySide().checkBatch(items, decide) : BATCH_REFUSAL;
   }
 }
 
@@ -179,9 +184,10 @@ export interface ConnectionOptions extends DispatcherPeer {
 /** One client connection (a stdio process, a 2025 session, a modern HTTP request): frames in, frames out. */
 export class Connection {
   readonly #dispatcher: Dispatcher;
-  /** Built on first need (#legacySide: a 2025 request, or the 2025 state its transport hands it), never on a 2026 one. */
+  /** Built at once when fixed to 2025, else on first need (#legacySide), never on a 2026 one: no closure kept. */
   #legacy: LegacyLifecycle | undefined;
-  readonly #makeLegacy: () => LegacyLifecycle;
+  readonly #settings: ConnectionSettings;
+  readonly #saveState: SaveSessionState | undefined;
   readonly #listens: ListenStreams | undefined;
   readonly #router: EraRouter;
   readonly #extras: FrameExtras | undefined;
@@ -191,15 +197,18 @@ export class Connection {
 
   constructor(model: ServerModel, settings: ConnectionSettings, logger: Logger, options: ConnectionOptions) {
     this.#dispatcher = new Dispatcher(options, settings, logger);
-    this.#makeLegacy = () => new LegacyLifecycle(model, this.#dispatcher, settings, options.saveSessionState);
+    this.#model = model;
+    this.#settings = settings;
+    this.#saveState = options.saveSessionState;
     // A connection whose era is fixed to 2025 (an HTTP session) never serves modern requests: it holds no modern side.
     const era = options.era ?? (options.assumeInitialized === undefined ? undefined : 'legacy');
     let modern: ModernLifecycle | undefined;
     if (era !== 'legacy') {
-      this.#listens = new ListenStreams(settings, options.isBackedUp ?? (() => false));
+      this.#listens = new ListenStreams(settings, options.isBackedUp);
       modern = new ModernLifecycle(model, this.#listens, settings.sealer, settings.cache);
     }
-    this.#router = new EraRouter(() => this.#legacySide(), modern, this.#dispatcher, logger, era);
+    const legacy = era === 'legacy' ? this.#legacySide() : era === undefined ? () => this.#legacySide() : undefined;
+    this.#router = new EraRouter(legacy, modern, this.#dispatcher, logger, era);
     const { onHandlerError } = options;
     if (onHandlerError !== undefined)
       this.#router.onUnexpectedError = (error) => {
@@ -210,13 +219,12 @@ export class Connection {
     this.#dispatcher.attach(this.#router);
     this.#extras = options.extras === undefined ? undefined : { ...options.extras, envelope: undefined };
     if (options.assumeInitialized !== undefined) this.#legacySide().assumeInitialized(options.assumeInitialized);
-    this.#model = model;
     model.hub.add(this);
   }
 
   /** The 2025 lifecycle, built the first time the connection needs it. */
   #legacySide(): LegacyLifecycle {
-    return (this.#legacy ??= this.#makeLegacy());
+    return (this.#legacy ??= new LegacyLifecycle(this.#model, this.#dispatcher, this.#settings, this.#saveState));
   }
 
   get era(): EraState {

@@ -4,7 +4,7 @@
 // the capabilities both eras advertise. Connection-free: it sees one request's params and context, never a transport.
 
 import { InputRequired, UrlElicitationRequiredError } from './input.ts';
-import { describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
+import { chain, describeValue, ErrorCode, invalidParams, isPlainObject, ProtocolError } from './jsonrpc.ts';
 import { type ChangeHub, lacking, passes, type Registry, reachable } from './registry.ts';
 import type { InboundRequest } from './request.ts';
 import { formatPath } from './schema.ts';
@@ -307,7 +307,7 @@ export interface CallSite extends ExtensionContext, Pick<ToolCall, 'detach'> {
 }
 
 /** tools/call: the tool and the shape of its arguments, then an extension's hook (Extension.callTool) or the tool. */
-export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite): Promise<Shaped | InputRequired> {
+export function callTool(model: ServerModel, params: Shaped, ctx: CallSite): unknown {
   if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
   const tool = model.tools.get(params.name, ctx.era, ctx);
   if (tool === undefined) throw invalidParams(`unknown tool '${params.name}'`);
@@ -318,38 +318,33 @@ export async function callTool(model: ServerModel, params: Shaped, ctx: CallSite
       tool: { name: tool.name, definition: tool.definition },
       params,
       ctx,
-      run: (runCtx) => runTool(model, tool, args, runCtx),
+      run: async (runCtx) => runTool(model, tool, args, runCtx) as Shaped | InputRequired,
       detach: (options) => ctx.detach(options),
       notify: (method, notification) => ctx.notifyCaller(method, notification),
     });
-    if (taken !== undefined) return (await taken) as Shaped | InputRequired;
+    if (taken !== undefined) return taken;
   }
   return runTool(model, tool, args, ctx);
 }
 
-/** Validates a tool's arguments, runs its handler with `ctx`, and checks and shapes what it answered. */
-async function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context) {
+/** Validates a tool's arguments, runs its handler, checks and shapes its answer: synchronously when those steps are. */
+function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context): unknown {
   const version = ctx.protocolVersion;
-  let checked: CallToolResult;
-  try {
-    // A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's
-    // failure, as the handler's is; a ProtocolError (the -32602 below) passes through toolThrew.
-    const pendingInput = tool.parseInput(args, 'arguments');
-    const parsed = pendingInput instanceof Promise ? await pendingInput : pendingInput;
-    if (parsed.problems !== undefined) {
-      const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
-      // 2025-11-25 on, bad arguments are a tool error the model can correct (Server Features > Tools > Error Handling).
-      if (since(version, '2025-11-25')) return toolFailureResult(message, version);
-      throw invalidParams(message.slice('Invalid '.length));
-    }
-    const result = await (tool.handler as ToolHandler<unknown>)(parsed.value, ctx);
-    if (result instanceof InputRequired) return result;
-    const pending = checkToolResult(model, tool, result);
-    checked = pending instanceof Promise ? await pending : pending;
-  } catch (error) {
-    return toolThrew(model, tool, error, ctx);
-  }
-  return shapeToolResult(checked, version, tool);
+  // A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's
+  // failure, as the handler's is; a ProtocolError (the -32602 below) passes through toolThrew.
+  const threw = (error: unknown) => toolThrew(model, tool, error, ctx);
+  const shape = (checked: CallToolResult) => shapeToolResult(checked, version, tool);
+  const check = (result: CallToolResult | InputRequired) =>
+    result instanceof InputRequired ? result : chain(() => checkToolResult(model, tool, result), shape, threw);
+  const run = (parsed: Parsed) => {
+    if (parsed.problems === undefined)
+      return chain(() => (tool.handler as ToolHandler<unknown>)(parsed.value, ctx), check, threw);
+    const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
+    // 2025-11-25 on, bad arguments are a tool error the model can correct (Server Features > Tools > Error Handling).
+    if (since(version, '2025-11-25')) return toolFailureResult(message, version);
+    throw invalidParams(message.slice('Invalid '.length));
+  };
+  return chain(() => tool.parseInput(args, 'arguments'), run, threw);
 }
 
 /** A tool's throw as its failure result; an aborted call gets no answer, a URL elicitation is the era's to answer. */

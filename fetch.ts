@@ -171,11 +171,15 @@ class FetchReply implements Reply {
     this.#answered = true;
     if (status >= 400) this.#statuses.add(status);
     if (text === undefined) {
-      this.#resolve(new Response(null, { status, headers: { ...headers, ...this.cors } }));
+      // Object.assign, not spreads: on Node 20 a spread copy that then gains keys costs about 5 µs (bench/README.md).
+      this.#resolve(new Response(null, { status, headers: Object.assign({}, headers, this.cors) }));
       return;
     }
     this.#resolve(
-      new Response(text, { status, headers: { ...headers, ...this.cors, 'content-type': 'application/json' } }),
+      new Response(text, {
+        status,
+        headers: Object.assign({}, headers, this.cors, { 'content-type': 'application/json' }),
+      }),
     );
   }
 
@@ -184,7 +188,7 @@ class FetchReply implements Reply {
     const sink = new StreamSink(this.#keepAliveMs, () => this.#fireAbort());
     this.#sink = sink;
     this.#resolve(
-      new Response(sink.readable, { status: 200, headers: { ...STREAM_HEADERS, ...headers, ...this.cors } }),
+      new Response(sink.readable, { status: 200, headers: Object.assign({}, STREAM_HEADERS, headers, this.cors) }),
     );
     return sink;
   }

@@ -3,12 +3,8 @@
 // bounded close(). This adapter reads bodies under the size limit (or takes one a framework already parsed) and maps
 // node's request/response onto the core's Reply; all MCP logic is in http/http-core.ts. Uses documented node APIs only.
 
-import {
-  createServer as createNodeServer,
-  type IncomingMessage,
-  type Server as NodeServer,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, Server as NodeServer, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Server } from './core.ts';
 import {
@@ -57,8 +53,7 @@ class NodeReply implements Reply {
   #answered = false;
 
   constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined, core: HttpCore) {
-    // Distinct values keep repeated headers visible (node would join them with ", ").
-    this.headers = request.headersDistinct as HeaderBag;
+    this.headers = headerBag(request);
     this.http = new NodeRequestInfo(request);
     this.#response = response;
     this.#keepAliveMs = keepAliveMs;
@@ -80,7 +75,9 @@ class NodeReply implements Reply {
     const text = body === undefined ? '' : jsonText(body); // may throw: before the exchange counts as answered
     this.#answered = true;
     if (status >= 400) this.#core.httpErrors.add(status);
-    const head: Record<string, string | number> = { ...headers, ...this.cors, ...this.#closing() };
+    // Object.assign, not a spread: on Node 20 a spread copy that then gains keys costs about 5 µs (bench/README.md).
+    const head: Record<string, string | number> = Object.assign({}, headers, this.cors);
+    if (this.#core.closing) head.connection = 'close';
     if (body !== undefined) head['content-type'] = 'application/json';
     head['content-length'] = Buffer.byteLength(text);
     this.#response.writeHead(status, head);
@@ -89,16 +86,28 @@ class NodeReply implements Reply {
 
   stream(headers?: Record<string, string>): EventSink {
     this.#answered = true;
-    this.#response.writeHead(200, { ...SSE_HEADERS, ...headers, ...this.cors, ...this.#closing() });
+    this.#response.writeHead(200, Object.assign({}, SSE_HEADERS, headers, this.cors, this.#closing()));
     this.#response.flushHeaders();
     return new SseWriter(this.#response, { keepAliveMs: this.#keepAliveMs });
   }
 
   onAbort(listener: () => void): void {
-    this.#response.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` would wrap the listener in two more objects.
+    this.#response.on('close', () => {
       if (!this.#response.writableFinished) listener();
     });
   }
+}
+
+/**
+ * The request's headers with repeated ones visible: node's joined object (which node builds for itself anyway) when
+ * it holds one name per raw header line, else the distinct values (node joins some repeats with ", " and drops others).
+ */
+function headerBag(request: IncomingMessage): HeaderBag {
+  const joined = request.headers;
+  let names = 0;
+  for (const _ in joined) names++;
+  return names * 2 === request.rawHeaders.length ? joined : (request.headersDistinct as HeaderBag);
 }
 
 /** The node:http request handler createHttpHandler() returns (usable as express middleware too). */
@@ -125,7 +134,9 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const handler = (request: IncomingMessage, response: ServerResponse, given?: unknown): void => {
     const method = request.method ?? 'GET';
-    const path = (request.url ?? '/').split('?')[0]!;
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const reply = new NodeReply(request, response, options.keepAliveMs, core);
     if (!core.admit(method, path, reply)) {
       request.resume();
@@ -150,7 +161,9 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
       }
       return;
     }
-    readBody(request, maxBody).then(
+    readBody(
+      request,
+      maxBody,
       (body) => (body === undefined ? tooLarge(reply) : core.post(body, reply)),
       () => response.destroy(),
     );
@@ -163,43 +176,50 @@ function tooLarge(reply: Reply): void {
   reply.send(413, PAYLOAD_TOO_LARGE, { connection: 'close' });
 }
 
-/** The body's bytes, or undefined when it passes `limit` bytes (counted as it arrives, whatever Content-Length says). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length']);
-    if (declared > limit) {
-      resolve(undefined);
+/**
+ * Reads the body, then hands `done` its bytes, or undefined once they pass `limit` bytes (counted as they arrive,
+ * whatever Content-Length says); `failed` when the request errors first. Callbacks, not a promise: a body costs no
+ * microtask hop, and one that arrived in one chunk is not copied.
+ */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+  done: (body: Buffer | undefined) => void,
+  failed: () => void,
+): void {
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) {
+    done(undefined);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limit) {
+      cleanup();
+      request.pause();
+      done(undefined);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        request.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = (): void => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-    };
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-  });
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    cleanup();
+    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  };
+  const onError = (): void => {
+    cleanup();
+    failed();
+  };
+  const cleanup = (): void => {
+    request.off('data', onData);
+    request.off('end', onEnd);
+    request.off('error', onError);
+  };
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onError);
 }
 
 /** Options of serveHttp(): the handler options plus where to listen and how long a client may take to send a request. */
@@ -226,6 +246,13 @@ export interface HttpServer {
    */
   close(drainWindowMs?: number): Promise<void>;
 }
+
+/**
+ * node:http's createServer, taken from the module itself, not through an ES import: on Node >= 22 an ES import of
+ * node:http builds its ES module view by reading every export, and reading `WebSocket` there loads undici (about
+ * 50 ms of a cold start; bench/README.md, Start-up). The module's own exports load it only when read.
+ */
+const createNodeServer = (createRequire(import.meta.url)('node:http') as typeof import('node:http')).createServer;
 
 /** How long answers written by the end of the drain window may take to reach their clients before sockets are dropped. */
 const CLOSE_GRACE_MS = 250;
@@ -260,6 +287,11 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
   // Responses not yet closed: close() waits (a short grace at most) for those answered in the drain window.
   const running = new Set<ServerResponse>();
   let lastClosed: (() => void) | undefined;
+  // One listener for every response (node calls it with the response as `this`): none made per request.
+  function closed(this: ServerResponse): void {
+    running.delete(this);
+    if (running.size === 0) lastClosed?.();
+  }
   const httpServer = createNodeServer(
     {
       headersTimeout,
@@ -268,10 +300,7 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     },
     (request, response) => {
       running.add(response);
-      response.once('close', () => {
-        running.delete(response);
-        if (running.size === 0) lastClosed?.();
-      });
+      response.on('close', closed);
       handler(request, response);
     },
   );

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 framing and errors, and the bytes frames and ids travel as: frame types, newline-delimited splitting
 // under a per-line cap, strict UTF-8 decoding and parsing, classification, the exact answers to bad frames, the error
-// codes and ProtocolError, bounded renderings of peer values; UTF-8, base64(url), hex and random bytes on Web APIs (no
-// node: import; only the stdio line splitter uses the global Buffer). No I/O, no state beyond one unfinished line.
+// codes and ProtocolError, bounded renderings of peer values, chain() (no microtask hop for a value); UTF-8,
+// base64(url), hex, random bytes on Web APIs (no node: import; the splitter uses Buffer). No I/O, no state but a line.
 
 /** A JSON-RPC request id: a string or an integer (never null), echoed exactly as received. */
 export type RequestId = string | number;
@@ -183,6 +183,28 @@ export function toHex(bytes: Uint8Array): string {
 /** `length` bytes from the runtime's cryptographically secure generator. */
 export function randomBytes(length: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(length));
+}
+
+/** Whether `value` is a thenable (any, not only a native Promise): what `await` would wait for. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** `next` of what `run` returns, at once unless it is a thenable (no microtask hop for a synchronous answer); what
+ * `run` throws or rejects with goes to `failed` (absent: it propagates), not what `next` throws. */
+export function chain<V, T = V>(
+  run: () => V | PromiseLike<V>,
+  next?: (value: V) => T,
+  failed?: (error: unknown) => T,
+): unknown {
+  let value: V | PromiseLike<V>;
+  try {
+    value = run();
+  } catch (error) {
+    if (failed === undefined) throw error;
+    return failed(error);
+  }
+  return isThenable(value) ? Promise.resolve(value).then(next, failed) : next === undefined ? value : next(value);
 }
 
 /** Parses one frame's text. Returns `undefined` when the text is not JSON. */

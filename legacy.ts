@@ -15,6 +15,7 @@ import {
   UrlElicitationRequiredError,
 } from './input.ts';
 import {
+  chain,
   ErrorCode,
   invalidParams,
   isPlainObject,
@@ -108,12 +109,16 @@ const METHODS: Record<string, MethodEntry> = {
   'tools/call': {
     capability: 'tools',
     serve: (l, r, c) =>
-      withInput(l, r, c, features.callTool).catch((error: unknown) => {
-        // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
-        if (!(error instanceof InputRoundError)) throw error;
-        l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
-        return features.toolFailureResult(error.message, l.version);
-      }),
+      chain(
+        () => withInput(l, r, c, features.callTool),
+        undefined,
+        (error: unknown) => {
+          // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
+          if (!(error instanceof InputRoundError)) throw error;
+          l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
+          return features.toolFailureResult(error.message, l.version);
+        },
+      ),
   },
   'resources/list': {
     capability: 'resources',
@@ -176,7 +181,7 @@ export class LegacyLifecycle {
   #withdrawn: Set<RequestId> | undefined;
   readonly #saveState: SaveSessionState | undefined;
   /** The last state change being saved (with a shared store): the next one starts from what it leaves. */
-  #saving: Promise<unknown> = Promise.resolve();
+  #saving: Promise<unknown> | undefined;
 
   constructor(model: ServerModel, dispatcher: Dispatcher, options: LegacyOptions, saveState?: SaveSessionState) {
     this.model = model;
@@ -434,7 +439,7 @@ export class LegacyLifecycle {
       locally();
       return EMPTY_RESULT;
     }
-    const saved = this.#saving.then(async () => {
+    const saved = (this.#saving ?? Promise.resolve()).then(async () => {
       const state = next({
         logLevel: LOGGING_LEVELS[this.#logLevel]!,
         subscriptions: [...(this.#subscriptions ?? [])],
@@ -478,39 +483,40 @@ export class LegacyLifecycle {
 }
 
 /** Runs a handler that may answer `inputRequired(…)`: the client is asked, the handler rerun (MAX_INPUT_ROUNDS). */
-async function withInput(
+function withInput(
   lifecycle: LegacyLifecycle,
   request: InboundRequest,
   ctx: LegacyContext,
   serve: FeatureHandler,
-): Promise<unknown> {
-  for (let round = 0; ; round++) {
-    let result: unknown;
-    try {
-      result = await serve(lifecycle.model, request.params, ctx);
-    } catch (error) {
-      if (!(error instanceof UrlElicitationRequiredError)) throw error;
-      // -32042 goes only to a 2025-11-25 client that can open the URLs (Client Features > Elicitation >
-      // Capabilities); to any other it is the missing capability an input round would have met.
-      const missing = features.since(ctx.protocolVersion, '2025-11-25')
-        ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
-        : { elicitation: { url: {} } };
-      if (missing === undefined) {
-        const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
-        throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
-      }
-      throw new InputRoundError(new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'));
-    }
+  round = 0,
+): unknown {
+  const answered = (result: unknown): unknown => {
     if (!(result instanceof InputRequired)) return withoutResultType(result);
     if (round === MAX_INPUT_ROUNDS)
       throw new InputRoundError(undefined, `The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`);
-    try {
-      ctx.inputResponses = await ctx.ask(result.inputRequests);
-    } catch (error) {
+    const asked = ctx.ask(result.inputRequests).catch((error: unknown) => {
       throw request.signal.aborted ? error : new InputRoundError(error);
+    });
+    return asked.then((responses) => {
+      ctx.inputResponses = responses;
+      ctx.requestState = result.state;
+      return withInput(lifecycle, request, ctx, serve, round + 1);
+    });
+  };
+  const refused = (error: unknown): never => {
+    if (!(error instanceof UrlElicitationRequiredError)) throw error;
+    // -32042 goes only to a 2025-11-25 client that can open the URLs (Client Features > Elicitation >
+    // Capabilities); to any other it is the missing capability an input round would have met.
+    const missing = features.since(ctx.protocolVersion, '2025-11-25')
+      ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
+      : { elicitation: { url: {} } };
+    if (missing === undefined) {
+      const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
+      throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
     }
-    ctx.requestState = result.state;
-  }
+    throw new InputRoundError(new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'));
+  };
+  return chain(() => serve(lifecycle.model, request.params, ctx), answered, refused);
 }
 
 /** Drops the 2026-07-28 resultType, ttlMs and cacheScope; a resultType but "complete" (or null) is a bug: -32603. */

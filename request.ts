@@ -80,6 +80,8 @@ export class InboundRequest {
   state: RequestState = 'running';
   /** Its context on the request TracingChannel while it runs, when there were subscribers at its start. */
   traced: RequestTrace | undefined;
+  /** Called at its end, however it ended (as its signal's abort, without the signal's cost: a listen's release). */
+  onEnd: (() => void) | undefined;
   readonly #connection: RequestConnection;
   #controller: AbortController | undefined;
   #lastProgress = -Infinity;
@@ -116,6 +118,7 @@ export class InboundRequest {
   /** Marks the request over and aborts its signal, which also withdraws its outstanding server→client requests. */
   end(state: Exclude<RequestState, 'running'>): void {
     this.state = state;
+    this.onEnd?.();
     this.#controller?.abort(new DOMException(`Request ended: ${END_REASONS[state]}`, 'AbortError'));
   }
 

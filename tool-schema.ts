@@ -3,7 +3,7 @@
 // turned once at registration into the JSON Schema that tools/list shows plus a parser that words issues with paths,
 // and the argument types inferred from it. Never validates JSON Schema itself (schema.ts does) or mutates a schema.
 
-import { isPlainObject } from './jsonrpc.ts';
+import { isPlainObject, isThenable } from './jsonrpc.ts';
 import { checkSchema, compileSchema, formatPath, type JsonSchema, type SchemaOptions } from './schema.ts';
 
 /** The Standard Typed interface (https://standardschema.dev, v1), the base of the two below. */
@@ -163,9 +163,7 @@ function compileStandard(std: unknown, where: string, io: Side, options: SchemaO
     json,
     parse: (value, root) => {
       const result = props.validate(value);
-      return isThenable(result)
-        ? Promise.resolve(result).then((settled) => settle(settled, root))
-        : settle(result, root);
+      return isThenable(result) ? Promise.resolve(result).then((done) => settle(done, root)) : settle(result, root);
     },
   };
 }
@@ -185,11 +183,6 @@ function pathOf(issue: StandardSchemaV1Issue): (string | number)[] {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
     return typeof key === 'symbol' ? key.toString() : key;
   });
-}
-
-/** Whether validate() answered asynchronously (any thenable, not only a native Promise). */
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** The kind of a value, for an error message. */

@@ -69,43 +69,62 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
-/** Round trips of the echo tool by `concurrency` callers for `measureMs`, after `warmMs` of the same. */
-export async function throughput(
+/**
+ * A server under test with the client of its callers open. Round trips run in windows, so that several contenders'
+ * servers can stay up together and take turns (run.ts): a change in the machine's load then meets all of them.
+ */
+export interface RoundTrips {
+  /** `ms` of back-to-back echo calls by every caller; a `record`ed window counts (its calls, time and latencies). */
+  window(ms: number, record: boolean): Promise<void>;
+  /** Calls per second and latency percentiles over the recorded windows. */
+  figure(): Throughput;
+  stop(): Promise<void>;
+}
+
+/** Starts `contender` and opens the client of `concurrency` callers of the echo tool (a 2025 session, or none). */
+export async function roundTrips(
   contender: Contender,
   transport: Transport,
   era: Era,
   concurrency: number,
-  warmMs: number,
-  measureMs: number,
-): Promise<Throughput> {
+): Promise<RoundTrips> {
   const server = await start(contender, transport);
-  try {
-    const client = transport === 'stdio' ? new StdioClient(server.child) : new HttpClient(server.port, concurrency);
-    await client.open(era);
-    const latencies: number[] = [];
-    const drive = async (until: number, record: boolean): Promise<void> => {
-      while (performance.now() < until) {
-        const began = performance.now();
-        await client.call(era);
-        if (record) latencies.push(performance.now() - began);
-      }
-    };
-    const callers = (until: number, record: boolean) =>
-      Promise.all(Array.from({ length: concurrency }, () => drive(until, record)));
-    await callers(performance.now() + warmMs, false);
-    const began = performance.now();
-    await callers(began + measureMs, true);
-    const elapsed = performance.now() - began;
+  const client = transport === 'stdio' ? new StdioClient(server.child) : new HttpClient(server.port, concurrency);
+  const stop = async (): Promise<void> => {
     if (client instanceof HttpClient) client.close();
-    latencies.sort((a, b) => a - b);
-    return {
-      callsPerSecond: (latencies.length / elapsed) * 1000,
-      p50Us: percentile(latencies, 0.5) * 1000,
-      p99Us: percentile(latencies, 0.99) * 1000,
-    };
-  } finally {
     await server.stop();
+  };
+  try {
+    await client.open(era);
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  const latencies: number[] = [];
+  let elapsed = 0;
+  const drive = async (until: number, record: boolean): Promise<void> => {
+    while (performance.now() < until) {
+      const began = performance.now();
+      await client.call(era);
+      if (record) latencies.push(performance.now() - began);
+    }
+  };
+  return {
+    async window(ms, record) {
+      const began = performance.now();
+      await Promise.all(Array.from({ length: concurrency }, () => drive(began + ms, record)));
+      if (record) elapsed += performance.now() - began;
+    },
+    figure() {
+      const sorted = [...latencies].sort((a, b) => a - b);
+      return {
+        callsPerSecond: (sorted.length / elapsed) * 1000,
+        p50Us: percentile(sorted, 0.5) * 1000,
+        p99Us: percentile(sorted, 0.99) * 1000,
+      };
+    },
+    stop,
+  };
 }
 
 /** Milliseconds from spawn to the answer of the first request (a 2025 `initialize`). */

@@ -24,10 +24,11 @@ import {
   memory,
   output,
   packed,
+  type RoundTrips,
+  roundTrips,
   shortSession,
   type Throughput,
   type Transport,
-  throughput,
   warmCompileCache,
 } from './measure.ts';
 import { type Comparison, type Results, renderMarkdown } from './report.ts';
@@ -72,6 +73,7 @@ const SIZES = flags.smoke
       reps: 1,
       warmMs: 30,
       measureMs: 120,
+      slices: 2,
       coldReps: 1,
       coldStartReps: 1,
       importReps: 1,
@@ -85,12 +87,17 @@ const SIZES = flags.smoke
       reps: Number(flags.reps ?? 3),
       warmMs: 1_500,
       measureMs: 1_500,
+      // Round trips: the warm-up and the measured time each in this many slices, contenders taking turns.
+      slices: 10,
       coldReps: 5,
       // Starts are short and the ratio targets tight (1.10×): more samples than a short session gets.
       coldStartReps: 15,
       importReps: 7,
       sessionCalls: [1, 100, 1_000],
-      sample: 1_000,
+      // Memory is marginal from the sample on: by 9 000 idle sessions V8's young generation has grown to its maximum
+      // (from 1 000 it still doubled inside the window, a one-off charged to the items: bench/README.md, Memory).
+      // 9 000 + 10 000 stays under the bench servers' 20 000 sessions and streams.
+      sample: 9_000,
       total: 10_000,
       // The default stdio line and HTTP body limit (4 MiB), less the frame around the arguments.
       bodyBytes: 4 * 1024 * 1024 - 256,
@@ -251,7 +258,8 @@ const CONTENDERS: Contender[] = [
  * The stdio cold-start contenders on one dev Node beyond the dist and the Node 22 runs above: the `.mjs` floor on
  * that Node (Node 24, 26), the one-file `.ts` floor stripped the same way as the sources (every dev Node), the `.ts`
  * sources stripped (Node 24, 26), and with Node's compile cache warmed by a first run (Node 24, 26, where the cache
- * holds the stripped sources; Node 22 caches only V8's compilation and strips again at every start).
+ * holds the stripped sources; Node 22 caches only V8's compilation and strips again at every start, so a warm cache
+ * changes nothing there: bench/README.md, Start-up). On Node 22, the built dist instead, over stdio and HTTP.
  */
 function coldStartOnNode(major: 22 | 24 | 26, node: string): Contender[] {
   const floor = major === 22 ? 'floor-dev' : `floor-${major}`;
@@ -273,7 +281,18 @@ function coldStartOnNode(major: 22 | 24 | 26, node: string): Contender[] {
     nodeArgs: STRIP,
     script: join(SERVERS, 'floor.ts'),
   };
-  if (major === 22) return [tsFloor];
+  // Node 22 strips at every start, cache or not: beside its `.ts` run (core-ts), the built dist on the same Node, the
+  // start a user who copies the `.js` instead of the sources gets there (README.md, Vendoring), on both transports.
+  const distOn22: Contender = {
+    ...base,
+    key: 'core-dist-22',
+    label: 'mcp-core (dist, Node 22)',
+    nodeArgs: [],
+    script: join(SERVERS, 'mcp-core.mjs'),
+    scriptArgs: ['dist'],
+    transports: ['stdio', 'http'],
+  };
+  if (major === 22) return [tsFloor, distOn22];
   return [
     { ...FLOOR, ...base, key: floor, label: `raw floor (Node ${major})` },
     tsFloor,
@@ -404,16 +423,28 @@ for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
     (c) => chosen(c) && c.eras.includes(scenario.era) && c.transports.includes(scenario.transport),
   );
   for (let rep = 0; rep < SIZES.reps; rep++) {
-    for (const contender of rotation(eligible, rep)) {
-      const figure = await throughput(
-        contender,
-        scenario.transport,
-        scenario.era,
-        scenario.concurrency,
-        SIZES.warmMs,
-        SIZES.measureMs,
-      );
-      runs.set(contender.key, [...(runs.get(contender.key) ?? []), figure]);
+    // Each repetition starts every contender's server afresh and keeps them all up, and their warm-up and measured
+    // time are cut into slices that take turns (rotated): a change in the machine's load, which a window of one
+    // contender after another would charge to whichever ran then, meets every contender alike (bench/README.md).
+    const order = rotation(eligible, rep);
+    const open: RoundTrips[] = [];
+    try {
+      for (const contender of order) {
+        open.push(await roundTrips(contender, scenario.transport, scenario.era, scenario.concurrency));
+      }
+      for (const [ms, record] of [
+        [SIZES.warmMs, false],
+        [SIZES.measureMs, true],
+      ] as const) {
+        for (let slice = 0; slice < SIZES.slices; slice++) {
+          for (const trips of rotation(open, slice)) await trips.window(ms / SIZES.slices, record);
+        }
+      }
+      order.forEach((contender, at) => {
+        runs.set(contender.key, [...(runs.get(contender.key) ?? []), open[at]!.figure()]);
+      });
+    } finally {
+      for (const trips of open) await trips.stop();
     }
   }
   for (const [key, figures] of runs) {

@@ -3,6 +3,7 @@
 // refusal, and a 2025 session's resumable SSE stream. Knows no session table and no MCP method; never writes an
 // event before the store has taken it (or failed to: then it goes without an id).
 
+import type { Envelope } from '../core.ts';
 import { ErrorCode, errorResponse, type JsonRpcFailure, type RequestId } from '../jsonrpc.ts';
 import type { AuthInfo, FrameExtras, HttpRequestInfo, Logger } from '../types.ts';
 import { type EventStore, formatEvent, formatPriming, newStreamId } from './sse.ts';
@@ -135,9 +136,11 @@ export interface Reply {
   cors?: Record<string, string>;
 }
 
-/** What the core is handed with the frames of `reply`'s exchange. */
-export function extrasOf(reply: Reply): FrameExtras {
-  return { http: reply.http, auth: reply.auth };
+/** What the core is handed with the frames of `reply`'s exchange (a 2026-07-28 request's with the envelope read). */
+export function extrasOf(reply: Reply): FrameExtras;
+export function extrasOf(reply: Reply, envelope: Envelope): FrameExtras & { envelope: Envelope };
+export function extrasOf(reply: Reply, envelope?: Envelope): FrameExtras {
+  return { http: reply.http, auth: reply.auth, envelope };
 }
 
 /** One open SSE stream of an HTTP exchange: write event text, end it, learn when it closed. */

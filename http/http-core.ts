@@ -478,7 +478,7 @@ export class HttpCore {
     if (this.#options.sessions === false) {
       const session = new Session(
         this.#server,
-        { ...sessionOptions, responseMode: 'json' },
+        Object.assign({}, sessionOptions, { responseMode: 'json' as const }), // not a spread: see NodeReply.send
         undefined,
         initialize ? undefined : (header ?? STATELESS_VERSION),
       );

@@ -39,8 +39,8 @@ export class ModernExchanges {
   readonly #server: Server;
   readonly #streams: StreamBudget;
   readonly #stepUp: StepUp;
-  /** Each running exchange's connection, with the way to end its HTTP response when the endpoint closes. */
-  readonly #running = new Map<Connection, () => void>();
+  /** Each running exchange's connection, with the exchange (the way to end its HTTP response when the endpoint closes). */
+  readonly #running = new Map<Connection, ModernExchange>();
 
   /** `stepUp`: the guard's challenge of an answer refused for want of scope (HttpGuard.stepUp). */
   constructor(server: Server, streams: StreamBudget, stepUp: StepUp) {
@@ -51,7 +51,9 @@ export class ModernExchanges {
 
   /** Running requests get `windowMs` to finish, listens end with their final result; then every response ends. */
   drain(windowMs: number): Promise<void>[] {
-    const drained = [...this.#running].map(([connection, end]) => connection.drain(windowMs).then(end));
+    const drained = [...this.#running].map(([connection, exchange]) =>
+      connection.drain(windowMs).then(() => exchange.end()),
+    );
     this.#running.clear();
     return drained;
   }
@@ -88,7 +90,7 @@ export class ModernExchanges {
       );
       return;
     }
-    const extras = { ...extrasOf(reply), envelope };
+    const extras = extrasOf(reply, envelope);
     let headerParams: readonly HeaderParam[];
     try {
       headerParams = this.#server.transport.checkArrival(method, params, extras);
@@ -108,54 +110,115 @@ export class ModernExchanges {
       this.#streams.refuse(reply, id);
       return;
     }
-    let sink: EventSink | undefined;
-    const connection = this.#server.transport.connect({
-      era: 'modern',
-      transport: 'http',
-      send: (frame) => {
-        if (Array.isArray(frame)) return;
-        if (isResponse(frame)) {
-          const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
-          const code = 'error' in frame ? frame.error.code : 0;
-          // Refused for want of scope (at the lookup, or by a handler): 403 with the step-up challenge.
-          const challenge = code === 0 ? undefined : this.#stepUp(reply, frame);
-          const status =
-            challenge !== undefined
-              ? 403
-              : code === ErrorCode.MethodNotFound
-                ? 404
-                : code === ErrorCode.MissingRequiredClientCapability
-                  ? 400
-                  : 200;
-          // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
-          if (sink === undefined && !json && status === 200 && !reply.answered)
-            sink = this.#streams.open(reply, listen);
-          if (sink !== undefined) {
-            sink.send(formatEvent(text));
-            sink.end();
-          } else if (!reply.answered) {
-            reply.send(status, new JsonText(text), challenge);
-          }
-          this.#running.delete(connection);
-          connection.close();
-          return;
-        }
-        if (sink === undefined && sse && !reply.answered) sink = this.#streams.open(reply, listen);
-        sink?.send(formatEvent(JSON.stringify(frame)));
-      },
-      noBackChannel: () => NO_BACK_CHANNEL,
-      caller: () => '', // sessionless: anyone holding an id (ExtensionContext.caller)
-    });
-    this.#running.set(connection, () => {
-      if (sink !== undefined) sink.end();
-      else if (!reply.answered) reply.send(503, shuttingDown(id));
-    });
+    const exchange = new ModernExchange(reply, id, json, sse, listen, this.#streams, this.#stepUp, this.#running);
+    const connection = (exchange.connection = this.#server.transport.connect(exchange));
+    this.#running.set(connection, exchange);
     // Closing the response is this era's cancellation: the handler is aborted and nothing more is written.
-    reply.onAbort(() => {
-      this.#running.delete(connection);
-      connection.close();
-    });
+    reply.onAbort(() => exchange.abort());
     connection.receive(message, extras);
+  }
+}
+
+/**
+ * One 2026-07-28 POST as its connection's peer: its answer (a JSON body, or an SSE stream once something precedes
+ * it, or when only SSE is accepted) and the frames related to it. The exchange is the peer itself, its methods the
+ * peer's: no closures per request (an open listen keeps all of it; bench/README.md, What we found and changed).
+ */
+class ModernExchange {
+  readonly #reply: Reply;
+  readonly #id: RequestId;
+  readonly #json: boolean;
+  readonly #sse: boolean;
+  /** A listen's stream holds a place in the budget (StreamBudget.open). */
+  readonly #listen: boolean;
+  readonly #streams: StreamBudget;
+  readonly #stepUp: StepUp;
+  readonly #running: Map<Connection, ModernExchange>;
+  #sink: EventSink | undefined;
+  connection!: Connection;
+
+  constructor(
+    reply: Reply,
+    id: RequestId,
+    json: boolean,
+    sse: boolean,
+    listen: boolean,
+    streams: StreamBudget,
+    stepUp: StepUp,
+    running: Map<Connection, ModernExchange>,
+  ) {
+    this.#reply = reply;
+    this.#id = id;
+    this.#json = json;
+    this.#sse = sse;
+    this.#listen = listen;
+    this.#streams = streams;
+    this.#stepUp = stepUp;
+    this.#running = running;
+  }
+
+  get era(): 'modern' {
+    return 'modern';
+  }
+
+  get transport(): 'http' {
+    return 'http';
+  }
+
+  /** Connection peer: the answer ends the exchange; anything before it opens the SSE stream (if accepted). */
+  send(frame: JsonRpcMessage | JsonRpcResponse[]): void {
+    if (Array.isArray(frame)) return;
+    const reply = this.#reply;
+    if (isResponse(frame)) {
+      const text = JSON.stringify(frame); // first: a result that cannot be serialized changes nothing here
+      const code = 'error' in frame ? frame.error.code : 0;
+      // Refused for want of scope (at the lookup, or by a handler): 403 with the step-up challenge.
+      const challenge = code === 0 ? undefined : this.#stepUp(reply, frame);
+      const status =
+        challenge !== undefined
+          ? 403
+          : code === ErrorCode.MethodNotFound
+            ? 404
+            : code === ErrorCode.MissingRequiredClientCapability
+              ? 400
+              : 200;
+      // A client that accepts only text/event-stream gets its 200 answer as a one-event stream.
+      if (this.#sink === undefined && !this.#json && status === 200 && !reply.answered)
+        this.#sink = this.#streams.open(reply, this.#listen);
+      const sink = this.#sink;
+      if (sink !== undefined) {
+        sink.send(formatEvent(text));
+        sink.end();
+      } else if (!reply.answered) {
+        reply.send(status, new JsonText(text), challenge);
+      }
+      this.abort();
+      return;
+    }
+    if (this.#sink === undefined && this.#sse && !reply.answered) this.#sink = this.#streams.open(reply, this.#listen);
+    this.#sink?.send(formatEvent(JSON.stringify(frame)));
+  }
+
+  /** Connection peer: a sessionless request has no back-channel. */
+  noBackChannel(): string {
+    return NO_BACK_CHANNEL;
+  }
+
+  /** Connection peer: sessionless, so anyone holding an id (ExtensionContext.caller). */
+  caller(): string {
+    return '';
+  }
+
+  /** The exchange is over (answered, or its client gone): its connection closes and leaves the running table. */
+  abort(): void {
+    this.#running.delete(this.connection);
+    this.connection.close();
+  }
+
+  /** The endpoint closed: the stream ends (a listen's after its final result), else the request is answered 503. */
+  end(): void {
+    if (this.#sink !== undefined) this.#sink.end();
+    else if (!this.#reply.answered) this.#reply.send(503, shuttingDown(this.#id));
   }
 }
 

@@ -106,15 +106,14 @@ export class Session {
   readonly connection: Connection;
   /** Stateless sessions: the version the connection serves as if initialized. */
   readonly assumeInitialized: string | SessionRecord | undefined;
-  readonly eventStore: EventStore | undefined;
-  readonly logger: Logger;
-  readonly retryMs: number;
   lastActivity = Date.now();
-  readonly #exchanges = new Map<RequestId, Exchange>();
-  readonly #responseMode: 'sse' | 'json';
-  readonly #endStreamAfterPriming: SessionOptions['endStreamAfterPriming'];
-  readonly #streams: StreamBudget;
-  readonly #stepUp: SessionOptions['stepUp'];
+  /**
+   * The POSTs by the ids of their unanswered requests: made by the first and dropped with the last, so an idle
+   * session holds no table (bench/README.md, What we found and changed).
+   */
+  #exchanges: Map<RequestId, Exchange> | undefined;
+  /** The handler's options, one object for all its sessions: a reference, never a copy per session. */
+  readonly #options: SessionOptions;
   readonly #registry: SessionRegistry | undefined;
   /** The POST whose initialize creates this session, until it is answered. */
   #handshake: Exchange | undefined;
@@ -123,9 +122,9 @@ export class Session {
    * related to no request goes to the newest one a client is attached to, else (stored for its resumption) to the
    * newest one: so it reaches exactly one stream. A shared session's goes to the one its store names (#sharedGet).
    */
-  readonly #getStreams: Stream[] = [];
-  /** With an event store: its POST streams as a GET with Last-Event-ID resumes them (post-streams.ts). */
-  readonly #postStreams: PostStreams | undefined;
+  #getStreams: Stream[] | undefined;
+  /** With an event store: its POST streams as a GET with Last-Event-ID resumes them (post-streams.ts), made on need. */
+  #postStreams: PostStreams | undefined;
   /** A shared session's GET stream (session-get-stream.ts), made once the session is known to share them. */
   #sharedGet: SharedGetStream | undefined;
   /**
@@ -151,17 +150,39 @@ export class Session {
     assumeInitialized?: string | SessionRecord,
   ) {
     this.#registry = registry;
-    this.eventStore = options.eventStore;
-    this.retryMs = options.retryMs;
-    this.logger = options.logger;
-    this.#responseMode = options.responseMode;
-    this.#endStreamAfterPriming = options.endStreamAfterPriming;
-    this.#streams = options.streams;
-    this.#stepUp = options.stepUp;
+    this.#options = options;
     this.assumeInitialized = assumeInitialized;
-    this.#postStreams = options.eventStore === undefined ? undefined : new PostStreams(this);
     // The session is its connection's peer itself (send, noBackChannel, onWithdrawn): no closures per session.
     this.connection = server.transport.connect(this);
+  }
+
+  /** StreamOwner: where the session's events are stored (the handler's option). */
+  get eventStore(): EventStore | undefined {
+    return this.#options.eventStore;
+  }
+
+  get logger(): Logger {
+    return this.#options.logger;
+  }
+
+  get retryMs(): number {
+    return this.#options.retryMs;
+  }
+
+  /** The session's POST streams (with an event store), made when the first one opens or is resumed. */
+  #posts(): PostStreams {
+    return (this.#postStreams ??= new PostStreams(this));
+  }
+
+  /** The table of unanswered requests' POSTs, made on need (see #exchanges). */
+  #table(): Map<RequestId, Exchange> {
+    return (this.#exchanges ??= new Map());
+  }
+
+  /** Takes request `id` out of the table; the table goes with its last entry. */
+  #forget(id: RequestId): void {
+    const exchanges = this.#exchanges;
+    if (exchanges?.delete(id) === true && exchanges.size === 0) this.#exchanges = undefined;
   }
 
   /** Whether the session ended here (end()): nothing of it is served any more. */
@@ -175,7 +196,7 @@ export class Session {
    */
   async shutdown(windowMs: number): Promise<void> {
     this.#shuttingDown = true;
-    for (const stream of this.#getStreams) stream.close();
+    for (const stream of this.#getStreams ?? []) stream.close();
     this.#postStreams?.shutdown();
     await this.connection.drain(windowMs);
   }
@@ -183,9 +204,9 @@ export class Session {
   /** Whether anything of this session is still open or running, a task included (reaping and a full table wait). */
   get busy(): boolean {
     return (
-      this.#exchanges.size > 0 ||
+      this.#exchanges !== undefined ||
       (this.#unnamedBatches?.length ?? 0) > 0 ||
-      this.#getStreams.some((stream) => stream.attached) ||
+      this.#getStreams?.some((stream) => stream.attached) === true ||
       this.#postStreams?.busy === true ||
       this.connection.holdsWork
     );
@@ -235,11 +256,11 @@ export class Session {
       return;
     }
     if (isResponse(message)) {
-      const exchange = message.id === null ? undefined : this.#exchanges.get(message.id);
+      const exchange = message.id === null ? undefined : this.#exchanges?.get(message.id);
       if (exchange !== undefined) this.#finish(exchange, message, [message.id as RequestId]);
       return;
     }
-    const exchange = related === undefined ? undefined : this.#exchanges.get(related);
+    const exchange = related === undefined ? undefined : this.#exchanges?.get(related);
     if (exchange !== undefined) {
       this.#streamOf(exchange)?.write(this, JSON.stringify(message));
     } else if (related === undefined) {
@@ -252,7 +273,7 @@ export class Session {
    * (SharedGetStream.send), any other's to #unrelatedStream.
    */
   #sendUnrelated(text: string, change: boolean): void {
-    const held = (streamId: string): Stream | undefined => this.#getStreams.find((stream) => stream.id === streamId);
+    const held = (streamId: string): Stream | undefined => this.#getStreams?.find((stream) => stream.id === streamId);
     if (this.#shared()?.send(text, change, held) !== true) this.#unrelatedStream()?.write(this, text);
   }
 
@@ -284,13 +305,13 @@ export class Session {
    */
   heardGetStream(holder: GetStreamHolder, loaded = false): void {
     const lost = this.#shared()?.heard(holder, loaded);
-    if (lost !== undefined) this.#getStreams.find((stream) => stream.id === lost && stream.attached)?.release();
+    if (lost !== undefined) this.#getStreams?.find((stream) => stream.id === lost && stream.attached)?.release();
   }
 
   /** The GET stream a message related to no request goes to: the newest attached one, else the newest one. */
   #unrelatedStream(): Stream | undefined {
     const streams = this.#getStreams;
-    return streams.findLast((stream) => stream.attached) ?? streams.at(-1);
+    return streams?.findLast((stream) => stream.attached) ?? streams?.at(-1);
   }
 
   /** Whether this session's connection serves a version whose streams start with a priming event, and stores them. */
@@ -303,8 +324,9 @@ export class Session {
    * client is gone still can with an event store (the client resumes it), never without one.
    */
   noBackChannel(related: RequestId | undefined): string | undefined {
-    if (related === undefined) return this.#getStreams.some((stream) => stream.attached) ? undefined : NO_BACK_CHANNEL;
-    const exchange = this.#exchanges.get(related);
+    if (related === undefined)
+      return this.#getStreams?.some((stream) => stream.attached) === true ? undefined : NO_BACK_CHANNEL;
+    const exchange = this.#exchanges?.get(related);
     const reachable =
       exchange !== undefined &&
       (exchange.stream === undefined
@@ -324,8 +346,8 @@ export class Session {
 
   /** A POST's SSE stream; with an event store it can be resumed (found by id) until it is done. */
   #postStream(reply: Reply): Stream {
-    const stream = new Stream(this.#streams.open(reply, false, this.#headers()));
-    this.#postStreams?.add(stream);
+    const stream = new Stream(this.#options.streams.open(reply, false, this.#headers()));
+    if (this.eventStore !== undefined) this.#posts().add(stream);
     return stream;
   }
 
@@ -344,7 +366,7 @@ export class Session {
   /** The batch POST an array answer belongs to: the one holding one of its ids, else the oldest with unnamed answers. */
   #batchOf(answers: JsonRpcResponse[]): Exchange | undefined {
     for (const answer of answers) {
-      const exchange = answer.id === null ? undefined : this.#exchanges.get(answer.id);
+      const exchange = answer.id === null ? undefined : this.#exchanges?.get(answer.id);
       if (exchange?.batch?.ids.includes(answer.id!) === true) return exchange;
     }
     return this.#unnamedBatches?.[0];
@@ -362,7 +384,7 @@ export class Session {
   /** A batch POST that is done: its ids leave the session's table and it waits for no unnamed answer. */
   #releaseBatch(exchange: Exchange): void {
     for (const id of exchange.batch!.ids) {
-      if (this.#exchanges.get(id) === exchange) this.#exchanges.delete(id);
+      if (this.#exchanges?.get(id) === exchange) this.#forget(id);
     }
     exchange.batch!.ids = [];
     const unnamed = this.#unnamedBatches?.indexOf(exchange) ?? -1;
@@ -376,14 +398,14 @@ export class Session {
       return;
     }
     const text = JSON.stringify(message); // first: a result that cannot be serialized changes nothing here
-    for (const id of ids) this.#exchanges.delete(id);
+    for (const id of ids) this.#forget(id);
     exchange.open -= ids.length;
     const { stream, reply } = exchange;
     if (stream !== undefined) {
       this.#writeLast(stream, text); // a single request's POST: its answer is its last event (a 200 already sent)
     } else if (!reply.answered) {
       // Refused for want of scope before anything was streamed: 403 with the step-up challenge (docs/api.md, Scopes).
-      const challenge = this.#stepUp(reply, message as JsonRpcResponse);
+      const challenge = this.#options.stepUp(reply, message as JsonRpcResponse);
       const headers = challenge === undefined ? this.#headers() : { ...this.#headers(), ...challenge };
       answer(reply, exchange.answered, challenge === undefined ? 200 : 403, new JsonText(text), headers);
     }
@@ -396,7 +418,7 @@ export class Session {
    */
   #finishHandshake(exchange: Exchange, message: unknown, ids: RequestId[]): void {
     this.#handshake = undefined;
-    for (const id of ids) this.#exchanges.delete(id); // requests pipelined behind the gate keep theirs
+    for (const id of ids) this.#forget(id); // requests pipelined behind the gate keep theirs
     let succeeded = typeof message === 'object' && message !== null && 'result' in message;
     const { stream } = exchange;
     if (stream !== undefined) {
@@ -443,7 +465,7 @@ export class Session {
    */
   initialize(value: unknown, id: RequestId, reply: Reply, streamEarly: boolean, answered?: () => void): void {
     const exchange = new Exchange(reply, false, 1, answered);
-    this.#exchanges.set(id, exchange);
+    this.#table().set(id, exchange);
     this.#handshake = exchange;
     if (streamEarly) {
       this.id = this.#registry!.add(this);
@@ -454,9 +476,9 @@ export class Session {
 
   /** Connection peer: a cancelled or abandoned request; its POST ends with no answer (202 when nothing was sent yet). */
   onWithdrawn(id: RequestId): void {
-    const exchange = this.#exchanges.get(id);
+    const exchange = this.#exchanges?.get(id);
     if (exchange === undefined || this.#ended) return; // a session's end answers its POSTs itself (404 or stream end)
-    this.#exchanges.delete(id);
+    this.#forget(id);
     const { batch } = exchange;
     if (batch !== undefined) {
       batch.ids = batch.ids.filter((held) => held !== id);
@@ -491,14 +513,15 @@ export class Session {
       if (elsewhere !== undefined) this.#registry?.relay(this, elsewhere);
       return;
     }
-    const busy = ids.find((id) => this.#exchanges.has(id));
+    const busy = ids.find((id) => this.#exchanges?.has(id) === true);
     if (busy !== undefined) {
       answer(reply, answered, 200, idInFlight(busy), this.#headers());
       return;
     }
-    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', ids.length, answered);
-    for (const id of ids) this.#exchanges.set(id, exchange);
-    if (exchange.canStream && this.#primes && this.#endStreamAfterPriming?.(value as JsonRpcRequest) === true) {
+    const exchange = new Exchange(reply, canStream && this.#options.responseMode === 'sse', ids.length, answered);
+    const table = this.#table();
+    for (const id of ids) table.set(id, exchange);
+    if (exchange.canStream && this.#primes && this.#options.endStreamAfterPriming?.(value as JsonRpcRequest) === true) {
       this.#streamOf(exchange)!.release(); // polling: the rest is stored for the client's GET with Last-Event-ID
     }
     this.connection.receive(value, extrasOf(reply)); // each request's handler sees the POST that carried it
@@ -513,7 +536,7 @@ export class Session {
   #cancelOfAnother(value: unknown): JsonRpcNotification | undefined {
     const message = value as Partial<JsonRpcNotification> | null;
     const requestId = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
-    if (!isRequestId(requestId) || this.#exchanges.has(requestId) || this.#registry?.isShared() !== true)
+    if (!isRequestId(requestId) || this.#exchanges?.has(requestId) === true || this.#registry?.isShared() !== true)
       return undefined;
     return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } };
   }
@@ -528,7 +551,10 @@ export class Session {
     for (const item of items) {
       const frame = classify(item);
       if (frame.kind === 'invalid') unnamedAnswers = true;
-      else if (frame.kind === 'request' && (this.#exchanges.has(frame.message.id) || ids.includes(frame.message.id)))
+      else if (
+        frame.kind === 'request' &&
+        (this.#exchanges?.has(frame.message.id) === true || ids.includes(frame.message.id))
+      )
         unnamedAnswers = true;
       else if (frame.kind === 'request') ids.push(frame.message.id);
     }
@@ -537,9 +563,12 @@ export class Session {
       this.connection.receive(items, extrasOf(reply));
       return;
     }
-    const exchange = new Exchange(reply, canStream && this.#responseMode === 'sse', 1, answered);
+    const exchange = new Exchange(reply, canStream && this.#options.responseMode === 'sse', 1, answered);
     exchange.batch = { ids, unnamedAnswers };
-    for (const id of ids) this.#exchanges.set(id, exchange);
+    if (ids.length > 0) {
+      const table = this.#table();
+      for (const id of ids) table.set(id, exchange);
+    }
     if (unnamedAnswers) (this.#unnamedBatches ??= []).push(exchange);
     this.connection.receive(items, extrasOf(reply));
   }
@@ -569,7 +598,7 @@ export class Session {
     if (this.#ended) return reply.send(404, SESSION_NOT_FOUND);
     const resumption = replay === undefined ? undefined : { lastEventId: lastEventId!, events: replay.events };
     if (replay === undefined || isGetStreamId(replay.streamId)) {
-      const streams = this.#getStreams;
+      const streams = (this.#getStreams ??= []);
       const held = replay === undefined ? -1 : streams.findIndex((stream) => stream.id === replay.streamId);
       const stream =
         held === -1 ? new Stream(undefined, replay?.streamId ?? newGetStreamId()) : streams.splice(held, 1)[0]!;
@@ -584,7 +613,7 @@ export class Session {
       this.#shared()?.hold(stream, sink);
       return;
     }
-    this.#postStreams!.resume(reply, replay.streamId, resumption!, (get) => this.#openSink(get, open));
+    this.#posts().resume(reply, replay.streamId, resumption!, (get) => this.#openSink(get, open));
   }
 
   /** Answers a GET with its SSE stream and a first chunk (a comment) at once; its close counts as activity. */
@@ -606,13 +635,13 @@ export class Session {
     if (this.#ended) return;
     this.#ended = true;
     this.connection.close(over);
-    for (const exchange of new Set([...this.#exchanges.values(), ...(this.#unnamedBatches ?? [])])) {
+    for (const exchange of new Set([...(this.#exchanges?.values() ?? []), ...(this.#unnamedBatches ?? [])])) {
       if (exchange.stream !== undefined) exchange.stream.close();
       else if (!exchange.reply.answered) answer(exchange.reply, exchange.answered, 404, SESSION_NOT_FOUND);
     }
-    this.#exchanges.clear();
+    this.#exchanges = undefined;
     this.#unnamedBatches = undefined;
-    for (const stream of this.#getStreams) stream.close();
+    for (const stream of this.#getStreams ?? []) stream.close();
     this.#postStreams?.end();
     this.#sharedGet?.end();
     if (dropEvents) this.dropEvents();
@@ -657,7 +686,11 @@ export interface SessionRegistry {
   remove(session: Session): void;
 }
 
-/** A session id: 128 random bits as URL-safe base64 — visible ASCII only. */
+/**
+ * A session id: 144 random bits as URL-safe base64 — visible ASCII only. 18 bytes make 24 characters with no padding
+ * to cut, so the id is one flat string (16 bytes' 22 would be a slice kept with its 24-character parent: 32 more bytes
+ * per idle session).
+ */
 export function newSessionId(): string {
-  return toBase64Url(randomBytes(16));
+  return toBase64Url(randomBytes(18));
 }

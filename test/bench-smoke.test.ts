@@ -44,6 +44,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       'floor',
       'floor-dev',
       'floor-ts-22',
+      'core-dist-22',
       'core-dist',
       'core-ts',
       'sdk-v2',
@@ -102,6 +103,8 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       assert.equal(contender.get(`floor-ts-${major}`)?.floor, major === 22 ? 'floor-dev' : `floor-${major}`);
     }
     for (const major of [24, 26]) assert.equal(contender.get(`core-ts-cache-${major}`)?.floor, `floor-${major}`);
+    // The built dist on Node 22 stands beside the `.ts` run of that Node, against the same floor (README.md, Vendoring).
+    assert.equal(contender.get('core-dist-22')?.floor, contender.get('core-ts')?.floor);
     const sessionCalls = [...new Set(results.shortSessions!.map((r) => r.calls))];
     assert.equal(sessionCalls.length, 3);
     for (const calls of sessionCalls) {

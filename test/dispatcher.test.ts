@@ -1599,18 +1599,12 @@ describe('batches', () => {
       failure(id, -32603, 'Internal error: the answers held for batches exceed 1500 bytes');
     const noMethod = (id: RequestId) =>
       failure(id, -32600, 'Invalid Request: a message needs a method, a result or an error');
-    // In the order they settle: the synchronous answers first, then the tool calls in the order they were read.
-    assert.deepEqual(await client.next(), [
-      result(2, {}),
-      result(5, {}),
-      noMethod(6),
-      toolText(1, big),
-      over(3),
-      over(4),
-    ]);
+    // In the order they settle: a synchronous tool answers at once, so here in the order they were read.
+    assert.deepEqual(await client.next(), [toolText(1, big), result(2, {}), over(3), over(4), result(5, {}), over(6)]);
     assert.deepEqual(logger.warnings, [
       "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
       "the answer to 'tools/call' was replaced: the answers held for batches exceed 1500 bytes",
+      'the refusal of id 6 was replaced: the answers held for batches exceed 1500 bytes',
     ]);
     // The core's own refusals count too: 11 of 126 bytes each fit in 1500, the twelfth does not.
     client.send(Array.from({ length: 12 }, (_, i) => ({ jsonrpc: '2.0', id: 100 + i })));
@@ -1711,5 +1705,57 @@ describe('the Dispatcher on its own', () => {
     dispatcher.notify('notifications/message', { level: 'info', data: 'x' });
     inbound[0]!.progress(1);
     assert.equal(sent.length, 2, 'nothing is written after close');
+  });
+});
+
+describe('the hot path', () => {
+  test('a synchronous tool is answered before receive() returns, in both eras: no promise hop between frame and answer', () => {
+    const server = createServer({ name: 'sync', version: '1.0.0' });
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+    server.tool('echo', { inputSchema: schema }, ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }));
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const params = { name: 'echo', arguments: { text: 'hi' } };
+    const legacy: JsonRpcMessage[] = [];
+    const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
+    const clientInfo = { name: 'c', version: '1' };
+    connection.receive({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+    });
+    connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+    assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } });
+    const modern: JsonRpcMessage[] = [];
+    const stateless = server.transport.connect({ send: (frame) => void modern.push(frame as JsonRpcMessage) });
+    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...params, _meta: meta } });
+    assert.equal((modern[0] as { result: { resultType: string } }).result.resultType, 'complete');
+    connection.close();
+    stateless.close();
+  });
+
+  test("an extension's 2026-07-28 method answering with a thenable that is not a native Promise gets what it settles to, stamped", async () => {
+    const server = createServer({ name: 'thenable', version: '1.0.0' });
+    const thenable = { then: (resolve: (value: unknown) => void) => resolve({ value: 1 }) };
+    server.use({
+      id: 'com.example/t',
+      settings: {},
+      modernMethods: { 'example/get': { gated: false, serve: () => thenable } },
+    });
+    const sent: JsonRpcMessage[] = [];
+    const connection = server.transport.connect({ send: (frame) => void sent.push(frame as JsonRpcMessage) });
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    connection.receive({ jsonrpc: '2.0', id: 1, method: 'example/get', params: { _meta } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const { result } = sent[0] as { result: { value: number; resultType: string } };
+    assert.deepEqual([result.value, result.resultType], [1, 'complete'], 'what it settles to, stamped');
+    connection.close();
   });
 });

@@ -63,14 +63,16 @@ function throughputRatios(against: string): number[] {
     });
 }
 
+/** Milliseconds from spawn to the first answer of `contender` over `transport` (stdio by default). */
+function coldMs(contender: string, transport = 'stdio'): number {
+  const row = RESULTS.coldStart.find((entry) => entry.transport === transport && entry.contender === contender);
+  assert.ok(row, `bench/results.json has a ${transport} cold start of ${contender}`);
+  return row.ms;
+}
+
 /** Cold start of `contender` over `floor`'s, over stdio. */
 function coldRatio(contender: string, floor: string): number {
-  const ms = (key: string) => {
-    const row = RESULTS.coldStart.find((entry) => entry.transport === 'stdio' && entry.contender === key);
-    assert.ok(row, `bench/results.json has a stdio cold start of ${key}`);
-    return row.ms;
-  };
-  return ms(contender) / ms(floor);
+  return coldMs(contender) / coldMs(floor);
 }
 
 /** `min–max` of values, each at `round`. */
@@ -207,6 +209,23 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
     file: 'README.md',
     phrase: /about ([\d.]+)× for the built `dist\/`/,
     source: () => [dec1(coldRatio('core-dist', 'floor'))],
+  },
+  {
+    what: 'cold start of the built .js (vendored), in ms to the unit and against a bare script on the same Node',
+    file: 'README.md',
+    phrase: /its first request about (\d+) ms after it was spawned on Node 20, ([\d.]+)× a bare Node script/,
+    source: () => [coldMs('core-dist').toFixed(0), dec1(coldRatio('core-dist', 'floor'))],
+  },
+  {
+    what: 'cold start of the .ts sources (vendored) on Node 22: stdio in ms and against a bare script, node:http in ms',
+    file: 'README.md',
+    phrase:
+      /at every start: (\d+) ms on Node 22 over stdio \(([\d.]+)× a bare script there\) and (\d+) ms over `node:http`/,
+    source: () => [
+      coldMs('core-ts').toFixed(0),
+      dec1(coldRatio('core-ts', 'floor-dev')),
+      coldMs('core-ts', 'http').toFixed(0),
+    ],
   },
   {
     what: 'cold start with a warm compile cache against a bare script, Node 24 and 26',

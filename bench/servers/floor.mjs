@@ -4,6 +4,8 @@
 // transport's module (node:http costs a stdio process on Node 22 about as much as the rest of its start).
 // Run: node floor.mjs stdio | node floor.mjs http   (HTTP prints "listening <port>" on stdout)
 
+import { createRequire } from 'node:module';
+
 const TOOL_RESULT = { content: [{ type: 'text', text: 'hello' }] };
 const LIST_RESULT = {
   tools: [
@@ -25,7 +27,9 @@ function answer(text) {
 }
 
 if (process.argv[2] === 'http') {
-  const { createServer } = await import('node:http');
+  // Taken with require, as mcp-core/http takes it: an ES import reads every export of node:http, and on Node >= 22
+  // its WebSocket export loads undici, tens of ms of a start the floor would pay and the server not.
+  const { createServer } = createRequire(import.meta.url)('node:http');
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
