@@ -168,7 +168,10 @@ export class Dispatcher implements RequestConnection {
     if (refusal !== undefined) this.#write(errorResponse(null, refusal));
     else {
       const batch = new Batch();
-      for (const item of items) this.#receiveOne(item, batch, extras);
+      for (const item of items) {
+        if (this.#closed) break; // an element's failure closed the connection (rethrow): start no more of them
+        this.#receiveOne(item, batch, extras);
+      }
       this.#settleBatch(batch);
     }
   }

@@ -251,8 +251,12 @@ export interface HttpServer {
  * node:http's createServer, taken from the module itself, not through an ES import: on Node >= 22 an ES import of
  * node:http builds its ES module view by reading every export, and reading `WebSocket` there loads undici (about
  * 50 ms of a cold start; bench/README.md, Start-up). The module's own exports load it only when read.
+ * `process.getBuiltinModule` (Node >= 20.16, Bun, Deno) first: it needs no `import.meta`, which a CommonJS bundle
+ * of this file leaves empty; `createRequire` serves the Node 20 releases before it.
  */
-const createNodeServer = (createRequire(import.meta.url)('node:http') as typeof import('node:http')).createServer;
+const createNodeServer = (
+  process.getBuiltinModule?.('node:http') ?? (createRequire(import.meta.url)('node:http') as typeof import('node:http'))
+).createServer;
 
 /** How long answers written by the end of the drain window may take to reach their clients before sockets are dropped. */
 const CLOSE_GRACE_MS = 250;

@@ -198,13 +198,15 @@ export function chain<V, T = V>(
   failed?: (error: unknown) => T,
 ): unknown {
   let value: V | PromiseLike<V>;
+  let pending: boolean;
   try {
     value = run();
+    pending = isThenable(value); // a `then` getter may throw: that is the run's failure, as `await` makes it
   } catch (error) {
     if (failed === undefined) throw error;
     return failed(error);
   }
-  return isThenable(value) ? Promise.resolve(value).then(next, failed) : next === undefined ? value : next(value);
+  return pending ? Promise.resolve(value).then(next, failed) : next === undefined ? value : next(value as V);
 }
 
 /** Parses one frame's text. Returns `undefined` when the text is not JSON. */

@@ -236,33 +236,18 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-/** The writers that send keep-alive comments at one interval, and the one timer they share. */
-interface KeepAlive {
-  readonly timer: ReturnType<typeof setInterval>;
-  readonly writers: Set<SseWriter>;
-}
-
-/**
- * The keep-alive timers by interval: one for all the open writers of an interval (an open stream holds a place in a
- * set, not a timer of its own), made by the first writer and cleared with the last. Unref'd: it never keeps the
- * process alive.
- */
-const keepAlives = new Map<number, KeepAlive>();
-
 /**
  * One SSE response with exactly one writer: writes events in order, sends keep-alive comments every `keepAliveMs`
- * (default 15000; 0 disables) while open (on the interval's shared timer: the first comes within `keepAliveMs` of
- * the open; skipped while the response is backed up; the writer leaves the timer on end), stops writing once the
- * peer is gone, and reports backpressure. It never writes headers: the caller does writeHead(200, SSE_HEADERS). A
- * response 'error' counts as a disconnect. Listeners and the writer's place on the timer are removed on every path
- * to closed.
+ * (default 15000; 0 disables) while open (timer unref'd, skipped while the response is backed up, cleared on end),
+ * stops writing once the peer is gone, and reports backpressure. It never writes headers: the caller does
+ * writeHead(200, SSE_HEADERS). A response 'error' counts as a disconnect. Listeners and the timer are removed on
+ * every path to closed.
  */
 export class SseWriter {
   readonly #response: Writable;
   readonly #closeListeners = new CloseListeners();
   readonly #onPeerGone = (): void => this.#close();
-  /** The keep-alive interval it is on (0: none, or it left its timer). */
-  #keepAliveMs = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(response: Writable, options: { keepAliveMs?: number } = {}) {
@@ -276,37 +261,12 @@ export class SseWriter {
     response.on('close', this.#onPeerGone);
     response.on('error', this.#onPeerGone);
     if (keepAliveMs > 0) {
-      let keepAlive = keepAlives.get(keepAliveMs);
-      if (keepAlive === undefined) {
-        const writers = new Set<SseWriter>();
-        // A Set survives deletion during iteration: a writer whose peer is gone leaves it here.
-        const timer = setInterval(() => {
-          for (const writer of writers) writer.#keepAlive();
-        }, keepAliveMs);
-        timer.unref();
-        keepAlives.set(keepAliveMs, (keepAlive = { timer, writers }));
-      }
-      keepAlive.writers.add(this);
-      this.#keepAliveMs = keepAliveMs;
+      this.#timer = setInterval(() => {
+        if (this.#gone()) this.#close();
+        else if (!response.writableNeedDrain) response.write(KEEP_ALIVE);
+      }, keepAliveMs);
+      this.#timer.unref();
     }
-  }
-
-  /** One keep-alive comment, unless the response is backed up; a peer found gone closes the writer. */
-  #keepAlive(): void {
-    if (this.#gone()) this.#close();
-    else if (!this.#response.writableNeedDrain) this.#response.write(KEEP_ALIVE);
-  }
-
-  /** Leaves the keep-alive timer; the last writer on it clears it. */
-  #leaveKeepAlive(): void {
-    const interval = this.#keepAliveMs;
-    if (interval === 0) return;
-    this.#keepAliveMs = 0;
-    const keepAlive = keepAlives.get(interval)!;
-    keepAlive.writers.delete(this);
-    if (keepAlive.writers.size > 0) return;
-    clearInterval(keepAlive.timer);
-    keepAlives.delete(interval);
   }
 
   get closed(): boolean {
@@ -347,7 +307,8 @@ export class SseWriter {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#leaveKeepAlive();
+    clearInterval(this.#timer);
+    this.#timer = undefined;
     this.#response.off('close', this.#onPeerGone);
     this.#response.off('error', this.#onPeerGone);
     this.#closeListeners.call();

@@ -1758,4 +1758,73 @@ describe('the hot path', () => {
     assert.deepEqual([result.value, result.resultType], [1, 'complete'], 'what it settles to, stamped');
     connection.close();
   });
+
+  test('a tool result whose then getter throws is the tool failure await makes of it, in both eras', async () => {
+    const server = createServer({ name: 'then-getter', version: '1.0.0' }, { logger: new MemoryLogger() });
+    server.tool('odd', { inputSchema: { type: 'object' } }, () => ({
+      content: [],
+      get then(): never {
+        throw new Error('then getter');
+      },
+    }));
+    const failure = { content: [{ type: 'text', text: 'Tool execution failed' }], isError: true };
+    const legacy: JsonRpcMessage[] = [];
+    const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
+    const clientInfo = { name: 'c', version: '1' };
+    connection.receive({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+    });
+    connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'odd', arguments: {} } });
+    const modern: JsonRpcMessage[] = [];
+    const stateless = server.transport.connect({ send: (frame) => void modern.push(frame as JsonRpcMessage) });
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'odd', arguments: {}, _meta } });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 1, result: failure });
+    const { result } = modern[0] as { result: Record<string, unknown> };
+    assert.deepEqual({ content: result.content, isError: result.isError }, failure);
+    connection.close();
+    stateless.close();
+  });
+
+  test('a batch element whose failure closes the connection (rethrow) starts none of the elements after it', async () => {
+    const server = createServer({ name: 'rethrow', version: '1.0.0' }, { rethrow: true, logger: new MemoryLogger() });
+    server.tool('boom', { inputSchema: { type: 'object' } }, () => {
+      throw new Error('boom');
+    });
+    let slowStarted = false;
+    server.tool('slow', { inputSchema: { type: 'object' } }, () => {
+      slowStarted = true;
+      return { content: [] };
+    });
+    const errors: unknown[] = [];
+    const connection = server.transport.connect({
+      send: () => {},
+      onHandlerError: (error) => void errors.push(error),
+    });
+    const clientInfo = { name: 'c', version: '1' };
+    connection.receive({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo },
+    });
+    connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    connection.receive([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'boom', arguments: {} } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(errors.length, 1, 'the host got the failure');
+    assert.equal(connection.closed, true);
+    assert.equal(slowStarted, false, 'the element after it never ran');
+    assert.equal(connection.inFlightCount, 0);
+  });
 });

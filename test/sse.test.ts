@@ -392,40 +392,6 @@ test('end() and a peer disconnect both clear the keep-alive interval (it would o
   }
 });
 
-test('writers on one keep-alive interval share one timer, and each gets its comments until it closes', (t) => {
-  t.mock.timers.enable({ apis: ['setInterval'] });
-  const responses = [new PassThrough({ encoding: 'utf8' }), new PassThrough({ encoding: 'utf8' })];
-  const writers = responses.map((response) => new SseWriter(response, { keepAliveMs: 100 }));
-  t.mock.timers.tick(100);
-  for (const response of responses) assert.equal(response.read(), KEEP_ALIVE);
-  writers[0]!.end();
-  t.mock.timers.tick(100);
-  assert.equal(responses[0]!.read(), null);
-  assert.equal(responses[1]!.read(), KEEP_ALIVE);
-  responses[1]!.emit('close');
-  t.mock.timers.tick(100);
-  assert.equal(responses[1]!.read(), null);
-});
-
-test('the shared keep-alive timer is started by the first writer and cleared by the last to close', (t) => {
-  const started = t.mock.method(globalThis, 'setInterval');
-  const cleared = t.mock.method(globalThis, 'clearInterval');
-  const responses = [new PassThrough(), new PassThrough()];
-  const writers = responses.map((response) => new SseWriter(response, { keepAliveMs: 60_000 }));
-  assert.equal(started.mock.callCount(), 1, 'one timer for both');
-  const handle = started.mock.calls[0]!.result;
-  writers[0]!.end();
-  assert.equal(cleared.mock.callCount(), 0, 'the other writer is still on it');
-  responses[1]!.emit('close');
-  assert.deepEqual(
-    cleared.mock.calls.map((call) => call.arguments[0]),
-    [handle],
-  );
-  const again = new SseWriter(new PassThrough(), { keepAliveMs: 60_000 });
-  assert.equal(started.mock.callCount(), 2, 'a new timer once the last one was cleared');
-  again.end();
-});
-
 test('keep-alive waits while the response is backed up', (t) => {
   t.mock.timers.enable({ apis: ['setInterval'] });
   const response = new PassThrough({ highWaterMark: 8 });

@@ -745,7 +745,7 @@ test(
           })),
         );
         assert.equal(server.metrics().connections, count, 'one connection per open listen');
-        assert.equal(coreTimers.size, timers + 1, 'the open streams share one keep-alive timer');
+        assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
         const closed = storm.watch.exchangesClosed.value + count;
         for (const listen of listens) HttpClient.drop(listen);
         await storm.watch.exchangesClosed.until(closed);
@@ -791,7 +791,7 @@ test(
           assert.equal(response.headers['content-type'], 'text/event-stream');
         }
         assert.equal(sessionTables(sessions).busy, count, 'each session holds its open stream');
-        assert.equal(coreTimers.size, timers + 1, 'the open streams share one keep-alive timer');
+        assert.equal(coreTimers.size, timers + count, 'each open stream arms its keep-alive timer');
         const closed = storm.watch.exchangesClosed.value + count;
         for (const get of gets) HttpClient.drop(get);
         await storm.watch.exchangesClosed.until(closed);
