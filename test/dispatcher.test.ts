@@ -1709,30 +1709,37 @@ describe('the Dispatcher on its own', () => {
 });
 
 describe('the hot path', () => {
-  test('a synchronous tool is answered before receive() returns, in both eras: no promise hop between frame and answer', () => {
-    const server = createServer({ name: 'sync', version: '1.0.0' });
-    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
-    server.tool('echo', { inputSchema: schema }, ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }));
-    const meta = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    const params = { name: 'echo', arguments: { text: 'hi' } };
-    const legacy: JsonRpcMessage[] = [];
-    const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
+  /** The envelope of a 2026-07-28 request from a client that declares no capability. */
+  const MODERN_META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+
+  /** Takes `connection` through the 2025 handshake at `protocolVersion`. */
+  function initialize(connection: { receive(value: unknown): void }, protocolVersion: string): void {
     const clientInfo = { name: 'c', version: '1' };
     connection.receive({
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+      params: { protocolVersion, capabilities: {}, clientInfo },
     });
     connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  test('a synchronous tool is answered before receive() returns, in both eras: no promise hop between frame and answer', () => {
+    const server = createServer({ name: 'sync', version: '1.0.0' });
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+    server.tool('echo', { inputSchema: schema }, ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }));
+    const params = { name: 'echo', arguments: { text: 'hi' } };
+    const legacy: JsonRpcMessage[] = [];
+    const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
+    initialize(connection, '2025-11-25');
     connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
     assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } });
     const modern: JsonRpcMessage[] = [];
     const stateless = server.transport.connect({ send: (frame) => void modern.push(frame as JsonRpcMessage) });
-    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...params, _meta: meta } });
+    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...params, _meta: MODERN_META } });
     assert.equal((modern[0] as { result: { resultType: string } }).result.resultType, 'complete');
     connection.close();
     stateless.close();
@@ -1748,11 +1755,7 @@ describe('the hot path', () => {
     });
     const sent: JsonRpcMessage[] = [];
     const connection = server.transport.connect({ send: (frame) => void sent.push(frame as JsonRpcMessage) });
-    const _meta = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    connection.receive({ jsonrpc: '2.0', id: 1, method: 'example/get', params: { _meta } });
+    connection.receive({ jsonrpc: '2.0', id: 1, method: 'example/get', params: { _meta: MODERN_META } });
     await new Promise((resolve) => setImmediate(resolve));
     const { result } = sent[0] as { result: { value: number; resultType: string } };
     assert.deepEqual([result.value, result.resultType], [1, 'complete'], 'what it settles to, stamped');
@@ -1770,22 +1773,16 @@ describe('the hot path', () => {
     const failure = { content: [{ type: 'text', text: 'Tool execution failed' }], isError: true };
     const legacy: JsonRpcMessage[] = [];
     const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
-    const clientInfo = { name: 'c', version: '1' };
-    connection.receive({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
-    });
-    connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    initialize(connection, '2025-11-25');
     connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'odd', arguments: {} } });
     const modern: JsonRpcMessage[] = [];
     const stateless = server.transport.connect({ send: (frame) => void modern.push(frame as JsonRpcMessage) });
-    const _meta = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'odd', arguments: {}, _meta } });
+    stateless.receive({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'odd', arguments: {}, _meta: MODERN_META },
+    });
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 1, result: failure });
     const { result } = modern[0] as { result: Record<string, unknown> };
@@ -1809,14 +1806,7 @@ describe('the hot path', () => {
       send: () => {},
       onHandlerError: (error) => void errors.push(error),
     });
-    const clientInfo = { name: 'c', version: '1' };
-    connection.receive({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo },
-    });
-    connection.receive({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    initialize(connection, '2025-03-26');
     connection.receive([
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'boom', arguments: {} } },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } },
