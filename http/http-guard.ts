@@ -1,8 +1,7 @@
-// The gate of every HTTP exchange before MCP sees it: Host and Origin (DNS-rebinding protection), CORS, the endpoint
-// path, the HTTP method and Content-Type, and authorization as an OAuth 2.1 resource server (MCP authorization; RFC
-// 6750 bearer tokens verified by the author's hook, their audience, RFC 9728 metadata and challenges, the 403 step-up
-// of a request refused for want of scope); plus which principal owns a 2025 session. Answers refusals itself; never
-// reads a body and never dispatches a frame.
+// The gate of every HTTP exchange before MCP sees it: Host and Origin (DNS rebinding), CORS, the path, the method and
+// Content-Type, and authorization as an OAuth 2.1 resource server (bearer tokens checked by the author's hook, their
+// audience, RFC 9728 metadata, challenges and the 403 step-up); which principal owns a 2025 session. Answers
+// refusals itself; never reads a body and never dispatches a frame.
 
 import { ErrorCode, errorResponse, isPlainObject, type JsonRpcResponse } from '../jsonrpc.ts';
 import { isScopeToken } from '../registry.ts';

@@ -1,7 +1,6 @@
-// The sessionless 2026-07-28 POST over HTTP (2026-07-28 transports, Streamable HTTP): the envelope, routing-header
-// and Accept checks in the order the spec reports them, then one connection for the one request, answered as one
-// JSON body or as an SSE stream (a refusal for want of scope: 403 with the guard's step-up challenge, unless the
-// stream began). Closing the response is this era's cancellation. Owns the running modern
+// The sessionless 2026-07-28 POST over HTTP: the envelope, routing-header and Accept checks in the spec's order, then
+// one connection for the one request, answered as a JSON body or an SSE stream (a scope refusal: 403 with the guard's
+// challenge, unless the stream began); closing the response is this era's cancellation. Owns the running modern
 // exchanges (close() drains them); never touches a 2025 session.
 
 import type { Connection, Envelope, Server } from '../core.ts';

@@ -1,8 +1,7 @@
-// 2025-era Streamable HTTP sessions: an initialize creates a session (registered before its answer, removed again if
-// the handshake is refused); each frame of its connection goes to exactly one stream (its POST's body or SSE stream,
-// or a GET stream; a refusal for want of scope that is a POST's only frame: 403 with the guard's challenge), stored
-// first so a GET with Last-Event-ID resumes it (a POST stream: post-streams.ts); DELETE and
-// idle reaping end it; a restored one follows its shared record. Never touches another session or a modern request.
+// 2025-era Streamable HTTP sessions: an initialize creates one (registered before its answer, removed if refused);
+// each frame goes to exactly one stream (its POST's body or SSE stream, a GET stream; a POST's lone scope refusal: 403
+// with the guard's challenge), stored first so Last-Event-ID resumes it. DELETE and idle reaping end a session; a
+// restored one follows its shared record. Never touches another session or a modern request.
 
 import type { Connection, Server } from '../core.ts';
 import { NO_BACK_CHANNEL } from '../dispatcher.ts';

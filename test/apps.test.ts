@@ -479,7 +479,14 @@ test('a view the core refuses (its URI taken) leaves the extension as it was', T
 test('appResource refuses options the extension does not allow, naming the resource and the field', T, async (t) => {
   const s = createServer(INFO, { logger: new MemoryLogger() });
   const where = `app resource '${VIEW}'`;
-  const cases: [string, Partial<AppResourceOptions>, string][] = [
+  type Case = [string, Partial<AppResourceOptions>, string];
+  /** A CSP list holding `value` where origins go: refused, naming the list. */
+  const notOrigins = (list: string, value: unknown): Case => [
+    VIEW,
+    { csp: { [list]: value } },
+    `${where}: csp.${list} must be an array of origins (no whitespace, ';', ',' or quote)`,
+  ];
+  const cases: Case[] = [
     ['https://example.com/view', {}, "app resource 'https://example.com/view': the URI must start with ui://"],
     [VIEW, { html: undefined }, `${where}: html must be a string or a function returning one`],
     [VIEW, { html: 42 as unknown as string }, `${where}: html must be a string or a function returning one`],
@@ -489,46 +496,14 @@ test('appResource refuses options the extension does not allow, naming the resou
       { csp: { scriptDomains: [] } as object },
       `${where}: csp.scriptDomains is not one of connectDomains, resourceDomains, frameDomains, baseUriDomains`,
     ],
-    [
-      VIEW,
-      { csp: { connectDomains: ['https://a.example; script-src *'] } },
-      `${where}: csp.connectDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { connectDomains: ['https://a.example;'] } },
-      `${where}: csp.connectDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { resourceDomains: ['https://a.example\thttps://b.example'] } },
-      `${where}: csp.resourceDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { resourceDomains: ["'unsafe-eval'"] } },
-      `${where}: csp.resourceDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { frameDomains: ['https://a.example,https://b.example'] } },
-      `${where}: csp.frameDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { frameDomains: [''] } },
-      `${where}: csp.frameDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { baseUriDomains: 'https://a.example' as unknown as string[] } },
-      `${where}: csp.baseUriDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
-    [
-      VIEW,
-      { csp: { baseUriDomains: [1 as unknown as string] } },
-      `${where}: csp.baseUriDomains must be an array of origins (no whitespace, ';', ',' or quote)`,
-    ],
+    notOrigins('connectDomains', ['https://a.example; script-src *']),
+    notOrigins('connectDomains', ['https://a.example;']),
+    notOrigins('resourceDomains', ['https://a.example\thttps://b.example']),
+    notOrigins('resourceDomains', ["'unsafe-eval'"]),
+    notOrigins('frameDomains', ['https://a.example,https://b.example']),
+    notOrigins('frameDomains', ['']),
+    notOrigins('baseUriDomains', 'https://a.example'),
+    notOrigins('baseUriDomains', [1]),
     [
       VIEW,
       { csp: { connectDomains: ['https://a.example', 'https://a.example'] } },
