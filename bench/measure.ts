@@ -44,6 +44,8 @@ export interface Contender {
   tsFloor?: string;
   /** Measured in the cold-start section only (the floors and builds on the other Nodes, and the `.ts` floors). */
   coldStartOnly?: boolean;
+  /** Measured in the round trips only, as a yardstick beside the raw floor (the protocol floor), never a peer. */
+  roundTripsOnly?: boolean;
 }
 
 export function start(

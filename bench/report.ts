@@ -11,7 +11,8 @@ export interface Results {
   machine: { node: string; devNode: string; cores: number; smoke: boolean };
   /**
    * `transports` and `floor` are absent from runs before the peers and the dev-Node floor were measured; `tsFloor`
-   * (the one-file `.ts` floor on the same Node) and `coldStartOnly` from runs before cold start covered every Node.
+   * (the one-file `.ts` floor on the same Node) and `coldStartOnly` from runs before cold start covered every Node;
+   * `roundTripsOnly` from runs before the protocol floor.
    */
   contenders: {
     key: string;
@@ -21,6 +22,7 @@ export interface Results {
     floor?: string;
     tsFloor?: string;
     coldStartOnly?: boolean;
+    roundTripsOnly?: boolean;
   }[];
   throughput: {
     transport: Transport;
@@ -127,9 +129,10 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   const tsFloorOf = new Map(results.contenders.map((c) => [c.key, c.tsFloor]));
   const coldStartOnly = new Set(results.contenders.filter((c) => c.coldStartOnly === true).map((c) => c.key));
   const floors = new Set(floorOf.values());
-  // The peers: every contender that is neither a floor nor an mcp-core build nor a cold-start-only run (the other
-  // Nodes' floors and the one-file `.ts` floors).
+  // The peers: every contender that is neither a floor nor an mcp-core build nor a run of one section only (the other
+  // Nodes' floors and the one-file `.ts` floors; the protocol floor).
   const peers = results.contenders
+    .filter((c) => c.roundTripsOnly !== true)
     .map((c) => c.key)
     .filter((key) => !floors.has(key) && !cores.includes(key) && !coldStartOnly.has(key));
   const shortSessions = results.shortSessions ?? [];
@@ -325,9 +328,12 @@ export function renderMarkdown(results: Results, cores: string[]): string {
             ? '**missed**'
             : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
       const budget = floorBudget(row.transport, row.concurrency);
+      // Beside it, where measured, the protocol floor's own ratio: how much of the gap the protocol's work explains.
+      const protocol = rows.find((r) => r.contender === 'floor-protocol')?.callsPerSecond;
+      const protocolShown = protocol === undefined ? '' : ` (protocol floor ${(protocol / floor).toFixed(2)}×)`;
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${budget}× floor` +
-          ` | ${vsFloor.toFixed(2)}× floor | ${mark(vsFloor >= budget)} |`,
+          ` | ${vsFloor.toFixed(2)}× floor${protocolShown} | ${mark(vsFloor >= budget)} |`,
       );
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2` +

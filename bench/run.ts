@@ -310,6 +310,18 @@ function coldStartOnNode(major: 22 | 24 | 26, node: string): Contender[] {
     },
   ];
 }
+/**
+ * The protocol floor: the raw floor plus only what 2026-07-28 asks of a server for one known tool (its file says
+ * what). Round trips only, beside the raw floor: what is left of a 2026-07-28 gap above it is mcp-core's own work.
+ */
+const PROTOCOL_FLOOR: Contender = {
+  ...FLOOR,
+  key: 'floor-protocol',
+  label: 'protocol floor (2026-07-28 only)',
+  script: join(SERVERS, 'protocol-floor.mjs'),
+  eras: ['2026'],
+  roundTripsOnly: true,
+};
 // Spawn-to-answer and spawn-to-exit figures: every contender, and the floor on each Node.
 const STARTUP = [FLOOR, FLOOR_DEV, ...CONTENDERS.slice(1)];
 // Cold start adds the one-file `.ts` floors and the other Nodes' floors and `.ts` runs (in this order in its table).
@@ -358,7 +370,7 @@ const CORES = COLD_START.filter((c) => c.key.startsWith('core'));
 
 // --contenders KEY,...: only those contenders run, in every section they take part in.
 const picked = flags.contenders?.split(',');
-const KNOWN = [...COLD_START, ...COMPARED].map((c) => c.key);
+const KNOWN = [...COLD_START, PROTOCOL_FLOOR, ...COMPARED].map((c) => c.key);
 for (const key of picked ?? []) {
   if (!KNOWN.includes(key))
     throw new Error(
@@ -392,15 +404,18 @@ const results: Results & Required<Pick<Results, 'shortSessions'>> = {
     cores: 0,
     smoke: flags.smoke,
   },
-  contenders: COLD_START.filter(chosen).map(({ key, label, eras, transports, floor, tsFloor, coldStartOnly }) => ({
-    key,
-    label,
-    eras,
-    transports,
-    floor,
-    tsFloor,
-    coldStartOnly,
-  })),
+  contenders: [...COLD_START, PROTOCOL_FLOOR]
+    .filter(chosen)
+    .map(({ key, label, eras, transports, floor, tsFloor, coldStartOnly, roundTripsOnly }) => ({
+      key,
+      label,
+      eras,
+      transports,
+      floor,
+      tsFloor,
+      coldStartOnly,
+      roundTripsOnly,
+    })),
   throughput: [],
   coldStart: [],
   shortSessions: [],
@@ -419,7 +434,7 @@ for (const transport of ['stdio', 'http'] as const) {
 
 for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
   const runs = new Map<string, Throughput[]>();
-  const eligible = [...CONTENDERS, ...COMPARED].filter(
+  const eligible = [FLOOR, PROTOCOL_FLOOR, ...CONTENDERS.slice(1), ...COMPARED].filter(
     (c) => chosen(c) && c.eras.includes(scenario.era) && c.transports.includes(scenario.transport),
   );
   for (let rep = 0; rep < SIZES.reps; rep++) {

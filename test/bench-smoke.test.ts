@@ -7,7 +7,7 @@
 // Asserts shape, never speed.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist', import.meta.url));
+const PROTOCOL_FLOOR = fileURLToPath(new URL('../bench/servers/protocol-floor.mjs', import.meta.url));
+const CORE_SERVER = fileURLToPath(new URL('../bench/servers/mcp-core.mjs', import.meta.url));
 
 test('npm run bench -- --smoke measures every contender on every transport x era and writes the report', {
   timeout: 300_000,
@@ -60,13 +62,16 @@ test('npm run bench -- --smoke measures every contender on every transport x era
       'floor-ts-26',
       'core-ts-26',
       'core-ts-cache-26',
+      'floor-protocol',
     ]);
-    // Every contender serving `transport` (and `era`); `all` keeps the cold-start-only runs of the other Nodes.
-    const serving = (transport: string, era?: string, all = false) =>
+    // Every contender serving `transport` (and `era`) in `section`: cold start keeps the cold-start-only runs of the
+    // other Nodes, only the round trips keep the protocol floor.
+    const serving = (transport: string, era?: string, section: 'round trips' | 'cold start' | 'other' = 'other') =>
       results.contenders
         .filter(
           (c) =>
-            (all || c.coldStartOnly !== true) &&
+            (section === 'cold start' || c.coldStartOnly !== true) &&
+            (section === 'round trips' || c.roundTripsOnly !== true) &&
             c.transports!.includes(transport as 'stdio' | 'http') &&
             (era === undefined || c.eras.includes(era as '2025' | '2026')),
         )
@@ -77,7 +82,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
           const rows = results.throughput.filter(
             (r) => r.transport === transport && r.era === era && r.concurrency === concurrency,
           );
-          const expected = serving(transport, era).filter((k) => k !== 'floor-dev');
+          const expected = serving(transport, era, 'round trips').filter((k) => k !== 'floor-dev');
           assert.deepEqual(
             rows.map((r) => r.contender).sort(),
             [...expected].sort(),
@@ -91,7 +96,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
           .filter((r) => r.transport === transport)
           .map((r) => r.contender)
           .sort(),
-        serving(transport, undefined, true).sort(),
+        serving(transport, undefined, 'cold start').sort(),
       );
     }
     for (const row of results.coldStart) assert.ok(row.ms > 0, JSON.stringify(row));
@@ -180,6 +185,15 @@ test('npm run bench -- --smoke measures every contender on every transport x era
         / \| [\d.]+× \| (met|\*\*missed\*\*) \|$/,
       );
     }
+    // A 2026-07-28 round-trip target shows the protocol floor's ratio beside mcp-core's; a 2025 one has none.
+    assert.match(
+      line('| mcp-core (dist, machine Node) http 2026-07-28 ×1: ≥ 0.95× floor |'),
+      /\| [\d.]+× floor \(protocol floor [\d.]+×\) \| (met|\*\*missed\*\*) \|$/,
+    );
+    assert.match(
+      line('| mcp-core (dist, machine Node) http 2025-11-25 ×1: ≥ 0.95× floor |'),
+      /\| [\d.]+× floor \| (met|\*\*missed\*\*) \|$/,
+    );
     for (const ts of ['(.ts, Node 22)', '(.ts, Node 24)', '(.ts, Node 26)']) {
       assert.match(
         line(`| mcp-core ${ts} cold start stdio: reported beside one-file .ts floor`),
@@ -217,4 +231,37 @@ test('npm run bench -- --smoke measures every contender on every transport x era
   } finally {
     await rm(out, { recursive: true, force: true });
   }
+});
+
+test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, with the same codes', () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const call = (params: Record<string, unknown>) => ({
+    name: 'echo',
+    arguments: { text: 'hi' },
+    _meta: meta,
+    ...params,
+  });
+  const frames = [
+    call({}),
+    call({ _meta: undefined }),
+    call({ _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }),
+    call({ _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+    call({ arguments: { text: 1 } }),
+    call({ name: 'nope' }),
+  ].map((params, id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params })}\n`);
+  // Each server reads every frame, answers, and exits at end of input; answers are put in id order.
+  const answers = (script: string, ...args: string[]) => {
+    const run = spawnSync(process.execPath, [script, 'stdio', ...args], { input: frames.join(''), encoding: 'utf8' });
+    const lines = run.stdout.trim().split('\n');
+    return lines.map((line) => JSON.parse(line) as { id: number }).sort((a, b) => a.id - b.id);
+  };
+  const shape = ({ result, error }: { result?: unknown; error?: { code: number } }) => result ?? error!.code;
+  const floor = answers(PROTOCOL_FLOOR).map(shape);
+  assert.deepEqual(floor, answers(CORE_SERVER, 'dist').map(shape));
+  assert.deepEqual(floor.slice(1, 4), [-32602, -32022, -32602]);
+  assert.equal((floor[4] as { isError?: boolean }).isError, true);
+  assert.equal(floor[5], -32602);
 });
