@@ -78,7 +78,11 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PARAM_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
 const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 
-/** Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root); throws TypeError for an invalid declaration: empty or non-token name, duplicate (case-insensitive), type other than string/integer/boolean (number is refused). */
+/**
+ * Reads the x-mcp-header declarations of a tool's inputSchema (only direct `properties` of the root). Throws a
+ * TypeError for an invalid declaration: an empty or non-token name, a duplicate (case-insensitive), a type other than
+ * string, integer or boolean (number is refused).
+ */
 export function headerParamsOf(inputSchema: Record<string, unknown>): HeaderParam[] {
   const properties = inputSchema.properties;
   if (!isPlainObject(properties)) return [];

@@ -327,7 +327,12 @@ function matches(type: HeaderParam['type'], text: string, value: unknown): boole
   }
 }
 
-/** Checks Mcp-Param-* headers for a tools/call against its arguments: for each declared param: argument present and not null -> header required and must match (string: exact after decoding; integer: numeric comparison of decimal text, e.g. "42" and "42.0" both equal 42; boolean: "true"/"false"); argument absent or null -> header must be absent. Headers the tool does not declare are ignored. Returns an error message or undefined. */
+/**
+ * Checks a tools/call's Mcp-Param-* headers against its arguments; returns an error message, or undefined. For each
+ * declared param: an argument present and not null needs its header, equal to it (a string exactly once decoded; an
+ * integer as decimal text of the same number, so "42" and "42.0" both equal 42; a boolean as "true" or "false"); an
+ * argument absent or null needs its header absent. Headers the tool does not declare are ignored.
+ */
 export function checkParamHeaders(
   headers: HeaderBag,
   params: readonly HeaderParam[],

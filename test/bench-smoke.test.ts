@@ -233,6 +233,13 @@ test('npm run bench -- --smoke measures every contender on every transport x era
   }
 });
 
+/** A JSON-RPC answer as the servers write it. */
+interface Answer {
+  id: number;
+  result?: unknown;
+  error?: { code: number };
+}
+
 test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, with the same codes', () => {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -256,9 +263,9 @@ test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, 
   const answers = (script: string, ...args: string[]) => {
     const run = spawnSync(process.execPath, [script, 'stdio', ...args], { input: frames.join(''), encoding: 'utf8' });
     const lines = run.stdout.trim().split('\n');
-    return lines.map((line) => JSON.parse(line) as { id: number }).sort((a, b) => a.id - b.id);
+    return lines.map((line) => JSON.parse(line) as Answer).sort((a, b) => a.id - b.id);
   };
-  const shape = ({ result, error }: { result?: unknown; error?: { code: number } }) => result ?? error!.code;
+  const shape = ({ result, error }: Answer) => result ?? error!.code;
   const floor = answers(PROTOCOL_FLOOR).map(shape);
   assert.deepEqual(floor, answers(CORE_SERVER, 'dist').map(shape));
   assert.deepEqual(floor.slice(1, 4), [-32602, -32022, -32602]);
