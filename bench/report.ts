@@ -128,13 +128,13 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   const floorOf = new Map(results.contenders.map((c) => [c.key, c.floor ?? 'floor']));
   const tsFloorOf = new Map(results.contenders.map((c) => [c.key, c.tsFloor]));
   const coldStartOnly = new Set(results.contenders.filter((c) => c.coldStartOnly === true).map((c) => c.key));
+  const roundTripsOnly = new Set(results.contenders.filter((c) => c.roundTripsOnly === true).map((c) => c.key));
   const floors = new Set(floorOf.values());
   // The peers: every contender that is neither a floor nor an mcp-core build nor a run of one section only (the other
   // Nodes' floors and the one-file `.ts` floors; the protocol floor).
   const peers = results.contenders
-    .filter((c) => c.roundTripsOnly !== true)
     .map((c) => c.key)
-    .filter((key) => !floors.has(key) && !cores.includes(key) && !coldStartOnly.has(key));
+    .filter((key) => !floors.has(key) && !cores.includes(key) && !coldStartOnly.has(key) && !roundTripsOnly.has(key));
   const shortSessions = results.shortSessions ?? [];
   const lines: string[] = [];
   const { machine } = results;

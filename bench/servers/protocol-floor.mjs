@@ -1,9 +1,10 @@
 // The protocol floor (2026-07-28 only): the raw floor (floor.mjs) plus only the checks and answer fields the protocol
-// asks of a server for one known tool, written by hand with nothing general: the JSON-RPC request shape, the `_meta`
-// envelope, the echo tool's arguments, and over HTTP the Host, Content-Type, Accept and MCP-Protocol-Version checks and
-// the Mcp-Method/Mcp-Name mirrors; its answer carries `resultType` and the serverInfo stamp, as mcp-core's does. Set
-// beside the raw floor, it shows what the protocol itself costs a call; the rest of a gap is the server's own work
-// (bench/README.md, The hot path at the floor). Run: node protocol-floor.mjs stdio | node protocol-floor.mjs http
+// asks of a server on a valid tools/call's path, for one known tool, written by hand with nothing general: the
+// JSON-RPC request shape, the `_meta` envelope, the echo tool's arguments, and over HTTP the Host, Origin,
+// Content-Type, Accept and MCP-Protocol-Version checks and the Mcp-Method/Mcp-Name mirrors. Its answers are mcp-core's
+// byte for byte; its refusals carry mcp-core's codes but are plainer (no error data, and over HTTP a refused frame is
+// answered 200). Set beside the raw floor, it shows what the protocol itself costs a call; the rest of a gap is the
+// server's own work (bench/README.md, The protocol floor). Run: node protocol-floor.mjs stdio | … http
 
 import { createRequire } from 'node:module';
 
@@ -40,11 +41,17 @@ function answer(text, headers) {
   if (method !== 'tools/call') return failure(id, -32601, 'Method not found');
   if (params.name !== 'echo') return failure(id, -32602, 'Unknown tool');
   const args = params.arguments;
-  // Arguments its input schema refuses are a tool execution error, a result (Server > Tools > Error Handling).
-  const valid = isObject(args) && typeof args.text === 'string';
-  const said = valid ? args.text : "Invalid arguments for tool 'echo': arguments.text must be string";
-  const result = { content: [{ type: 'text', text: said }], resultType: 'complete', _meta: STAMP };
-  if (!valid) result.isError = true;
+  if (!isObject(args)) return failure(id, -32602, 'params.arguments must be an object');
+  // Arguments its input schema refuses are a tool execution error, a result (Server Features > Tools > Error Handling).
+  const result =
+    typeof args.text === 'string'
+      ? { content: [{ type: 'text', text: args.text }], resultType: 'complete', _meta: STAMP }
+      : {
+          content: [{ type: 'text', text: "Invalid arguments for tool 'echo': arguments.text must be string" }],
+          isError: true,
+          resultType: 'complete',
+          _meta: STAMP,
+        };
   return JSON.stringify({ jsonrpc: '2.0', id, result });
 }
 
