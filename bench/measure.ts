@@ -65,6 +65,8 @@ export interface Throughput {
   callsPerSecond: number;
   p50Us: number;
   p99Us: number;
+  /** Calls/s of each recorded window, in the order they ran: the contenders' windows of one turn pair up (run.ts). */
+  windows: number[];
 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -103,6 +105,7 @@ export async function roundTrips(
     throw error;
   }
   const latencies: number[] = [];
+  const windows: number[] = [];
   let elapsed = 0;
   const drive = async (until: number, record: boolean): Promise<void> => {
     while (performance.now() < until) {
@@ -114,8 +117,12 @@ export async function roundTrips(
   return {
     async window(ms, record) {
       const began = performance.now();
+      const before = latencies.length;
       await Promise.all(Array.from({ length: concurrency }, () => drive(began + ms, record)));
-      if (record) elapsed += performance.now() - began;
+      if (!record) return;
+      const took = performance.now() - began;
+      elapsed += took;
+      windows.push(((latencies.length - before) / took) * 1000);
     },
     figure() {
       const sorted = [...latencies].sort((a, b) => a - b);
@@ -123,6 +130,7 @@ export async function roundTrips(
         callsPerSecond: (sorted.length / elapsed) * 1000,
         p50Us: percentile(sorted, 0.5) * 1000,
         p99Us: percentile(sorted, 0.99) * 1000,
+        windows,
       };
     },
     stop,

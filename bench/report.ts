@@ -34,6 +34,11 @@ export interface Results {
     p99Us: number;
     /** Calls/s of each repetition (the median is callsPerSecond); absent from runs before issue 26. */
     repetitions?: number[];
+    /**
+     * Calls/s of each measured slice, repetition after repetition. Slice i of two contenders of one scenario ran in
+     * the same turn of the rotation, so their ratio is paired against the load of that moment. Absent before.
+     */
+    windows?: number[];
   }[];
   coldStart: { transport: Transport; contender: string; ms: number }[];
   /** Spawn to exit of a stdio session making `calls` calls; ms is NaN (null in JSON) when the server did not exit at end of input. */
@@ -115,12 +120,51 @@ function ratio(value: number | null | undefined, base: number | null | undefined
   return !measured(value) || !measured(base) || base === 0 ? '–' : `${(value / base).toFixed(2)}×`;
 }
 
+type ThroughputRow = Results['throughput'][number];
+
+/**
+ * `row`'s calls/s over `base`'s, paired slice by slice (slices of one turn ran under the same load): the median of
+ * the per-slice ratios and its distribution-free 95 % interval (the order statistics that a Binomial(n, ½) count of
+ * ratios below the true median falls between 95 % of the time). Undefined for a run without slices.
+ */
+function pairedRatio(
+  row: ThroughputRow,
+  base: ThroughputRow,
+): { median: number; low: number; high: number } | undefined {
+  const mine = row.windows;
+  const theirs = base.windows;
+  if (mine === undefined || theirs === undefined || mine.length !== theirs.length || mine.length === 0)
+    return undefined;
+  const ratios = mine.map((calls, at) => calls / theirs[at]!).sort((a, b) => a - b);
+  const n = ratios.length;
+  const reach = 1.96 * Math.sqrt(n);
+  const middle = Math.floor(n / 2);
+  return {
+    median: n % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2,
+    low: ratios[Math.max(0, Math.floor((n - reach) / 2) - 1)]!,
+    high: ratios[Math.min(n - 1, Math.ceil(1 + (n + reach) / 2) - 1)]!,
+  };
+}
+
 function kib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
 function mark(met: boolean): string {
   return met ? 'met' : '**missed**';
+}
+
+/** A round trip's ratio to the floor: paired with its interval where the run kept slices, else of the medians. */
+function againstFloor(row: ThroughputRow, floor: ThroughputRow): { median: number; low?: number; high?: number } {
+  return pairedRatio(row, floor) ?? { median: row.callsPerSecond / floor.callsPerSecond };
+}
+
+/** Met when the whole interval reaches `budget`, missed when none of it does, else not resolved by this run. */
+function verdict(ratio: { median: number; low?: number; high?: number }, budget: number): string {
+  if (ratio.low === undefined || ratio.high === undefined) return mark(ratio.median >= budget);
+  if (ratio.low >= budget) return 'met';
+  if (ratio.high < budget) return '**missed**';
+  return `not resolved (the interval spans ${budget}×)`;
 }
 
 export function renderMarkdown(results: Results, cores: string[]): string {
@@ -310,14 +354,20 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   }
 
   lines.push('## Targets (mcp-core)', '');
+  lines.push(
+    "A round trip against the floor is the median of its slice-by-slice ratios (each measured slice over the floor's" +
+      ' slice of the same turn), with the 95 % interval of that median in brackets: met when the whole interval' +
+      ' reaches the target, missed when none of it does, else not resolved by the run.',
+    '',
+  );
   lines.push('| target | figure | status |', '|---|---|---|');
   for (const core of cores) {
     for (const rows of byScenario.values()) {
       const row = rows.find((r) => r.contender === core);
-      const floor = rows.find((r) => r.contender === 'floor')?.callsPerSecond;
+      const floorRow = rows.find((r) => r.contender === 'floor');
+      const floor = floorRow?.callsPerSecond;
       const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
-      if (row === undefined || floor === undefined || sdk === undefined) continue;
-      const vsFloor = row.callsPerSecond / floor;
+      if (row === undefined || floorRow === undefined || floor === undefined || sdk === undefined) continue;
       const vsSdk = row.callsPerSecond / sdk;
       // 3.5× SDK v2 assumes SDK v2 near 0.2× the floor; where it runs faster, the ratio would lie above the floor.
       const reachable = (sdk / floor) * TARGETS.sdkV2Ratio <= 1;
@@ -329,11 +379,16 @@ export function renderMarkdown(results: Results, cores: string[]): string {
             : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
       const budget = floorBudget(row.transport, row.concurrency);
       // Beside it, where measured, the protocol floor's own ratio: how much of the gap the protocol's work explains.
-      const protocol = rows.find((r) => r.contender === 'floor-protocol')?.callsPerSecond;
-      const protocolShown = protocol === undefined ? '' : ` (protocol floor ${(protocol / floor).toFixed(2)}×)`;
+      const protocol = rows.find((r) => r.contender === 'floor-protocol');
+      const vsFloor = againstFloor(row, floorRow);
+      const besides = [
+        ...(vsFloor.low === undefined ? [] : [`${vsFloor.low.toFixed(2)}–${vsFloor.high!.toFixed(2)}`]),
+        ...(protocol === undefined ? [] : [`protocol floor ${againstFloor(protocol, floorRow).median.toFixed(2)}×`]),
+      ];
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${budget}× floor` +
-          ` | ${vsFloor.toFixed(2)}× floor${protocolShown} | ${mark(vsFloor >= budget)} |`,
+          ` | ${vsFloor.median.toFixed(2)}× floor${besides.length === 0 ? '' : ` (${besides.join('; ')})`}` +
+          ` | ${verdict(vsFloor, budget)} |`,
       );
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2` +

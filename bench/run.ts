@@ -452,7 +452,9 @@ for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
         [SIZES.measureMs, true],
       ] as const) {
         for (let slice = 0; slice < SIZES.slices; slice++) {
-          for (const trips of rotation(open, slice)) await trips.window(ms / SIZES.slices, record);
+          // Every other turn runs backwards, so that no contender always follows the same one.
+          const turn = rotation(open, slice >> 1);
+          for (const trips of slice % 2 === 0 ? turn : turn.reverse()) await trips.window(ms / SIZES.slices, record);
         }
       }
       order.forEach((contender, at) => {
@@ -470,6 +472,7 @@ for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
       p50Us: median(figures.map((f) => f.p50Us)),
       p99Us: median(figures.map((f) => f.p99Us)),
       repetitions: figures.map((f) => f.callsPerSecond),
+      windows: figures.flatMap((f) => f.windows),
     });
   }
   log(

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Results } from '../bench/report.ts';
+import { type Results, renderMarkdown } from '../bench/report.ts';
 import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
@@ -185,15 +185,18 @@ test('npm run bench -- --smoke measures every contender on every transport x era
         / \| [\d.]+× \| (met|\*\*missed\*\*) \|$/,
       );
     }
-    // A 2026-07-28 round-trip target shows the protocol floor's ratio beside mcp-core's; a 2025 one has none.
+    // A round-trip target shows the paired ratio's interval; a 2026-07-28 one the protocol floor's ratio beside it.
+    const verdict = /(met|\*\*missed\*\*|not resolved \(the interval spans 0\.95×\))/.source;
     assert.match(
       line('| mcp-core (dist, machine Node) http 2026-07-28 ×1: ≥ 0.95× floor |'),
-      /\| [\d.]+× floor \(protocol floor [\d.]+×\) \| (met|\*\*missed\*\*) \|$/,
+      new RegExp(`\\| [\\d.]+× floor \\([\\d.]+–[\\d.]+; protocol floor [\\d.]+×\\) \\| ${verdict} \\|$`),
     );
     assert.match(
       line('| mcp-core (dist, machine Node) http 2025-11-25 ×1: ≥ 0.95× floor |'),
-      /\| [\d.]+× floor \| (met|\*\*missed\*\*) \|$/,
+      new RegExp(`\\| [\\d.]+× floor \\([\\d.]+–[\\d.]+\\) \\| ${verdict} \\|$`),
     );
+    // Each round-trip row keeps the calls/s of every measured slice (smoke: 1 repetition of 2 slices).
+    for (const row of results.throughput) assert.equal(row.windows?.length, 2, JSON.stringify(row));
     for (const ts of ['(.ts, Node 22)', '(.ts, Node 24)', '(.ts, Node 26)']) {
       assert.match(
         line(`| mcp-core ${ts} cold start stdio: reported beside one-file .ts floor`),
@@ -273,4 +276,46 @@ test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, 
   assert.deepEqual(floor.slice(1, 4), [-32602, -32022, -32602]);
   assert.match(String(floor[4]), /"isError":true,"resultType":"complete"/);
   assert.deepEqual(floor.slice(5), [-32602, -32602]);
+});
+
+test('a round-trip target is judged on its slice-by-slice ratios to the floor: met, missed, or not resolved', () => {
+  const scenario = { transport: 'stdio', era: '2026', concurrency: 1, p50Us: 50, p99Us: 100 } as const;
+  const row = (contender: string, windows: number[]) => ({
+    ...scenario,
+    contender,
+    callsPerSecond: windows.reduce((sum, calls) => sum + calls, 0) / windows.length,
+    windows,
+  });
+  const scaled = (windows: number[], by: number) => windows.map((calls) => calls * by);
+  /** The target line of mcp-core's stdio 2026-07-28 ×1 row when its slices ran at `core` calls/s against `floor`. */
+  const judged = (floor: number[], core: number[]) => {
+    const results: Results = {
+      machine: { node: 'v20', devNode: 'v22', cores: 2, smoke: false },
+      contenders: ['floor', 'sdk-v2', 'core-dist'].map((key) => ({ key, label: key, eras: ['2026'] })),
+      throughput: [row('floor', floor), row('sdk-v2', scaled(floor, 0.5)), row('core-dist', core)],
+      coldStart: [],
+      memory: [],
+      weight: [],
+      seconds: 0,
+    };
+    const prefix = '| core-dist stdio 2026-07-28 ×1: ≥ 0.95× floor | ';
+    return renderMarkdown(results, ['core-dist'])
+      .split('\n')
+      .find((line) => line.startsWith(prefix))
+      ?.slice(prefix.length);
+  };
+  // The load halves the floor's calls/s in half the slices; mcp-core, at 0.96× the floor in every slice, is met.
+  const loaded = Array.from({ length: 30 }, (_, slice) => (slice % 2 === 0 ? 1000 : 500));
+  assert.equal(judged(loaded, scaled(loaded, 0.96)), '0.96× floor (0.96–0.96) | met |');
+  // 31 ratios from 0.80 to 1.10: the median 0.95, its interval the 10th to the 22nd ratio, across the target.
+  const steady = Array.from({ length: 31 }, () => 1000);
+  const spread = steady.map((_, slice) => 800 + 10 * slice);
+  assert.equal(judged(steady, spread), '0.95× floor (0.89–1.01) | not resolved (the interval spans 0.95×) |');
+  assert.equal(
+    judged(
+      steady,
+      spread.map((calls) => calls - 120),
+    ),
+    '0.83× floor (0.77–0.89) | **missed** |',
+  );
 });
