@@ -48,7 +48,10 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   const closed = new Promise<void>((resolve, reject) => void (settle = { resolve, reject }));
 
   // Frames written in one turn of the event loop leave in one write: answers to pipelined requests settle together.
+  // While a chunk is read the output is corked around it, so the answers written in that turn (every synchronous one)
+  // leave when it is done, without a tick; what is written later corks until the next tick.
   let corked = false;
+  let readingChunk = false;
   const uncork = (): void => {
     corked = false;
     output.uncork();
@@ -61,7 +64,7 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
     }
-    if (!corked) {
+    if (!corked && !readingChunk) {
       corked = true;
       output.cork();
       process.nextTick(uncork);
@@ -94,8 +97,16 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     oversized: () => connection.receiveOversized(),
     notUtf8: () => connection.receiveNotUtf8(),
   };
-  const onData = (chunk: Buffer | string): void =>
-    splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
+  const onData = (chunk: Buffer | string): void => {
+    readingChunk = true;
+    output.cork();
+    try {
+      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
+    } finally {
+      readingChunk = false;
+      output.uncork();
+    }
+  };
   const onEnd = (): void => void end();
   // The reader went away (EPIPE…), or the output was destroyed without an error: nothing can be delivered any more.
   const onOutputError = (error?: NodeJS.ErrnoException): void => {

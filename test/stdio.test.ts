@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Context, createServer, type Server } from '../core.ts';
@@ -113,6 +113,43 @@ test('several frames in one chunk are all answered, in order', async () => {
   const client = new WireClient(testServer().server);
   client.input.write(`${ping(1)}\n${ping('two')}\n${ping(3)}\n`);
   assert.deepEqual(await settles(client.end(), 'the end of the connection'), [pong(1), pong('two'), pong(3)]);
+});
+
+test('the answers to one chunk leave in one write before its data event returns; later answers in one per tick', async () => {
+  const gate = deferred<void>();
+  const { server } = testServer((s) =>
+    s.tool('waits', {}, async () => {
+      await gate.promise;
+      return text('waited');
+    }),
+  );
+  const writes: string[][] = [];
+  const output = new Writable({
+    writev(chunks, callback) {
+      writes.push(chunks.map(({ chunk }) => String(chunk).trimEnd()));
+      callback();
+    },
+    write(chunk, _encoding, callback) {
+      writes.push([String(chunk).trimEnd()]);
+      callback();
+    },
+  });
+  const input = new Readable({ read() {} });
+  const stdio = serveStdio(server, { input, output });
+  input.push(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS })}\n`);
+  input.push(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  await settle(); // the handshake answered, and the input flowing: a chunk pushed from now on is emitted at once
+  assert.equal(writes.splice(0).flat().length, 1);
+  input.push(`${ping(1)}\n${ping(2)}\n${JSON.stringify(call(3, 'waits'))}\n${JSON.stringify(call(4, 'waits'))}\n`);
+  // Synchronously: the two pings were answered in one write, not a tick later (bench/README.md, Start-up).
+  assert.deepEqual(writes, [[JSON.stringify(pong(1)), JSON.stringify(pong(2))]]);
+  gate.resolve();
+  await settle();
+  assert.deepEqual(writes.slice(1), [
+    [3, 4].map((id) => JSON.stringify({ jsonrpc: '2.0', id, result: text('waited') })),
+  ]);
+  input.push(null);
+  await settles(stdio.closed, 'the end of the connection');
 });
 
 test('a frame split across two chunks at every byte position is served, multi-byte characters included', async () => {
