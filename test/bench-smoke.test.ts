@@ -208,11 +208,11 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     const rowsOf = (prefix: string) => section.filter((l) => l.startsWith(prefix));
     assert.match(
       rowsOf('| http | 2026-07-28 | 8 | mcp-core (.ts, Node 22) | ')[0] ?? 'no middleware row',
-      /^(\| [^|]+){4}\| \d+ \| – \| \d+ \| – \| -?[\d.]+ % \| (met|\*\*missed\*\*) \|$/,
+      /^(\| [^|]+){4}\| \d+ \| – \| \d+ \| – \| -?[\d.]+ % \(-?[\d.]+ % to -?[\d.]+ %\) \| (met|\*\*missed\*\*|not resolved \(the interval spans 3 %\)) \|$/,
     );
     assert.match(
       rowsOf('| http | 2026-07-28 | 8 | ').at(-1) ?? 'no baseline row',
-      /^(\| [^|]+){3}(\| \d+ \| – ){2}\| [\d.]+× \|$/,
+      /^(\| [^|]+){3}(\| \d+ \| – ){2}\| [\d.]+× \([\d.]+–[\d.]+\) \|$/,
     );
     assert.match(
       line('| mcp-core (dist, machine Node) cold start stdio: ≤ 1.1× raw floor |'),
@@ -318,4 +318,59 @@ test('a round-trip target is judged on its slice-by-slice ratios to the floor: m
     ),
     '0.83× floor (0.77–0.89) | **missed** |',
   );
+});
+
+test('a middleware cost is judged on the paired ratio: met within 3 %, missed beyond it, else not resolved', () => {
+  const row = (contender: string, windows: number[]) => ({
+    transport: 'stdio' as const,
+    era: '2026' as const,
+    concurrency: 1,
+    contender,
+    callsPerSecond: windows.reduce((sum, calls) => sum + calls, 0) / windows.length,
+    p50Us: 50,
+    p99Us: 100,
+    windows,
+  });
+  /** The cost and verdict cells of the middleware row when `with` ran against `without`, slice by slice. */
+  const judged = (without: number[], withIt: number[]) => {
+    const results: Results = {
+      machine: { node: 'v20', devNode: 'v22', cores: 2, smoke: false },
+      contenders: [{ key: 'core-dist', label: 'core-dist', eras: ['2026'] }],
+      throughput: [],
+      coldStart: [],
+      memory: [],
+      weight: [],
+      middleware: {
+        date: '2026-12-06',
+        compared: [{ key: 'core-dist-mw', label: 'with', against: 'core-dist', kind: 'middleware' }],
+        throughput: [row('core-dist', without), row('core-dist-mw', withIt)],
+      },
+      seconds: 0,
+    };
+    const prefix = '| stdio | 2026-07-28 | 1 | core-dist | ';
+    const line = renderMarkdown(results, ['core-dist'])
+      .split('\n')
+      .find((l) => l.startsWith(prefix));
+    return line?.split(' | ').slice(-2).join(' | ');
+  };
+  const without = Array.from({ length: 30 }, (_, slice) => (slice % 2 === 0 ? 1000 : 600));
+  // 1 % slower in every slice: met, though the load moves both by 40 %.
+  assert.equal(
+    judged(
+      without,
+      without.map((calls) => calls / 1.01),
+    ),
+    '1.0 % (1.0 % to 1.0 %) | met |',
+  );
+  // 10 % slower in every slice: missed.
+  assert.equal(
+    judged(
+      without,
+      without.map((calls) => calls / 1.1),
+    ),
+    '10.0 % (10.0 % to 10.0 %) | **missed** |',
+  );
+  // Slices from 5 % faster to 9.5 % slower: the median 2.2 %, its interval (the 9th to the 22nd) across 3 %.
+  const mixed = without.map((calls, slice) => calls / (0.95 + 0.005 * slice));
+  assert.equal(judged(without, mixed), '2.2 % (-1.0 % to 5.5 %) | not resolved (the interval spans 3 %) |');
 });
