@@ -1745,6 +1745,38 @@ describe('the hot path', () => {
     stateless.close();
   });
 
+  test('behind middleware that returns next() as given, a synchronous tool is still answered before receive() returns', async () => {
+    const server = createServer({ name: 'sync', version: '1.0.0' });
+    server.tool('echo', {}, () => ({ content: [{ type: 'text', text: 'hi' }] }));
+    const seen: string[] = [];
+    server.intercept(
+      (call, next) => {
+        seen.push(`outer ${call.method}`);
+        return next();
+      },
+      (_call, next) => next(),
+    );
+    const answer = { content: [{ type: 'text', text: 'hi' }] };
+    const legacy: JsonRpcMessage[] = [];
+    const connection = server.transport.connect({ send: (frame) => void legacy.push(frame as JsonRpcMessage) });
+    initialize(connection, '2025-11-25');
+    connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } });
+    assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 1, result: answer });
+    const modern: JsonRpcMessage[] = [];
+    const stateless = server.transport.connect({ send: (frame) => void modern.push(frame as JsonRpcMessage) });
+    stateless.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', _meta: MODERN_META } });
+    assert.equal((modern[0] as { result: { resultType: string } }).result.resultType, 'complete');
+    // A middleware that waits for next() before it returns takes the promise path, with the same answer.
+    server.intercept(async (_call, next) => await next());
+    connection.receive({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo' } });
+    assert.equal((legacy.at(-1) as { id: number }).id, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(legacy.at(-1), { jsonrpc: '2.0', id: 3, result: answer });
+    assert.deepEqual(seen, ['outer tools/call', 'outer tools/call', 'outer tools/call']);
+    connection.close();
+    stateless.close();
+  });
+
   test("an extension's 2026-07-28 method answering with a thenable that is not a native Promise gets what it settles to, stamped", async () => {
     const server = createServer({ name: 'thenable', version: '1.0.0' });
     const thenable = { then: (resolve: (value: unknown) => void) => resolve({ value: 1 }) };

@@ -794,6 +794,32 @@ for (const kind of ['stdio 2025-11-25', 'stdio 2026-07-28'] as const) {
   );
 }
 
+// The chain answers at once when the handler does and every middleware returns next()'s own promise; a synchronous
+// middleware that returns nothing at all, before or without calling next(), still fails as a bug, not as that answer.
+for (const kind of ['stdio 2025-11-25', 'stdio 2026-07-28'] as const) {
+  test(
+    `${kind}: a synchronous middleware returning undefined fails the request -32603, logged, called next() or not`,
+    T,
+    async (t) => {
+      const { server, logger } = echoServer();
+      server.intercept((call, next) => {
+        if (call.ctx.requestId === 1) void next();
+        return undefined;
+      });
+      const wire = await open(t, kind, server);
+      for (const id of [0, 1])
+        assert.deepEqual(await wire.request(id, 'tools/call', ECHO), fail(id, INTERNAL), `id ${id}`);
+      assert.deepEqual(
+        logger.errors.map(({ message }) => message),
+        [
+          "middleware answered 'tools/call' with undefined, not a result object",
+          "middleware answered 'tools/call' with undefined, not a result object",
+        ],
+      );
+    },
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The request's end, the chain's answer, and the chain a request runs
 
