@@ -76,8 +76,11 @@ function coldRatio(contender: string, floor: string): number {
 }
 
 /** `min–max` of values, each at `round`. */
-const range = (values: number[], round: (value: number) => string) =>
-  `${round(Math.min(...values))}–${round(Math.max(...values))}`;
+/** The range of `values` as rounded (`low–high`), or the one figure when both ends round alike. */
+const range = (values: number[], round: (value: number) => string) => {
+  const [low, high] = [round(Math.min(...values)), round(Math.max(...values))];
+  return low === high ? low : `${low}–${high}`;
+};
 
 /**
  * The bytes of the compile cache one start of the smallest stdio server (examples/stdio-server.ts, its stdin at EOF
@@ -182,7 +185,7 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
   {
     what: 'cold start of the .ts sources against a bare script on Node 22, 24 and 26',
     file: 'README.md',
-    phrase: /about ([\d.]+–[\d.]+)× the start of a bare Node script on Node 22, 24 and 26/,
+    phrase: /about ([\d.]+(?:–[\d.]+)?)× the start of a bare Node script on Node 22, 24 and 26/,
     source: () => [
       range(
         [coldRatio('core-ts', 'floor-dev'), coldRatio('core-ts-24', 'floor-24'), coldRatio('core-ts-26', 'floor-26')],
@@ -193,7 +196,7 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
   {
     what: 'cold start of the .ts sources against a one-file .ts script, on the same three',
     file: 'README.md',
-    phrase: /\(([\d.]+–[\d.]+)× a one-file `\.ts` script\)/,
+    phrase: /\(([\d.]+(?:–[\d.]+)?)× a one-file `\.ts` script\)/,
     source: () => [
       range(
         [
