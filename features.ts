@@ -145,9 +145,10 @@ export function intercepted(
     try {
       if (index === count) {
         const answer = serve();
-        const promise = Promise.resolve(answer);
-        if (!isThenable(answer)) answered = { promise, answer };
-        return promise;
+        // Asked first: a `then` getter that throws fails the request here, before a promise could reject unheard.
+        if (isThenable(answer)) return Promise.resolve(answer);
+        answered = { promise: Promise.resolve(answer), answer };
+        return answered.promise;
       }
       let called = false;
       const returned = middleware[index]!(call, () => {

@@ -98,12 +98,13 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     notUtf8: () => connection.receiveNotUtf8(),
   };
   const onData = (chunk: Buffer | string): void => {
+    const outer = readingChunk; // a handler may push into its own input: the outer chunk is still being read
     readingChunk = true;
     output.cork();
     try {
       splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
     } finally {
-      readingChunk = false;
+      readingChunk = outer;
       output.uncork();
     }
   };

@@ -122,28 +122,61 @@ function ratio(value: number | null | undefined, base: number | null | undefined
 
 type ThroughputRow = Results['throughput'][number];
 
+/** A ratio of calls/s: `paired` when taken slice by slice, then with the 95 % interval of its median if n allows. */
+type Ratio = { median: number; paired: boolean; interval?: { low: number; high: number } };
+
 /**
- * `row`'s calls/s over `base`'s, paired slice by slice (slices of one turn ran under the same load): the median of
- * the per-slice ratios and its distribution-free 95 % interval (the order statistics that a Binomial(n, ½) count of
- * ratios below the true median falls between 95 % of the time). Undefined for a run without slices.
+ * The rank k whose k-th and (n + 1 − k)-th smallest of n values hold their population's median at least 95 % of the
+ * time: the largest k with P(Binomial(n, ½) < k) ≤ 2.5 %. Undefined below 6 values, where even the extremes hold it
+ * less often.
  */
-function pairedRatio(
-  row: ThroughputRow,
-  base: ThroughputRow,
-): { median: number; low: number; high: number } | undefined {
+function medianRank(n: number): number | undefined {
+  let rank: number | undefined;
+  let below = 0; // P(B < k)
+  let exactly = 0.5 ** n; // P(B = k − 1)
+  for (let k = 1; k <= n; k++) {
+    below += exactly;
+    if (below > 0.025) break;
+    rank = k;
+    exactly = (exactly * (n - k + 1)) / k;
+  }
+  return rank;
+}
+
+/**
+ * `row`'s calls/s over `base`'s: paired slice by slice where both kept their slices (slices of one turn ran under the
+ * same load), the median of the per-slice ratios with its distribution-free 95 % interval; else, for a run before
+ * slices were kept, the ratio of their medians.
+ */
+function ratioOf(row: ThroughputRow, base: ThroughputRow): Ratio {
   const mine = row.windows;
   const theirs = base.windows;
-  if (mine === undefined || theirs === undefined || mine.length !== theirs.length || mine.length === 0)
-    return undefined;
-  const ratios = mine.map((calls, at) => calls / theirs[at]!).sort((a, b) => a - b);
+  const ratios =
+    mine === undefined || theirs === undefined || mine.length !== theirs.length
+      ? []
+      : mine
+          .map((calls, at) => calls / theirs[at]!)
+          .filter(Number.isFinite) // a slice without calls on either side says nothing
+          .sort((a, b) => a - b);
   const n = ratios.length;
-  const reach = 1.96 * Math.sqrt(n);
+  if (n === 0) return { median: row.callsPerSecond / base.callsPerSecond, paired: false };
   const middle = Math.floor(n / 2);
-  return {
-    median: n % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2,
-    low: ratios[Math.max(0, Math.floor((n - reach) / 2) - 1)]!,
-    high: ratios[Math.min(n - 1, Math.ceil(1 + (n + reach) / 2) - 1)]!,
-  };
+  const median = n % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  const rank = medianRank(n);
+  if (rank === undefined) return { median, paired: true };
+  return { median, paired: true, interval: { low: ratios[rank - 1]!, high: ratios[n - rank]! } };
+}
+
+/**
+ * Whether `ratio` reaches `budget`: met when its whole interval does, missed when none of it does, else not resolved
+ * by the run (`spans` names the budget); a ratio of medians (a run before slices) is judged on its value.
+ */
+function verdict(ratio: Ratio, budget: number, spans: string): string {
+  if (!ratio.paired) return mark(ratio.median >= budget);
+  if (ratio.interval === undefined) return 'not resolved (too few slices for an interval)';
+  if (ratio.interval.low >= budget) return 'met';
+  if (ratio.interval.high < budget) return '**missed**';
+  return `not resolved (the interval spans ${spans})`;
 }
 
 function kib(bytes: number): string {
@@ -152,19 +185,6 @@ function kib(bytes: number): string {
 
 function mark(met: boolean): string {
   return met ? 'met' : '**missed**';
-}
-
-/** A round trip's ratio to the floor: paired with its interval where the run kept slices, else of the medians. */
-function againstFloor(row: ThroughputRow, floor: ThroughputRow): { median: number; low?: number; high?: number } {
-  return pairedRatio(row, floor) ?? { median: row.callsPerSecond / floor.callsPerSecond };
-}
-
-/** Met when the whole interval reaches `budget`, missed when none of it does, else not resolved by this run. */
-function verdict(ratio: { median: number; low?: number; high?: number }, budget: number): string {
-  if (ratio.low === undefined || ratio.high === undefined) return mark(ratio.median >= budget);
-  if (ratio.low >= budget) return 'met';
-  if (ratio.high < budget) return '**missed**';
-  return `not resolved (the interval spans ${budget}×)`;
 }
 
 export function renderMarkdown(results: Results, cores: string[]): string {
@@ -380,15 +400,17 @@ export function renderMarkdown(results: Results, cores: string[]): string {
       const budget = floorBudget(row.transport, row.concurrency);
       // Beside it, where measured, the protocol floor's own ratio: how much of the gap the protocol's work explains.
       const protocol = rows.find((r) => r.contender === 'floor-protocol');
-      const vsFloor = againstFloor(row, floorRow);
+      const vsFloor = ratioOf(row, floorRow);
       const besides = [
-        ...(vsFloor.low === undefined ? [] : [`${vsFloor.low.toFixed(2)}–${vsFloor.high!.toFixed(2)}`]),
-        ...(protocol === undefined ? [] : [`protocol floor ${againstFloor(protocol, floorRow).median.toFixed(2)}×`]),
+        ...(vsFloor.interval === undefined
+          ? []
+          : [`${vsFloor.interval.low.toFixed(2)}–${vsFloor.interval.high.toFixed(2)}`]),
+        ...(protocol === undefined ? [] : [`protocol floor ${ratioOf(protocol, floorRow).median.toFixed(2)}×`]),
       ];
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${budget}× floor` +
           ` | ${vsFloor.median.toFixed(2)}× floor${besides.length === 0 ? '' : ` (${besides.join('; ')})`}` +
-          ` | ${verdict(vsFloor, budget)} |`,
+          ` | ${verdict(vsFloor, budget, `${budget}×`)} |`,
       );
       lines.push(
         `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${TARGETS.sdkV2Ratio}× SDK v2` +
@@ -473,40 +495,28 @@ export function renderMarkdown(results: Results, cores: string[]): string {
 }
 
 /** A spread of repetitions: (highest − lowest) ÷ median, or '–' for a single one or a run before issue 26. */
-function spread(row: Results['throughput'][number] | undefined): string {
+function spread(row: ThroughputRow | undefined): string {
   const runs = row?.repetitions ?? [];
   if (row === undefined || runs.length < 2) return '–';
   return `${(((Math.max(...runs) - Math.min(...runs)) / row.callsPerSecond) * 100).toFixed(1)} %`;
 }
 
-/** `row` over `base`: the paired ratio with its interval where the run kept slices, else the ratio of the medians. */
-function pairedShown(row: ThroughputRow, base: ThroughputRow): string {
-  const paired = pairedRatio(row, base);
-  return paired === undefined
-    ? ratio(row.callsPerSecond, base.callsPerSecond)
-    : `${paired.median.toFixed(2)}× (${paired.low.toFixed(2)}–${paired.high.toFixed(2)})`;
+/** `row` over `base` (ratioOf), with its interval where it has one. */
+function ratioShown(row: ThroughputRow, base: ThroughputRow): string {
+  const { median, interval } = ratioOf(row, base);
+  return `${median.toFixed(2)}×${interval === undefined ? '' : ` (${interval.low.toFixed(2)}–${interval.high.toFixed(2)})`}`;
 }
 
-/** One middleware's cost (calls/s without ÷ with − 1) and its verdict: two cells; paired with its interval if it can. */
+/** One middleware's cost (calls/s without ÷ with − 1, from ratioOf) and its verdict: two cells. */
 function costOf(withIt: ThroughputRow, base: ThroughputRow | undefined): string {
   if (base === undefined) return '– | –';
-  const percent = (cost: number) => `${(cost * 100).toFixed(1)} %`;
-  const paired = pairedRatio(withIt, base);
-  if (paired === undefined) {
-    const cost = base.callsPerSecond / withIt.callsPerSecond - 1;
-    return `${percent(cost)} | ${mark(cost <= TARGETS.middlewareCost)}`;
-  }
-  // The cost falls as the ratio rises: the interval's high ratio is its low cost.
-  const cost = 1 / paired.median - 1;
-  const least = 1 / paired.high - 1;
-  const most = 1 / paired.low - 1;
-  const verdict =
-    most <= TARGETS.middlewareCost
-      ? 'met'
-      : least > TARGETS.middlewareCost
-        ? '**missed**'
-        : `not resolved (the interval spans ${TARGETS.middlewareCost * 100} %)`;
-  return `${percent(cost)} (${percent(least)} to ${percent(most)}) | ${verdict}`;
+  const ratio = ratioOf(withIt, base);
+  const percent = (ratio: number) => `${((1 / ratio - 1) * 100).toFixed(1).replace(/^-0\.0$/, '0.0')} %`;
+  // The cost falls as the ratio rises: the interval's high ratio is its least cost.
+  const interval =
+    ratio.interval === undefined ? '' : ` (${percent(ratio.interval.high)} to ${percent(ratio.interval.low)})`;
+  const budget = 1 / (1 + TARGETS.middlewareCost);
+  return `${percent(ratio.median)}${interval} | ${verdict(ratio, budget, `${TARGETS.middlewareCost * 100} %`)}`;
 }
 
 /**
@@ -572,7 +582,7 @@ function middlewareSection(run: NonNullable<Results['middleware']>, labels: Map<
       if (before === undefined) continue;
       lines.push(
         `| ${scenario.transport} | ${ERA_NAME[scenario.era]} | ${scenario.concurrency} | ${calls(before)} | ${spread(before)}` +
-          ` | ${calls(now)} | ${spread(now)} | ${now === undefined ? '–' : pairedShown(now, before)} |`,
+          ` | ${calls(now)} | ${spread(now)} | ${now === undefined ? '–' : ratioShown(now, before)} |`,
       );
     }
     lines.push('');

@@ -9,6 +9,7 @@ import {
   type CallToolResult,
   type Context,
   createServer,
+  type Middleware,
   MissingCapabilityError,
   OutboundRequestError,
   ProtocolError,
@@ -1775,6 +1776,31 @@ describe('the hot path', () => {
     assert.deepEqual(seen, ['outer tools/call', 'outer tools/call', 'outer tools/call']);
     connection.close();
     stateless.close();
+  });
+
+  test('code chained beside `return next()` runs after the same-turn answer; code after `await next()` runs before it (docs/api.md, Middleware)', async () => {
+    const events: string[] = [];
+    const serve = async (middleware: Middleware) => {
+      const server = createServer({ name: 'sync', version: '1.0.0' });
+      server.tool('echo', {}, () => ({ content: [] }));
+      server.intercept(middleware);
+      const connection = server.transport.connect({ send: () => void events.push('answer') });
+      connection.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', _meta: MODERN_META } });
+      await new Promise((resolve) => setImmediate(resolve));
+      connection.close();
+    };
+    await serve((_call, next) => {
+      const answer = next();
+      void answer.then(() => events.push('chained'));
+      return answer;
+    });
+    assert.deepEqual(events.splice(0), ['answer', 'chained']);
+    await serve(async (_call, next) => {
+      const answer = await next();
+      events.push('awaited');
+      return answer;
+    });
+    assert.deepEqual(events.splice(0), ['awaited', 'answer']);
   });
 
   test("an extension's 2026-07-28 method answering with a thenable that is not a native Promise gets what it settles to, stamped", async () => {

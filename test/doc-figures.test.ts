@@ -75,7 +75,6 @@ function coldRatio(contender: string, floor: string): number {
   return coldMs(contender) / coldMs(floor);
 }
 
-/** `min–max` of values, each at `round`. */
 /** The range of `values` as rounded (`low–high`), or the one figure when both ends round alike. */
 const range = (values: number[], round: (value: number) => string) => {
   const [low, high] = [round(Math.min(...values)), round(Math.max(...values))];
