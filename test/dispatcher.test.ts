@@ -1820,6 +1820,36 @@ describe('the hot path', () => {
     connection.close();
   });
 
+  test("behind middleware, an extension method's answer whose then getter throws fails -32603, with no unhandled rejection", async () => {
+    const server = createServer({ name: 'then-getter', version: '1.0.0' }, { logger: new MemoryLogger() });
+    const odd = {
+      get then(): never {
+        throw new Error('then getter');
+      },
+    };
+    server.use({
+      id: 'com.example/t',
+      settings: {},
+      modernMethods: { 'example/get': { gated: false, serve: () => odd } },
+    });
+    server.intercept((_call, next) => next());
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const sent: JsonRpcMessage[] = [];
+      const connection = server.transport.connect({ send: (frame) => void sent.push(frame as JsonRpcMessage) });
+      connection.receive({ jsonrpc: '2.0', id: 1, method: 'example/get', params: { _meta: MODERN_META } });
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal((sent[0] as { error: { code: number } }).error.code, -32603);
+      assert.deepEqual(unhandled, []);
+      connection.close();
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   test('a tool result whose then getter throws is the tool failure await makes of it, in both eras', async () => {
     const server = createServer({ name: 'then-getter', version: '1.0.0' }, { logger: new MemoryLogger() });
     server.tool('odd', { inputSchema: { type: 'object' } }, () => ({
