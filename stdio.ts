@@ -47,16 +47,6 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
   let settle!: { resolve(): void; reject(error: unknown): void };
   const closed = new Promise<void>((resolve, reject) => void (settle = { resolve, reject }));
 
-  // Frames written in one turn of the event loop leave in one write: answers to pipelined requests settle together.
-  // While a chunk is read the output is corked around it, so the answers written in that turn (every synchronous one)
-  // leave when it is done, without a tick; what is written later corks until the next tick.
-  let corked = false;
-  let readingChunk = false;
-  const uncork = (): void => {
-    corked = false;
-    output.uncork();
-  };
-
   const send = (message: JsonRpcMessage | JsonRpcResponse[], _related?: RequestId, essential = false): void => {
     if (outputBroken) return;
     // Essential notifications (a listen's ack and events) are bounded by their stream; a lost one would go unnoticed.
@@ -64,11 +54,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
       if (droppedNotifications++ === 0) logger.warn('output is backed up; dropping notifications until it drains');
       return;
     }
-    if (!corked && !readingChunk) {
-      corked = true;
-      output.cork();
-      process.nextTick(uncork);
-    }
+    // Each frame is written as soon as it is made, never held back for the rest of its chunk: a pipelined client
+    // reads the first answer while the next is computed (bench/README.md, stdio round trips).
     if (!output.write(`${JSON.stringify(message)}\n`) && phase === 'reading' && !waitingForDrain) {
       waitingForDrain = true; // one listener however many writes are refused
       input.pause();
@@ -97,17 +84,8 @@ export function serveStdio(server: Server, options: StdioOptions = {}): StdioSer
     oversized: () => connection.receiveOversized(),
     notUtf8: () => connection.receiveNotUtf8(),
   };
-  const onData = (chunk: Buffer | string): void => {
-    const outer = readingChunk; // a handler may push into its own input: the outer chunk is still being read
-    readingChunk = true;
-    output.cork();
-    try {
-      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
-    } finally {
-      readingChunk = outer;
-      output.uncork();
-    }
-  };
+  const onData = (chunk: Buffer | string): void =>
+    splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, sink);
   const onEnd = (): void => void end();
   // The reader went away (EPIPE…), or the output was destroyed without an error: nothing can be delivered any more.
   const onOutputError = (error?: NodeJS.ErrnoException): void => {

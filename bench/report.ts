@@ -216,10 +216,16 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   const byScenario = new Map<string, Results['throughput']>();
   for (const row of results.throughput)
     byScenario.set(scenarioKey(row), [...(byScenario.get(scenarioKey(row)) ?? []), row]);
+  /**
+   * The floor `contender`'s round trips are set against among `rows` (one scenario): the raw floor on its own Node,
+   * or on the machine Node for a run before the dev Node's floor joined the round trips.
+   */
+  const roundTripFloor = (rows: Results['throughput'], contender: string) =>
+    rows.find((r) => r.contender === floorOf.get(contender)) ?? rows.find((r) => r.contender === 'floor');
   for (const rows of byScenario.values()) {
-    const floor = rows.find((r) => r.contender === 'floor')?.callsPerSecond;
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
     for (const row of rows) {
+      const floor = roundTripFloor(rows, row.contender)?.callsPerSecond;
       lines.push(
         `| ${row.transport} | ${ERA_NAME[row.era]} | ${row.concurrency} | ${label.get(row.contender)} | ${Math.round(row.callsPerSecond)}` +
           ` | ${ratio(row.callsPerSecond, floor)} | ${ratio(row.callsPerSecond, sdk)} | ${Math.round(row.p50Us)} | ${Math.round(row.p99Us)} |`,
@@ -227,6 +233,8 @@ export function renderMarkdown(results: Results, cores: string[]): string {
     }
   }
   lines.push(
+    '',
+    '× floor is against the raw floor on the same Node.',
     '',
     'A library has rows only for the eras and transports it serves: SDK v1, FastMCP and mcp-lite implement the 2025' +
       ' era only (mcp-lite negotiates 2025-06-18), and mcp-lite has no stdio transport.',
@@ -384,10 +392,19 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   for (const core of cores) {
     for (const rows of byScenario.values()) {
       const row = rows.find((r) => r.contender === core);
-      const floorRow = rows.find((r) => r.contender === 'floor');
-      const floor = floorRow?.callsPerSecond;
+      // SDK v2 and the protocol floor run on the machine Node: their ratios are to the floor there.
+      const machineFloor = rows.find((r) => r.contender === 'floor');
+      const floorRow = roundTripFloor(rows, core);
+      const floor = machineFloor?.callsPerSecond;
       const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
-      if (row === undefined || floorRow === undefined || floor === undefined || sdk === undefined) continue;
+      if (
+        row === undefined ||
+        machineFloor === undefined ||
+        floorRow === undefined ||
+        floor === undefined ||
+        sdk === undefined
+      )
+        continue;
       const vsSdk = row.callsPerSecond / sdk;
       // 3.5× SDK v2 assumes SDK v2 near 0.2× the floor; where it runs faster, the ratio would lie above the floor.
       const reachable = (sdk / floor) * TARGETS.sdkV2Ratio <= 1;
@@ -405,11 +422,13 @@ export function renderMarkdown(results: Results, cores: string[]): string {
         ...(vsFloor.interval === undefined
           ? []
           : [`${vsFloor.interval.low.toFixed(2)}–${vsFloor.interval.high.toFixed(2)}`]),
-        ...(protocol === undefined ? [] : [`protocol floor ${ratioOf(protocol, floorRow).median.toFixed(2)}×`]),
+        ...(protocol === undefined ? [] : [`protocol floor ${ratioOf(protocol, machineFloor).median.toFixed(2)}×`]),
       ];
+      // The floor is named where it is not the machine Node's.
+      const floorName = floorRow === machineFloor ? 'floor' : label.get(floorRow.contender);
       lines.push(
-        `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${budget}× floor` +
-          ` | ${vsFloor.median.toFixed(2)}× floor${besides.length === 0 ? '' : ` (${besides.join('; ')})`}` +
+        `| ${label.get(core)} ${row.transport} ${ERA_NAME[row.era]} ×${row.concurrency}: ≥ ${budget}× ${floorName}` +
+          ` | ${vsFloor.median.toFixed(2)}× ${floorName}${besides.length === 0 ? '' : ` (${besides.join('; ')})`}` +
           ` | ${verdict(vsFloor, budget, `${budget}×`)} |`,
       );
       lines.push(

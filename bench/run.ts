@@ -84,7 +84,8 @@ const SIZES = flags.smoke
       validationReps: 1,
     }
   : {
-      reps: Number(flags.reps ?? 3),
+      // Five: the paired interval of a one-caller row then resolves about 3 % (bench/README.md, The bench's method).
+      reps: Number(flags.reps ?? 5),
       warmMs: 1_500,
       measureMs: 1_500,
       // Round trips: the warm-up and the measured time each in this many slices, contenders taking turns.
@@ -129,7 +130,8 @@ const FLOOR: Contender = {
   floor: 'floor',
   imports: ['node:http', 'node:readline'],
 };
-// The floor again on the dev Node, for the startup figures of the .ts build (Node 22 starts faster than Node 20).
+// The floor again on the dev Node, the `.ts` build's floor: Node 22 starts faster than Node 20 and runs node:http at
+// another speed, so the `.ts` sources' startup figures and round trips are set against the floor on their own Node.
 const FLOOR_DEV: Contender = {
   ...FLOOR,
   key: 'floor-dev',
@@ -434,7 +436,7 @@ for (const transport of ['stdio', 'http'] as const) {
 
 for (const scenario of only.includes('round-trips') ? SCENARIOS : []) {
   const runs = new Map<string, Throughput[]>();
-  const eligible = [FLOOR, PROTOCOL_FLOOR, ...CONTENDERS.slice(1), ...COMPARED].filter(
+  const eligible = [FLOOR, FLOOR_DEV, PROTOCOL_FLOOR, ...CONTENDERS.slice(1), ...COMPARED].filter(
     (c) => chosen(c) && c.eras.includes(scenario.era) && c.transports.includes(scenario.transport),
   );
   for (let rep = 0; rep < SIZES.reps; rep++) {

@@ -82,7 +82,7 @@ test('npm run bench -- --smoke measures every contender on every transport x era
           const rows = results.throughput.filter(
             (r) => r.transport === transport && r.era === era && r.concurrency === concurrency,
           );
-          const expected = serving(transport, era, 'round trips').filter((k) => k !== 'floor-dev');
+          const expected = serving(transport, era, 'round trips');
           assert.deepEqual(
             rows.map((r) => r.contender).sort(),
             [...expected].sort(),
@@ -195,6 +195,11 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     assert.match(
       line('| mcp-core (dist, machine Node) http 2025-11-25 ×1: ≥ 0.95× floor |'),
       new RegExp(`\\| [\\d.]+× floor \\| ${unresolved} \\|$`),
+    );
+    // The `.ts` sources run on Node 22: their round trips are set against the floor on Node 22.
+    assert.match(
+      line('| mcp-core (.ts, Node 22) http 2025-11-25 ×1: ≥ 0.95× raw floor (Node 22) |'),
+      new RegExp(`\\| [\\d.]+× raw floor \\(Node 22\\) \\| ${unresolved} \\|$`),
     );
     // Each round-trip row keeps the calls/s of every measured slice (smoke: 1 repetition of 2 slices).
     for (const row of results.throughput) assert.equal(row.windows?.length, 2, JSON.stringify(row));
@@ -323,6 +328,47 @@ test('a round-trip target is judged on its slice-by-slice ratios to the floor: m
   // Under 6 slices no interval holds the median 95 % of the time: not resolved, whatever the ratios.
   const few = steady.slice(0, 5);
   assert.equal(judged(few, few), '1.00× floor | not resolved (too few slices for an interval) |');
+});
+
+test("a build on another Node is judged against the floor on its own Node, the peers' ratios against the machine's", () => {
+  const scenario = { transport: 'http', era: '2026', concurrency: 1, p50Us: 50, p99Us: 100 } as const;
+  const row = (contender: string, calls: number) => ({
+    ...scenario,
+    contender,
+    callsPerSecond: calls,
+    windows: Array.from({ length: 30 }, () => calls),
+  });
+  const contender = (key: string, label: string, floor: string) => ({ key, label, eras: ['2026' as const], floor });
+  const results: Results = {
+    machine: { node: 'v20', devNode: 'v22', cores: 2, smoke: false },
+    contenders: [
+      contender('floor', 'raw floor', 'floor'),
+      contender('floor-dev', 'raw floor (Node 22)', 'floor-dev'),
+      contender('floor-protocol', 'protocol floor', 'floor'),
+      contender('core-ts', 'ts build', 'floor-dev'),
+      contender('sdk-v2', 'SDK v2', 'floor'),
+    ],
+    // Node 22's floor runs at 0.8× Node 20's; the `.ts` build at 0.76× Node 20's floor is 0.95× its own Node's.
+    throughput: [
+      row('floor', 1000),
+      row('floor-dev', 800),
+      row('floor-protocol', 980),
+      row('core-ts', 760),
+      row('sdk-v2', 200),
+    ],
+    coldStart: [],
+    memory: [],
+    weight: [],
+    seconds: 0,
+  };
+  const lines = renderMarkdown(results, ['core-ts']).split('\n');
+  assert.ok(lines.includes('| http | 2026-07-28 | 1 | ts build | 760 | 0.95× | 3.80× | 50 | 100 |'));
+  assert.ok(lines.includes('| http | 2026-07-28 | 1 | SDK v2 | 200 | 0.20× | 1.00× | 50 | 100 |'));
+  assert.ok(
+    lines.includes(
+      '| ts build http 2026-07-28 ×1: ≥ 0.95× raw floor (Node 22) | 0.95× raw floor (Node 22) (0.95–0.95; protocol floor 0.98×) | met |',
+    ),
+  );
 });
 
 test('a middleware cost is judged on the paired ratio: met within 3 %, missed beyond it, else not resolved', () => {
