@@ -1,5 +1,5 @@
-// Turns one benchmark run into Markdown: absolute figures, ratios against the raw floor (for startup figures, the
-// floor on the same Node) and against SDK v2 from the same run, and the targets (bench/README.md, Targets) checked
+// Turns one benchmark run into Markdown: absolute figures, ratios against the raw floor on each build's own Node
+// and against SDK v2 from the same run, and the targets (bench/README.md, Targets) checked
 // against mcp-core's figures. Pure: no I/O, no measuring.
 
 import type { Era } from './clients.ts';
@@ -82,7 +82,7 @@ export interface Comparison {
   kind: 'middleware' | 'baseline';
 }
 
-/** The targets of bench/README.md, Targets. Startup ratios are against the floor on the build's own Node. */
+/** The targets of bench/README.md, Targets. Ratios to the floor are against the floor on the build's own Node. */
 export const TARGETS = {
   /** Round trips against the floor (issue 29): stdio with pipelined callers, and every other row. */
   floorRatio: { pipelinedStdio: 0.8, other: 0.95 },
@@ -222,10 +222,13 @@ export function renderMarkdown(results: Results, cores: string[]): string {
    */
   const roundTripFloor = (rows: Results['throughput'], contender: string) =>
     rows.find((r) => r.contender === floorOf.get(contender)) ?? rows.find((r) => r.contender === 'floor');
+  let otherNodesFloor = false; // a row set against the machine Node's floor for want of its own Node's
   for (const rows of byScenario.values()) {
     const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
     for (const row of rows) {
-      const floor = roundTripFloor(rows, row.contender)?.callsPerSecond;
+      const floorRow = roundTripFloor(rows, row.contender);
+      if (floorRow !== undefined && floorRow.contender !== floorOf.get(row.contender)) otherNodesFloor = true;
+      const floor = floorRow?.callsPerSecond;
       lines.push(
         `| ${row.transport} | ${ERA_NAME[row.era]} | ${row.concurrency} | ${label.get(row.contender)} | ${Math.round(row.callsPerSecond)}` +
           ` | ${ratio(row.callsPerSecond, floor)} | ${ratio(row.callsPerSecond, sdk)} | ${Math.round(row.p50Us)} | ${Math.round(row.p99Us)} |`,
@@ -234,7 +237,10 @@ export function renderMarkdown(results: Results, cores: string[]): string {
   }
   lines.push(
     '',
-    '× floor is against the raw floor on the same Node.',
+    otherNodesFloor
+      ? '× floor is against the raw floor on the same Node, but for the builds on another Node: this run has no round' +
+          ' trips of their floor, and sets them against the floor on the machine Node.'
+      : '× floor is against the raw floor on the same Node.',
     '',
     'A library has rows only for the eras and transports it serves: SDK v1, FastMCP and mcp-lite implement the 2025' +
       ' era only (mcp-lite negotiates 2025-06-18), and mcp-lite has no stdio transport.',
@@ -395,16 +401,9 @@ export function renderMarkdown(results: Results, cores: string[]): string {
       // SDK v2 and the protocol floor run on the machine Node: their ratios are to the floor there.
       const machineFloor = rows.find((r) => r.contender === 'floor');
       const floorRow = roundTripFloor(rows, core);
-      const floor = machineFloor?.callsPerSecond;
       const sdk = rows.find((r) => r.contender === 'sdk-v2')?.callsPerSecond;
-      if (
-        row === undefined ||
-        machineFloor === undefined ||
-        floorRow === undefined ||
-        floor === undefined ||
-        sdk === undefined
-      )
-        continue;
+      if (row === undefined || machineFloor === undefined || floorRow === undefined || sdk === undefined) continue;
+      const floor = machineFloor.callsPerSecond;
       const vsSdk = row.callsPerSecond / sdk;
       // 3.5× SDK v2 assumes SDK v2 near 0.2× the floor; where it runs faster, the ratio would lie above the floor.
       const reachable = (sdk / floor) * TARGETS.sdkV2Ratio <= 1;

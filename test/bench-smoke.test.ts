@@ -354,7 +354,7 @@ test("a build on another Node is judged against the floor on its own Node, the p
       row('floor-dev', 800),
       row('floor-protocol', 980),
       row('core-ts', 760),
-      row('sdk-v2', 200),
+      row('sdk-v2', 250),
     ],
     coldStart: [],
     memory: [],
@@ -362,12 +362,29 @@ test("a build on another Node is judged against the floor on its own Node, the p
     seconds: 0,
   };
   const lines = renderMarkdown(results, ['core-ts']).split('\n');
-  assert.ok(lines.includes('| http | 2026-07-28 | 1 | ts build | 760 | 0.95× | 3.80× | 50 | 100 |'));
-  assert.ok(lines.includes('| http | 2026-07-28 | 1 | SDK v2 | 200 | 0.20× | 1.00× | 50 | 100 |'));
+  assert.ok(lines.includes('| http | 2026-07-28 | 1 | ts build | 760 | 0.95× | 3.04× | 50 | 100 |'));
+  assert.ok(lines.includes('| http | 2026-07-28 | 1 | SDK v2 | 250 | 0.25× | 1.00× | 50 | 100 |'));
+  assert.ok(lines.includes('× floor is against the raw floor on the same Node.'));
   assert.ok(
     lines.includes(
       '| ts build http 2026-07-28 ×1: ≥ 0.95× raw floor (Node 22) | 0.95× raw floor (Node 22) (0.95–0.95; protocol floor 0.98×) | met |',
     ),
+  );
+  // SDK v2 at 0.25× the machine's floor is within the 3.5× target's reach (at 0.31× Node 22's floor it would not be).
+  assert.ok(lines.includes('| ts build http 2026-07-28 ×1: ≥ 3.5× SDK v2 | 3.04× SDK v2 | **missed** |'));
+  // A run without round trips of the floor on Node 22 (one before it joined them) sets the build against the
+  // machine's floor, and says so.
+  const older = renderMarkdown(
+    { ...results, throughput: results.throughput.filter((r) => r.contender !== 'floor-dev') },
+    ['core-ts'],
+  ).split('\n');
+  assert.ok(
+    older.includes(
+      '| ts build http 2026-07-28 ×1: ≥ 0.95× floor | 0.76× floor (0.76–0.76; protocol floor 0.98×) | **missed** |',
+    ),
+  );
+  assert.ok(
+    older.some((line) => line.startsWith('× floor is against the raw floor on the same Node, but for the builds')),
   );
 });
 
