@@ -497,8 +497,8 @@ for (const c of CASES) {
 
         // The client: each step reached onprogress, or (deviation 1) was dropped and reported through onerror because
         // the client had already retired the token when it got to it; dropped steps are always the last ones. Over
-        // stdio the last step (written right before the answer) is usually dropped, and a stalled
-        // client can drop them all; that steps do reach onprogress is pinned by the cancel test, where no answer races.
+        // stdio the last step (written right before the answer) is usually dropped, and a stalled client can drop them
+        // all; that steps do reach onprogress is pinned by the cancel test, where no answer races.
         const dropped = session.errors.slice(errorMark).flatMap((error) => {
           const match = UNKNOWN_PROGRESS.exec(error.message);
           return match === null
