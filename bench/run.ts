@@ -7,7 +7,7 @@
 // dist/ to the round trips, set against this tree's: the core before a change).
 // Never asserts a target: it reports.
 
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,10 @@ const { values: flags } = parseArgs({
     'baseline-dist': { type: 'string' },
   },
 });
+
+// The report's directory is made before anything runs: a full run takes about 25 minutes, and a missing directory
+// must not lose it at the last write.
+mkdirSync(flags.out, { recursive: true });
 
 const SECTIONS = ['round-trips', 'cold-start', 'short-sessions', 'memory', 'weight', 'validation', 'deployment'];
 const only = flags.only?.split(',') ?? SECTIONS;

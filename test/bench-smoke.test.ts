@@ -17,6 +17,7 @@ import { type Results, renderMarkdown } from '../bench/report.ts';
 import { VALIDATION_CASES } from '../bench/validation.ts';
 
 const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist', import.meta.url));
 const PROTOCOL_FLOOR = fileURLToPath(new URL('../bench/servers/protocol-floor.mjs', import.meta.url));
 const CORE_SERVER = fileURLToPath(new URL('../bench/servers/mcp-core.mjs', import.meta.url));
@@ -239,6 +240,19 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     }
   } finally {
     await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('--out names a directory that does not exist yet: the bench makes it before it runs anything', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'mcp-bench-out-'));
+  try {
+    const out = join(parent, 'a', 'b');
+    // --render measures nothing, so this is quick; a full run makes the directory at the same point, before it starts.
+    const run = spawnSync(process.execPath, [RUN, '--render', RESULTS, '--out', out], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.ok((await readFile(join(out, 'results.md'), 'utf8')).startsWith('# Benchmark results'));
+  } finally {
+    await rm(parent, { recursive: true, force: true });
   }
 });
 
