@@ -67,6 +67,8 @@ export interface Throughput {
   p99Us: number;
   /** Calls/s of each recorded window, in the order they ran: the contenders' windows of one turn pair up (run.ts). */
   windows: number[];
+  /** Calls the server answered in its warm-up by count (`RoundTrips.warmUp`), before any window. */
+  warmUpCalls: number;
 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -78,6 +80,12 @@ function percentile(sorted: number[], fraction: number): number {
  * servers can stay up together and take turns (run.ts): a change in the machine's load then meets all of them.
  */
 export interface RoundTrips {
+  /**
+   * Back-to-back echo calls by every caller until the server has answered `calls` in all or `capMs` has passed, none
+   * recorded. V8 tiers a function up by how often it has run, not by the clock, so a one-caller HTTP server needs
+   * seconds where a pipelined stdio one needs a fraction of one (bench/README.md, What is measured).
+   */
+  warmUp(calls: number, capMs: number): Promise<void>;
   /** `ms` of back-to-back echo calls by every caller; a `record`ed window counts (its calls, time and latencies). */
   window(ms: number, record: boolean): Promise<void>;
   /** Calls per second and latency percentiles over the recorded windows. */
@@ -107,6 +115,7 @@ export async function roundTrips(
   const latencies: number[] = [];
   const windows: number[] = [];
   let elapsed = 0;
+  let warmUpCalls = 0;
   const drive = async (until: number, record: boolean): Promise<void> => {
     while (performance.now() < until) {
       const began = performance.now();
@@ -115,6 +124,18 @@ export async function roundTrips(
     }
   };
   return {
+    async warmUp(calls, capMs) {
+      const until = performance.now() + capMs;
+      let started = 0;
+      const caller = async (): Promise<void> => {
+        while (started < calls && performance.now() < until) {
+          started++;
+          await client.call(era);
+          warmUpCalls++;
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, caller));
+    },
     async window(ms, record) {
       const began = performance.now();
       const before = latencies.length;
@@ -131,6 +152,7 @@ export async function roundTrips(
         p50Us: percentile(sorted, 0.5) * 1000,
         p99Us: percentile(sorted, 0.99) * 1000,
         windows,
+        warmUpCalls,
       };
     },
     stop,

@@ -39,6 +39,8 @@ export interface Results {
      * the same turn of the rotation, so their ratio is paired against the load of that moment. Absent before.
      */
     windows?: number[];
+    /** Calls each repetition's server answered in its warm-up by count, before the sliced warm-up. Absent before. */
+    warmUpCalls?: number[];
   }[];
   coldStart: { transport: Transport; contender: string; ms: number }[];
   /** Spawn to exit of a stdio session making `calls` calls; ms is NaN (null in JSON) when the server did not exit at end of input. */

@@ -204,6 +204,8 @@ test('npm run bench -- --smoke measures every contender on every transport x era
     );
     // Each round-trip row keeps the calls/s of every measured slice (smoke: 1 repetition of 2 slices).
     for (const row of results.throughput) assert.equal(row.windows?.length, 2, JSON.stringify(row));
+    // Before its windows, each server answered the warm-up's count of calls (smoke: 20, well inside its 5 s cap).
+    for (const row of results.throughput) assert.deepEqual(row.warmUpCalls, [20], JSON.stringify(row));
     for (const ts of ['(.ts, Node 22)', '(.ts, Node 24)', '(.ts, Node 26)']) {
       assert.match(
         line(`| mcp-core ${ts} cold start stdio: reported beside one-file .ts floor`),
