@@ -100,7 +100,9 @@ const SIZES = flags.smoke
       measureMs: 1_500,
       // Round trips: the warm-up and the measured time each in this many slices, contenders taking turns.
       slices: 10,
-      coldReps: 5,
+      // Short sessions, taken in pairs (each repetition a round of every contender): 15 give the paired ratio's
+      // interval from the 4th to the 12th (bench/README.md, Short sessions); five left verdicts to chance.
+      coldReps: 15,
       // Starts are short and the ratio targets tight (1.10×): more samples than a short session gets.
       coldStartReps: 15,
       importReps: 7,
@@ -520,7 +522,9 @@ for (const calls of only.includes('short-sessions') ? SIZES.sessionCalls : []) {
       runs.set(contender.key, [...(runs.get(contender.key) ?? []), await shortSession(contender, calls)]);
     }
   }
-  for (const [key, times] of runs) results.shortSessions.push({ calls, contender: key, ms: median(times) });
+  for (const [key, times] of runs) {
+    results.shortSessions.push({ calls, contender: key, ms: median(times), repetitions: times });
+  }
   log(
     `short sessions of ${calls} calls: ${[...runs.keys()].map((k) => `${k} ${median(runs.get(k)!).toFixed(1)} ms`).join(', ')}`,
   );

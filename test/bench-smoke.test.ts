@@ -120,8 +120,11 @@ test('npm run bench -- --smoke measures every contender on every transport x era
         serving('stdio').sort(),
         `short sessions of ${calls} calls`,
       );
-      for (const row of rows)
+      for (const row of rows) {
         assert.ok(typeof row.ms === 'number' && row.ms > 0, `${JSON.stringify(row)} exits at end of input`);
+        // Each round's session is kept for the paired verdict (smoke: one round, so the median is that session).
+        assert.deepEqual(row.repetitions, [row.ms]);
+      }
     }
     assert.deepEqual(
       results.memory.filter((r) => r.kind === 'sessions').map((r) => r.contender),
@@ -344,6 +347,63 @@ test('a round-trip target is judged on its slice-by-slice ratios to the floor: m
   // Under 6 slices no interval holds the median 95 % of the time: not resolved, whatever the ratios.
   const few = steady.slice(0, 5);
   assert.equal(judged(few, few), '1.00× floor | not resolved (too few slices for an interval) |');
+});
+
+test('a short session is judged on its paired ratios to the floor, repetition by repetition: met, missed, or not resolved', () => {
+  type Session = NonNullable<Results['shortSessions']>[number];
+  /** A session row; `kept` false for a run from before the repetitions were kept (its median only: here the first). */
+  const session = (contender: string, repetitions: (number | null)[], kept: boolean): Session => ({
+    calls: 1_000,
+    contender,
+    ms: repetitions[0] ?? null,
+    ...(kept ? { repetitions } : {}),
+  });
+  /** The target line of the dist's 1 000-call session when its repetitions took `core` ms against the floor's. */
+  const judged = (floor: (number | null)[], core: (number | null)[], kept = true) => {
+    const results: Results = {
+      machine: { node: 'v20', devNode: 'v22', cores: 2, smoke: false },
+      contenders: ['floor', 'core-dist'].map((key) => ({ key, label: key, eras: ['2025'] })),
+      throughput: [],
+      coldStart: [],
+      shortSessions: [session('floor', floor, kept), session('core-dist', core, kept)],
+      memory: [],
+      weight: [],
+      seconds: 0,
+    };
+    const prefix = '| core-dist short session of 1000 calls: ≤ 1.15× floor | ';
+    return renderMarkdown(results, ['core-dist'])
+      .split('\n')
+      .find((line) => line.startsWith(prefix))
+      ?.slice(prefix.length);
+  };
+  // The machine slows every other round by half; mcp-core at 1.10× the floor in each round is met: the load moves both
+  // sides of each pair, not the ratio.
+  const rounds = Array.from({ length: 15 }, (_, round) => (round % 2 === 0 ? 2_000 : 1_000));
+  assert.equal(
+    judged(
+      rounds,
+      rounds.map((ms) => ms * 1.1),
+    ),
+    '1.10× (1.10–1.10) | met |',
+  );
+  // 15 ratios from 1.08 to 1.22: the median 1.15, its interval the 4th to the 12th (P(Binomial(15, ½) < 4) ≤ 2.5 %).
+  const steady = Array.from({ length: 15 }, () => 100);
+  const spread = steady.map((_, round) => 108 + round);
+  assert.equal(judged(steady, spread), '1.15× (1.11–1.19) | not resolved (the interval spans 1.15×) |');
+  assert.equal(
+    judged(
+      steady,
+      spread.map((ms) => ms + 10),
+    ),
+    '1.25× (1.21–1.29) | **missed** |',
+  );
+  // A server that did not exit (null) leaves its round out; under 6 rounds left, no interval.
+  assert.equal(
+    judged(steady.slice(0, 6), [110, 110, 110, 110, 110, null]),
+    '1.10× | not resolved (too few repetitions for an interval) |',
+  );
+  // A run from before the repetitions were kept is judged on the ratio of its medians.
+  assert.equal(judged([100], [110], false), '1.10× | met |');
 });
 
 test("a build on another Node is judged against the floor on its own Node, the peers' ratios against the machine's", () => {
