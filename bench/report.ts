@@ -134,7 +134,10 @@ function ratio(value: number | null | undefined, base: number | null | undefined
 
 type ThroughputRow = Results['throughput'][number];
 
-/** A ratio of calls/s: `paired` when taken slice by slice, then with the 95 % interval of its median if n allows. */
+/**
+ * A ratio of calls/s or of session times: `paired` when taken pair by pair (slice by slice, round by round), then with
+ * the 95 % interval of its median if n allows.
+ */
 type Ratio = { median: number; paired: boolean; interval?: { low: number; high: number } };
 
 /**

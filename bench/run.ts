@@ -101,7 +101,7 @@ const SIZES = flags.smoke
       // Round trips: the warm-up and the measured time each in this many slices, contenders taking turns.
       slices: 10,
       // Short sessions, taken in pairs (each repetition a round of every contender): 15 give the paired ratio's
-      // interval from the 4th to the 12th (bench/README.md, Short sessions); five left verdicts to chance.
+      // interval from the 4th to the 12th (bench/README.md, The bench's method); five left verdicts to chance.
       coldReps: 15,
       // Starts are short and the ratio targets tight (1.10×): more samples than a short session gets.
       coldStartReps: 15,

@@ -303,6 +303,14 @@ test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, 
   assert.deepEqual(floor.slice(5), [-32602, -32602]);
 });
 
+/** The rest of the report's line that starts with `prefix`, the dist as the one mcp-core build; undefined if none. */
+function lineAfter(results: Results, prefix: string): string | undefined {
+  return renderMarkdown(results, ['core-dist'])
+    .split('\n')
+    .find((line) => line.startsWith(prefix))
+    ?.slice(prefix.length);
+}
+
 test('a round-trip target is judged on its slice-by-slice ratios to the floor: met, missed, or not resolved', () => {
   const scenario = { transport: 'stdio', era: '2026', concurrency: 1, p50Us: 50, p99Us: 100 } as const;
   const row = (contender: string, windows: number[]) => ({
@@ -323,11 +331,7 @@ test('a round-trip target is judged on its slice-by-slice ratios to the floor: m
       weight: [],
       seconds: 0,
     };
-    const prefix = '| core-dist stdio 2026-07-28 ×1: ≥ 0.95× floor | ';
-    return renderMarkdown(results, ['core-dist'])
-      .split('\n')
-      .find((line) => line.startsWith(prefix))
-      ?.slice(prefix.length);
+    return lineAfter(results, '| core-dist stdio 2026-07-28 ×1: ≥ 0.95× floor | ');
   };
   // The load halves the floor's calls/s in half the slices; mcp-core, at 0.96× the floor in every slice, is met.
   const loaded = Array.from({ length: 30 }, (_, slice) => (slice % 2 === 0 ? 1000 : 500));
@@ -370,14 +374,10 @@ test('a short session is judged on its paired ratios to the floor, repetition by
       weight: [],
       seconds: 0,
     };
-    const prefix = '| core-dist short session of 1000 calls: ≤ 1.15× floor | ';
-    return renderMarkdown(results, ['core-dist'])
-      .split('\n')
-      .find((line) => line.startsWith(prefix))
-      ?.slice(prefix.length);
+    return lineAfter(results, '| core-dist short session of 1000 calls: ≤ 1.15× floor | ');
   };
-  // The machine slows every other round by half; mcp-core at 1.10× the floor in each round is met: the load moves both
-  // sides of each pair, not the ratio.
+  // The machine slows every other round by half; mcp-core at 1.10× the floor's session of each round is met, with an
+  // interval of no width: the load moves both sides of a pair, not their ratio.
   const rounds = Array.from({ length: 15 }, (_, round) => (round % 2 === 0 ? 2_000 : 1_000));
   assert.equal(
     judged(
@@ -491,11 +491,7 @@ test('a middleware cost is judged on the paired ratio: met within 3 %, missed be
       },
       seconds: 0,
     };
-    const prefix = '| stdio | 2026-07-28 | 1 | core-dist | ';
-    const line = renderMarkdown(results, ['core-dist'])
-      .split('\n')
-      .find((l) => l.startsWith(prefix));
-    return line?.split(' | ').slice(-2).join(' | ');
+    return lineAfter(results, '| stdio | 2026-07-28 | 1 | core-dist | ')?.split(' | ').slice(-2).join(' | ');
   };
   const without = Array.from({ length: 30 }, (_, slice) => (slice % 2 === 0 ? 1000 : 600));
   // 1 % slower in every slice: met, though the load moves both by 40 %.
