@@ -344,28 +344,52 @@ export function callTool(model: ServerModel, params: Shaped, ctx: CallSite): unk
   return runTool(model, tool, args, ctx);
 }
 
-/** Validates a tool's arguments, runs its handler, checks and shapes its answer: synchronously when those steps are. */
+/** One tools/call under way: what the steps of runTool need, passed to them rather than closed over. */
+interface ToolRun {
+  readonly model: ServerModel;
+  readonly tool: ToolEntry;
+  readonly ctx: Context;
+}
+
+/**
+ * Validates a tool's arguments, runs its handler, checks and shapes its answer: synchronously when those steps are.
+ * The steps are module-level functions of one ToolRun, so a call served at once makes no closure (chain()).
+ */
 function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context): unknown {
-  const version = ctx.protocolVersion;
-  // A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's
-  // failure, as the handler's is; a ProtocolError (the -32602 below) passes through toolThrew.
-  const threw = (error: unknown) => toolThrew(model, tool, error, ctx);
-  const shape = (checked: CallToolResult) => shapeToolResult(checked, version, tool);
-  const check = (result: CallToolResult | InputRequired) =>
-    result instanceof InputRequired ? result : chain(() => checkToolResult(model, tool, result), shape, threw);
-  const run = (parsed: Parsed) => {
-    if (parsed.problems === undefined)
-      return chain(() => (tool.handler as ToolHandler<unknown>)(parsed.value, ctx), check, threw);
-    const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
-    // 2025-11-25 on, bad arguments are a tool error the model can correct (Server Features > Tools > Error Handling).
-    if (since(version, '2025-11-25')) return toolFailureResult(message, version);
-    throw invalidParams(message.slice('Invalid '.length));
-  };
-  return chain(() => tool.parseInput(args, 'arguments'), run, threw);
+  return chain(parseArguments, args, { model, tool, ctx }, runHandler, toolThrew);
+}
+
+/** A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's failure,
+ * as the handler's is; a ProtocolError (the -32602 of runHandler) passes through toolThrew. */
+function parseArguments(args: Shaped, call: ToolRun): Parsed | Promise<Parsed> {
+  return call.tool.parseInput(args, 'arguments');
+}
+
+/** Runs the handler on valid arguments; invalid ones are the model's to correct (or -32602 before 2025-11-25). */
+function runHandler(parsed: Parsed, call: ToolRun): unknown {
+  if (parsed.problems === undefined) return chain(invokeHandler, parsed.value, call, checkAnswer, toolThrew);
+  const { tool, ctx } = call;
+  const message = `Invalid arguments for tool '${tool.name}': ${parsed.problems.slice(0, 3).join('; ')}`;
+  // 2025-11-25 on, bad arguments are a tool error the model can correct (Server Features > Tools > Error Handling).
+  if (since(ctx.protocolVersion, '2025-11-25')) return toolFailureResult(message, ctx.protocolVersion);
+  throw invalidParams(message.slice('Invalid '.length));
+}
+
+function invokeHandler(args: unknown, { tool, ctx }: ToolRun): ReturnType<ToolHandler<unknown>> {
+  return (tool.handler as ToolHandler<unknown>)(args, ctx);
+}
+
+/** An InputRequired is the era's to answer; a result is checked (its outputSchema's parser may throw), then shaped. */
+function checkAnswer(result: CallToolResult | InputRequired, call: ToolRun): unknown {
+  return result instanceof InputRequired ? result : chain(checkToolResult, result, call, shapeAnswer, toolThrew);
+}
+
+function shapeAnswer(checked: CallToolResult, { tool, ctx }: ToolRun): Shaped {
+  return shapeToolResult(checked, ctx.protocolVersion, tool);
 }
 
 /** A tool's throw as its failure result; an aborted call gets no answer, a URL elicitation is the era's to answer. */
-function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Context): Shaped {
+function toolThrew(error: unknown, { model, tool, ctx }: ToolRun): Shaped {
   if (error instanceof ProtocolError || error instanceof UrlElicitationRequiredError || ctx.signal.aborted) throw error;
   if (error instanceof ToolError) return toolFailureResult(error.message, ctx.protocolVersion);
   if (model.settings.rethrow) throw error; // debug mode: the host gets the tool's own error
@@ -378,15 +402,23 @@ function toolThrew(model: ServerModel, tool: ToolEntry, error: unknown, ctx: Con
 function malformedResult(result: unknown): string | undefined {
   if (!isPlainObject(result)) return `${describeValue(result)}, not a CallToolResult object`;
   const { content, structuredContent, isError } = result;
-  if (['function', 'symbol', 'bigint'].includes(typeof structuredContent))
+  if (NOT_JSON_TYPES.has(typeof structuredContent))
     return `structuredContent that is ${describeValue(structuredContent)}, not a JSON value`;
   if (content !== undefined && !Array.isArray(content))
     return `content that is ${describeValue(content)}, not an array`;
-  const bad = (content ?? []).findIndex((item) => !isPlainObject(item) || typeof item.type !== 'string');
+  const bad = content === undefined ? -1 : content.findIndex(isUntyped);
   if (bad >= 0) return `content[${bad}] without a string "type" (e.g. {type: 'text', text: '...'})`;
   if (isError !== undefined && typeof isError !== 'boolean')
     return `isError that is ${describeValue(isError)}, not a boolean`;
   return undefined;
+}
+
+/** The `typeof`s that no JSON value has (made once: a literal in malformedResult would be one more array a call). */
+const NOT_JSON_TYPES = new Set(['function', 'symbol', 'bigint']);
+
+/** Whether a content item lacks its string `type`. */
+function isUntyped(item: unknown): boolean {
+  return !isPlainObject(item) || typeof item.type !== 'string';
 }
 
 /** A handler's result is the server's bug: the log names the mistake, the client gets -32603 without detail. */
@@ -396,14 +428,14 @@ function malformed(model: ServerModel, detail: string): never {
 }
 
 /** Checks a result's shape and its fit to the outputSchema (whose parser may transform structuredContent). */
-function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolResult) {
+function checkToolResult(result: CallToolResult, { model, tool }: ToolRun): CallToolResult | Promise<CallToolResult> {
+  const mistake = malformedResult(result);
+  if (mistake === undefined && (tool.parseOutput === undefined || result.isError === true)) return result;
   const failed = (mistake: string): CallToolResult => {
     model.settings.logger.error(`tool '${tool.name}' returned ${mistake}`);
     return toolFailure('Tool execution failed');
   };
-  const mistake = malformedResult(result);
   if (mistake !== undefined) return failed(mistake);
-  if (tool.parseOutput === undefined || result.isError === true) return result;
   const fit = (parsed: Parsed): CallToolResult => {
     if (parsed.problems === undefined && parsed.value !== undefined)
       return { ...result, structuredContent: parsed.value };
@@ -412,7 +444,7 @@ function checkToolResult(model: ServerModel, tool: ToolEntry, result: CallToolRe
   };
   if (result.structuredContent === undefined)
     return fit({ problems: ['structuredContent is required by the outputSchema'] });
-  const pending = tool.parseOutput(result.structuredContent, 'structuredContent');
+  const pending = tool.parseOutput!(result.structuredContent, 'structuredContent');
   return pending instanceof Promise ? pending.then(fit) : fit(pending);
 }
 
@@ -429,6 +461,9 @@ export function toolFailureResult(text: string, version: string): Shaped {
   return shapeToolResult(toolFailure(text), version);
 }
 
+/** The fields a tool result keeps as the handler set them. */
+const RESULT_FIELDS = ['isError', '_meta'] as const;
+
 /** A tool result for `version`; `tool` (when one answered) says whether its structured output goes under `result`. */
 function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEntry): Shaped {
   let content: Content[] = result.content ?? [];
@@ -444,7 +479,7 @@ function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEnt
     const wrap = wrapsOutput(tool, version) || (!object && eraOf(version) === 'legacy');
     shaped.structuredContent = wrap ? { result: structured } : structured;
   }
-  return pick(shaped, result, ['isError', '_meta']);
+  return pick(shaped, result, RESULT_FIELDS);
 }
 
 function shapeResource(target: Shaped, definition: ResourceDefinition, version: string): Shaped {

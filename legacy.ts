@@ -108,17 +108,10 @@ const METHODS: Record<string, MethodEntry> = {
   'tools/list': { capability: 'tools', serve: (l, r, c) => features.listTools(l.model, r.params, c) },
   'tools/call': {
     capability: 'tools',
-    serve: (l, r, c) =>
-      chain(
-        () => withInput(l, r, c, features.callTool),
-        undefined,
-        (error: unknown) => {
-          // Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure.
-          if (!(error instanceof InputRoundError)) throw error;
-          l.model.settings.logger.error(`tool '${String(r.params.name)}' could not get its input`, error.cause);
-          return features.toolFailureResult(error.message, l.version);
-        },
-      ),
+    serve: (l, r, c) => {
+      const call: InputCall = { lifecycle: l, request: r, ctx: c, serve: features.callTool, round: 0 };
+      return chain(withInput, call, call, undefined, toolInputFailed);
+    },
   },
   'resources/list': {
     capability: 'resources',
@@ -128,11 +121,17 @@ const METHODS: Record<string, MethodEntry> = {
     capability: 'resources',
     serve: (l, r, c) => features.listResourceTemplates(l.model, r.params, c),
   },
-  'resources/read': { capability: 'resources', serve: (l, r, c) => withInput(l, r, c, features.readResource) },
+  'resources/read': {
+    capability: 'resources',
+    serve: (l, r, c) => withInput({ lifecycle: l, request: r, ctx: c, serve: features.readResource, round: 0 }),
+  },
   'resources/subscribe': { capability: 'resources', serve: (l, r, c) => l.subscribe(r.params, c) },
   'resources/unsubscribe': { capability: 'resources', serve: (l, r) => l.unsubscribe(r.params) },
   'prompts/list': { capability: 'prompts', serve: (l, r, c) => features.listPrompts(l.model, r.params, c) },
-  'prompts/get': { capability: 'prompts', serve: (l, r, c) => withInput(l, r, c, features.getPrompt) },
+  'prompts/get': {
+    capability: 'prompts',
+    serve: (l, r, c) => withInput({ lifecycle: l, request: r, ctx: c, serve: features.getPrompt, round: 0 }),
+  },
   'completion/complete': { capability: 'completions', serve: (l, r, c) => features.complete(l.model, r.params, c) },
   'logging/setLevel': { capability: 'logging', serve: (l, r) => l.setLevel(r.params) },
   ping: { capability: undefined, serve: () => ({}) },
@@ -482,46 +481,69 @@ export class LegacyLifecycle {
   }
 }
 
-/** Runs a handler that may answer `inputRequired(…)`: the client is asked, the handler rerun (MAX_INPUT_ROUNDS). */
-function withInput(
-  lifecycle: LegacyLifecycle,
-  request: InboundRequest,
-  ctx: LegacyContext,
-  serve: FeatureHandler,
-  round = 0,
-): unknown {
-  const answered = (result: unknown): unknown => {
-    if (!(result instanceof InputRequired)) return withoutResultType(result);
-    if (round === MAX_INPUT_ROUNDS)
-      throw new InputRoundError(undefined, `The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`);
-    const asked = ctx.ask(result.inputRequests).catch((error: unknown) => {
-      throw request.signal.aborted ? error : new InputRoundError(error);
-    });
-    return asked.then((responses) => {
-      ctx.inputResponses = responses;
-      ctx.requestState = result.state;
-      return withInput(lifecycle, request, ctx, serve, round + 1);
-    });
-  };
-  const refused = (error: unknown): never => {
-    if (!(error instanceof UrlElicitationRequiredError)) throw error;
-    // -32042 goes only to a 2025-11-25 client that can open the URLs (Client Features > Elicitation >
-    // Capabilities); to any other it is the missing capability an input round would have met.
-    const missing = features.since(ctx.protocolVersion, '2025-11-25')
-      ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
-      : { elicitation: { url: {} } };
-    if (missing === undefined) {
-      const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
-      throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
-    }
-    throw new InputRoundError(new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'));
-  };
-  return chain(() => serve(lifecycle.model, request.params, ctx), answered, refused);
+/** A request whose handler (`serve`) may answer `inputRequired(…)`, in its `round` of client input (withInput). */
+interface InputCall {
+  readonly lifecycle: LegacyLifecycle;
+  readonly request: InboundRequest;
+  readonly ctx: LegacyContext;
+  readonly serve: FeatureHandler;
+  readonly round: number;
+}
+
+/**
+ * Runs a handler that may answer `inputRequired(…)`: the client is asked, the handler rerun (MAX_INPUT_ROUNDS). The
+ * steps are module-level functions of one InputCall: a request served at once makes no closure (jsonrpc.ts, chain).
+ */
+function withInput(call: InputCall): unknown {
+  return chain(serveRound, call.request.params, call, answered, refused);
+}
+
+function serveRound(params: Shaped, { lifecycle, ctx, serve }: InputCall): unknown {
+  return serve(lifecycle.model, params, ctx);
+}
+
+/** A handler's answer: a result as 2025 sends it, or an input round, after which the handler runs again. */
+function answered(result: unknown, call: InputCall): unknown {
+  if (!(result instanceof InputRequired)) return withoutResultType(result);
+  const { request, ctx, round } = call;
+  if (round === MAX_INPUT_ROUNDS)
+    throw new InputRoundError(undefined, `The request needed more than ${MAX_INPUT_ROUNDS} rounds of client input`);
+  const asked = ctx.ask(result.inputRequests).catch((error: unknown) => {
+    throw request.signal.aborted ? error : new InputRoundError(error);
+  });
+  return asked.then((responses) => {
+    ctx.inputResponses = responses;
+    ctx.requestState = result.state;
+    return withInput({ ...call, round: round + 1 });
+  });
+}
+
+/** A handler's throw: a URL elicitation is -32042 where the client can open the URLs, else an input round failed. */
+function refused(error: unknown, { ctx }: InputCall): never {
+  if (!(error instanceof UrlElicitationRequiredError)) throw error;
+  // -32042 goes only to a 2025-11-25 client that can open the URLs (Client Features > Elicitation >
+  // Capabilities); to any other it is the missing capability an input round would have met.
+  const missing = features.since(ctx.protocolVersion, '2025-11-25')
+    ? requiredCapabilities(error.inputRequests(), ctx.clientCapabilities)
+    : { elicitation: { url: {} } };
+  if (missing === undefined) {
+    const elicitations = error.elicitations.map((elicitation) => ({ mode: 'url', ...elicitation }));
+    throw new ProtocolError(ErrorCode.UrlElicitationRequired, error.message, { elicitations });
+  }
+  throw new InputRoundError(new MissingCapabilityError(describeCapabilities(missing), 'elicitation/create'));
+}
+
+/** Asking the client failed (capability missing, refused, timed out, too many rounds): a tool failure, not an error. */
+function toolInputFailed(error: unknown, { lifecycle, request }: InputCall): Shaped {
+  if (!(error instanceof InputRoundError)) throw error;
+  lifecycle.model.settings.logger.error(`tool '${String(request.params.name)}' could not get its input`, error.cause);
+  return features.toolFailureResult(error.message, lifecycle.version);
 }
 
 /** Drops the 2026-07-28 resultType, ttlMs and cacheScope; a resultType but "complete" (or null) is a bug: -32603. */
 function withoutResultType(result: unknown): unknown {
-  if (!isPlainObject(result)) return result;
+  // Most results have none of them: those are sent as they are, not copied.
+  if (!isPlainObject(result) || !('resultType' in result || 'ttlMs' in result || 'cacheScope' in result)) return result;
   const { resultType, ttlMs, cacheScope, ...rest } = result;
   if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
   throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);

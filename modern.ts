@@ -281,6 +281,20 @@ export function checkArrival(
   }
 }
 
+/**
+ * One 2026-07-28 request on its way through ModernLifecycle.#run: what its steps need, passed rather than closed over.
+ * `cacheable`: a cacheable method's hints (`{}`: the server's), null when it may not be cached; undefined for other
+ * methods. `input`: whether the method takes input (a URL elicitation thrown is then its input_required).
+ */
+interface ModernCall {
+  readonly lifecycle: ModernLifecycle;
+  readonly request: InboundRequest;
+  readonly envelope: Envelope;
+  readonly cacheable: CacheHint | null | undefined;
+  readonly served: MethodEntry | Extended;
+  readonly input: boolean;
+}
+
 /** Serves 2026-07-28 requests of one connection: the method table, capability checks and result stamping. */
 export class ModernLifecycle {
   readonly model: ServerModel;
@@ -334,6 +348,7 @@ export class ModernLifecycle {
   /**
    * Runs the method's handler inside the middleware chain (docs/api.md, Middleware) and stamps what the chain answers.
    * Where the method takes input, a URL elicitation thrown (by the handler or a middleware) is its input_required.
+   * The steps are static, of one ModernCall: a request served at once makes no closure (jsonrpc.ts, chain).
    */
   #run(
     request: InboundRequest,
@@ -343,12 +358,24 @@ export class ModernLifecycle {
     served: MethodEntry | Extended,
   ): unknown {
     const input = !('extension' in served) && served.input === true;
-    const stamp = (value: unknown) => this.#stamp(value, request, envelope, cacheable);
-    const handle = () =>
-      'extension' in served ? served.entry.serve(request.params, ctx) : served.serve(this, request, ctx);
-    const serve = () =>
-      this.model.middleware.length === 0 ? handle() : features.intercepted(this.model, request, ctx, input, handle);
-    return chain(serve, stamp, input ? (error: unknown) => stamp(urlElicitationAsInput(error)) : undefined);
+    const call: ModernCall = { lifecycle: this, request, envelope, cacheable, served, input };
+    const failed = input ? ModernLifecycle.#stampInput : undefined;
+    return chain(ModernLifecycle.#serve, ctx, call, ModernLifecycle.#stamp, failed);
+  }
+
+  /** The handler, inside the middleware chain when the server has one. */
+  static #serve(ctx: ModernContext, call: ModernCall): unknown {
+    const { model } = call.lifecycle;
+    if (model.middleware.length === 0) return ModernLifecycle.#handle(ctx, call);
+    return features.intercepted(model, call.request, ctx, call.input, () => ModernLifecycle.#handle(ctx, call));
+  }
+
+  static #handle(ctx: ModernContext, { lifecycle, request, served }: ModernCall): unknown {
+    return 'extension' in served ? served.entry.serve(request.params, ctx) : served.serve(lifecycle, request, ctx);
+  }
+
+  static #stampInput(error: unknown, call: ModernCall): Shaped | Promise<Shaped> {
+    return ModernLifecycle.#stamp(urlElicitationAsInput(error), call);
   }
 
   discover(): Shaped {
@@ -393,16 +420,11 @@ export class ModernLifecycle {
   }
 
   /**
-   * A handler's answer as a modern result (a copy; a promise while an InputRequired's state is sealed). `cacheable`:
-   * a cacheable method's hints (`{}`: the server's), null when it may not be cached; undefined for other methods.
+   * A handler's answer as a modern result (a copy; a promise while an InputRequired's state is sealed), with the
+   * call's cache hints when its method is cacheable (ModernCall).
    */
-  #stamp(
-    value: unknown,
-    request: InboundRequest,
-    envelope: Envelope,
-    cacheable: CacheHint | null | undefined,
-  ): Shaped | Promise<Shaped> {
-    const serverInfo = features.shapeImplementation(this.model.info, envelope.protocolVersion);
+  static #stamp(value: unknown, { lifecycle, request, envelope, cacheable }: ModernCall): Shaped | Promise<Shaped> {
+    const serverInfo = features.shapeImplementation(lifecycle.model.info, envelope.protocolVersion);
     if (value instanceof InputRequired) {
       const missing = requiredCapabilities(value.inputRequests, envelope.clientCapabilities);
       if (missing !== undefined) throw missingCapability(missing);
@@ -411,7 +433,7 @@ export class ModernLifecycle {
         result.inputRequests = withoutElicitationIds(value.inputRequests);
       const meta = { [META_SERVER_INFO]: serverInfo };
       if (value.state === undefined) return { ...result, _meta: meta };
-      const sealing = this.#sealer.seal(request.method, request.params, value.state, principalOf(request));
+      const sealing = lifecycle.#sealer.seal(request.method, request.params, value.state, principalOf(request));
       return sealing.then((requestState) => ({ ...result, requestState, _meta: meta }));
     }
     const shaped = value as Shaped;
@@ -425,7 +447,7 @@ export class ModernLifecycle {
       resultType,
       _meta: { ...NO_FIELDS, ...(shaped._meta as Shaped | undefined), [META_SERVER_INFO]: serverInfo },
     };
-    return cacheable === undefined ? result : this.#cached(result, request.method, cacheable);
+    return cacheable === undefined ? result : lifecycle.#cached(result, request.method, cacheable);
   }
 
   /**

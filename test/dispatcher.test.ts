@@ -1686,6 +1686,59 @@ describe('the Dispatcher on its own', () => {
     assert.equal(dispatcher.inFlightCount, 0);
   });
 
+  test('the in-flight table finds each running request by id and withdraws them in admission order, wherever it holds them', async () => {
+    /** A dispatcher whose requests run until answer(id); cancels withdraw them, and withdrawals are listed in order. */
+    function table() {
+      const withdrawn: RequestId[] = [];
+      const answers = new Map<RequestId, (value: unknown) => void>();
+      const sent: (JsonRpcMessage | JsonRpcResponse[])[] = [];
+      const limits = { maxInFlight: 8, maxBatchLength: 100, maxBatchAnswerBytes: 1024, requestTimeoutMs: 60_000 };
+      const dispatcher = new Dispatcher(
+        { send: (message) => sent.push(message), onWithdrawn: (id) => withdrawn.push(id) },
+        { ...limits, servesMethod: () => true },
+        new MemoryLogger(),
+      );
+      dispatcher.attach({
+        onRequest: (inbound) => new Promise((resolve) => answers.set(inbound.id, resolve)),
+        onNotification: (message) => dispatcher.cancel((message.params as { requestId: RequestId }).requestId),
+        checkBatch: () => undefined,
+      });
+      const receive = (...ids: RequestId[]) => {
+        for (const id of ids) dispatcher.receive(request(id, 'x'));
+      };
+      const answer = async (id: RequestId) => {
+        answers.get(id)!(`answer ${id}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      };
+      const withdraw = (id: RequestId) => dispatcher.receive(cancel(id));
+      return { dispatcher, sent, withdrawn, receive, answer, withdraw };
+    }
+    const refused = (id: RequestId) =>
+      failure(id, -32600, `Invalid Request: request id ${JSON.stringify(id)} is already in flight`);
+
+    // Request 1 arrives while nothing runs (a slot of its own), the others beside it; a string id is another id.
+    const first = table();
+    first.receive(1, '1', 3, 1, '1');
+    assert.deepEqual(first.sent.splice(0), [refused(1), refused('1')]);
+    await first.answer('1');
+    first.withdraw(3);
+    first.receive(4, '1', 4);
+    assert.deepEqual(first.sent.splice(0), [result('1', 'answer 1'), refused(4)]);
+    assert.equal(first.dispatcher.inFlightCount, 3);
+    first.dispatcher.close();
+    assert.deepEqual(first.withdrawn, [3, 1, 4, '1'], 'the first admitted is withdrawn first');
+
+    // Once the first one is answered, requests arriving while others run queue behind them, not in its place.
+    const second = table();
+    second.receive(1, 2);
+    await second.answer(1);
+    second.receive(3, 1, 2, 3);
+    assert.deepEqual(second.sent.splice(0), [result(1, 'answer 1'), refused(2), refused(3)]);
+    second.dispatcher.close();
+    assert.deepEqual(second.withdrawn, [2, 3, 1]);
+    assert.equal(second.dispatcher.inFlightCount, 0);
+  });
+
   test('close abandons running requests silently and fails pending outbound requests', async () => {
     const inbound: InboundRequest[] = [];
     const { dispatcher, sent } = direct((request) => {
