@@ -97,7 +97,8 @@ type PendingOutbound = { resolve(result: unknown): void; reject(error: unknown):
 
 /** The JSON-RPC engine of one connection: in-flight table, cancellation, batches, answers and outbound requests. */
 export class Dispatcher implements RequestConnection {
-  // References, not copies, and the tables made on demand: an idle 2025 session pays for every field it keeps.
+  // References, not copies, and the tables made on demand (the in-flight one keeps its Map only while requests
+  // overlap): an idle 2025 session pays for every field it keeps.
   readonly #peer: DispatcherPeer;
   readonly #limits: DispatcherLimits;
   readonly #logger: Logger;
@@ -465,8 +466,8 @@ export const NO_BACK_CHANNEL = 'this transport context has no back-channel for s
 /**
  * The in-flight table: running requests by id, in admission order. A request admitted while no other runs takes a
  * slot of its own, so that a connection serving one request at a time makes no garbage for it: a Map emptied by its
- * last delete rebuilds its storage, about 150 bytes a request (bench/README.md, stdio round trips, "Change: fewer
- * objects per call"). The others wait in a Map, made while there are some.
+ * last delete and refilled rebuilds its storage, about 150 bytes a request (bench/README.md, stdio round trips,
+ * "Change: fewer objects per call"). The others are held in a Map, made while there are some.
  */
 class InFlightTable {
   /** The oldest running request when it was admitted alone; absent while only `#others` hold requests. */

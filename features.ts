@@ -360,7 +360,7 @@ function runTool(model: ServerModel, tool: ToolEntry, args: Shaped, ctx: Context
 }
 
 /** A Standard Schema's validate() runs the author's code (refinements…), in and out: its throw is the tool's failure,
- * as the handler's is; a ProtocolError (the -32602 of runHandler) passes through toolThrew. */
+ * as the handler's is, and a ProtocolError it throws passes through toolThrew as one. */
 function parseArguments(args: Shaped, call: ToolRun): Parsed | Promise<Parsed> {
   return call.tool.parseInput(args, 'arguments');
 }

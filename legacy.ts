@@ -542,8 +542,7 @@ function toolInputFailed(error: unknown, { lifecycle, request }: InputCall): Sha
 
 /** Drops the 2026-07-28 resultType, ttlMs and cacheScope; a resultType but "complete" (or null) is a bug: -32603. */
 function withoutResultType(result: unknown): unknown {
-  // Most results have none of them: those are sent as they are, not copied.
-  if (!isPlainObject(result) || !('resultType' in result || 'ttlMs' in result || 'cacheScope' in result)) return result;
+  if (!isPlainObject(result)) return result;
   const { resultType, ttlMs, cacheScope, ...rest } = result;
   if (resultType === 'complete' || resultType === null || resultType === undefined) return rest;
   throw new TypeError(`handler result claims resultType ${JSON.stringify(resultType)} on a 2025 connection`);
