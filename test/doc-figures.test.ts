@@ -156,13 +156,13 @@ const FIGURES: { what: string; file: string; phrase: RegExp; source: () => strin
     source: () => [range(throughputRatios('sdk-v2'), sig2)],
   },
   {
-    what: 'bytes per idle 2025 HTTP session (dist/), in KB of 1000 bytes, to the unit',
+    what: 'bytes per idle 2025 HTTP session (dist/), in KB of 1000 bytes, to one decimal',
     file: 'README.md',
-    phrase: /about (\d+) KB per idle 2025 HTTP session/,
+    phrase: /about (\d+\.\d) KB per idle 2025 HTTP session/,
     source: () => {
       const row = RESULTS.memory.find((entry) => entry.kind === 'sessions' && entry.contender === 'core-dist');
       assert.ok(row, 'bench/results.json has the idle session memory of core-dist');
-      return [String(Math.round(row.bytesPerItem / 1000))];
+      return [dec1(row.bytesPerItem / 1000)];
     },
   },
   {
