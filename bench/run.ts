@@ -325,15 +325,14 @@ function coldStartOnNode(major: 22 | 24 | 26, node: string): Contender[] {
   ];
 }
 /**
- * The protocol floor: the raw floor plus only what 2026-07-28 asks of a server for one known tool (its file says
- * what). Round trips only, beside the raw floor: what is left of a 2026-07-28 gap above it is mcp-core's own work.
+ * The protocol floor: the raw floor plus only what each era asks of a server for one known tool (its file says what).
+ * Round trips only, beside the raw floor: what is left of a gap above it is mcp-core's own work.
  */
 const PROTOCOL_FLOOR: Contender = {
   ...FLOOR,
   key: 'floor-protocol',
-  label: 'protocol floor (2026-07-28 only)',
+  label: 'protocol floor',
   script: join(SERVERS, 'protocol-floor.mjs'),
-  eras: ['2026'],
   roundTripsOnly: true,
 };
 // Spawn-to-answer and spawn-to-exit figures: every contender, and the floor on each Node.

@@ -189,21 +189,19 @@ test('npm run bench -- --smoke measures every contender on every transport x era
         / \| [\d.]+× \| (met|\*\*missed\*\*) \|$/,
       );
     }
-    // A round-trip target is judged on its paired ratio, which 2 slices (the smoke run's) cannot resolve; a 2026-07-28
-    // one shows the protocol floor's ratio beside it. Intervals: the synthetic tests below.
+    // A round-trip target is judged on its paired ratio, which 2 slices (the smoke run's) cannot resolve; in both eras
+    // it shows the protocol floor's ratio beside it. Intervals: the synthetic tests below.
     const unresolved = 'not resolved \\(too few slices for an interval\\)';
-    assert.match(
-      line('| mcp-core (dist, machine Node) http 2026-07-28 ×1: ≥ 0.95× floor |'),
-      new RegExp(`\\| [\\d.]+× floor \\(protocol floor [\\d.]+×\\) \\| ${unresolved} \\|$`),
-    );
-    assert.match(
-      line('| mcp-core (dist, machine Node) http 2025-11-25 ×1: ≥ 0.95× floor |'),
-      new RegExp(`\\| [\\d.]+× floor \\| ${unresolved} \\|$`),
-    );
+    for (const era of ['2025-11-25', '2026-07-28']) {
+      assert.match(
+        line(`| mcp-core (dist, machine Node) http ${era} ×1: ≥ 0.95× floor |`),
+        new RegExp(`\\| [\\d.]+× floor \\(protocol floor [\\d.]+×\\) \\| ${unresolved} \\|$`),
+      );
+    }
     // The `.ts` sources run on Node 22: their round trips are set against the floor on Node 22.
     assert.match(
       line('| mcp-core (.ts, Node 22) http 2025-11-25 ×1: ≥ 0.95× raw floor (Node 22) |'),
-      new RegExp(`\\| [\\d.]+× raw floor \\(Node 22\\) \\| ${unresolved} \\|$`),
+      new RegExp(`\\| [\\d.]+× raw floor \\(Node 22\\) \\(protocol floor [\\d.]+×\\) \\| ${unresolved} \\|$`),
     );
     // Each round-trip row keeps the calls/s of every measured slice (smoke: 1 repetition of 2 slices).
     for (const row of results.throughput) assert.equal(row.windows?.length, 2, JSON.stringify(row));
@@ -301,6 +299,127 @@ test('the protocol floor answers and refuses 2026-07-28 calls as mcp-core does, 
   assert.deepEqual(floor.slice(1, 4), [-32602, -32022, -32602]);
   assert.match(String(floor[4]), /"isError":true,"resultType":"complete"/);
   assert.deepEqual(floor.slice(5), [-32602, -32602]);
+});
+
+test('the protocol floor answers and refuses 2025 calls as mcp-core does, with the same codes', () => {
+  const initialize = (id: number, protocolVersion: unknown) => ({
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'smoke', version: '1' } },
+  });
+  const call = (id: number, params: unknown) => ({ id, method: 'tools/call', params });
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  /** Each frame's answer (a result as its line, an error as its code) from both servers, in id order. */
+  const both = (messages: Record<string, unknown>[]) => {
+    const input = messages.map((message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`).join('');
+    const answers = (script: string, ...args: string[]) => {
+      const run = spawnSync(process.execPath, [script, 'stdio', ...args], { input, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      const read = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => ({ line, answer: JSON.parse(line) as Answer }));
+      return read.sort((a, b) => a.answer.id - b.answer.id).map(({ line, answer }) => answer.error?.code ?? line);
+    };
+    const floor = answers(PROTOCOL_FLOOR);
+    assert.deepEqual(floor, answers(CORE_SERVER, 'dist'));
+    return floor;
+  };
+  const current = both([
+    call(0, { name: 'echo', arguments: { text: 'hi' } }), // before the handshake
+    initialize(1, '2025-11-25'),
+    { method: 'notifications/initialized' },
+    call(2, { name: 'echo', arguments: { text: 'hi' } }),
+    call(3, { name: 'echo', arguments: { text: 1 } }),
+    call(4, { name: 'echo', arguments: [] }),
+    call(5, { name: 'nope', arguments: { text: 'hi' } }),
+    call(6, { name: 'echo', arguments: { text: 'hi' }, _meta: envelope }), // a 2026-07-28 request on a 2025 connection
+    initialize(7, '2025-06-18'), // a repeated initialize keeps the handshake made
+  ]);
+  assert.equal(current[0], -32600);
+  assert.match(String(current[1]), /"protocolVersion":"2025-11-25"/);
+  assert.equal(current[2], '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}]}}');
+  assert.match(String(current[3]), /"isError":true}}$/);
+  assert.deepEqual(current.slice(4, 7), [-32602, -32602, -32600]);
+  assert.match(String(current[7]), /"protocolVersion":"2025-11-25"/);
+  // An older revision asked for is answered with it, and refuses bad arguments as -32602; an unknown one gets the
+  // newest; a malformed initialize is -32602.
+  const older = both([initialize(0, '2025-03-26'), call(1, { name: 'echo', arguments: { text: 1 } })]);
+  assert.match(String(older[0]), /"protocolVersion":"2025-03-26"/);
+  assert.equal(older[1], -32602);
+  assert.match(String(both([initialize(0, '1999-01-01')])[0]), /"protocolVersion":"2025-11-25"/);
+  assert.deepEqual(
+    both([initialize(0, 5), { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } }]),
+    [-32602, -32602],
+  );
+});
+
+test('over HTTP the protocol floor keeps 2025 sessions as mcp-core does, with the same statuses', async () => {
+  /** Starts `script` over HTTP; its port and how to stop it. */
+  const start = async (script: string, ...args: string[]) => {
+    const child = spawn(process.execPath, [script, 'http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        const match = /listening (\d+)/.exec(chunk);
+        if (match) resolve(Number(match[1]));
+      });
+      child.once('exit', () => reject(new Error(`${script} exited before listening`)));
+    });
+    return { port, stop: () => child.kill() };
+  };
+  /** What one server answers to the steps of a session: each POST's status, and a result's body as its line. */
+  const session = async (port: number) => {
+    const post = async (headers: Record<string, string>, message: Record<string, unknown>) => {
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+      });
+      const text = await response.text();
+      return { status: response.status, text, id: response.headers.get('mcp-session-id') };
+    };
+    const init = await post(
+      {},
+      {
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'smoke', version: '1' } },
+      },
+    );
+    assert.equal(typeof init.id, 'string');
+    const ours = { 'mcp-session-id': init.id!, 'mcp-protocol-version': '2025-11-25' };
+    const echo = { id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
+    const steps = [
+      await post(ours, { method: 'notifications/initialized' }),
+      await post(ours, echo),
+      await post({ 'mcp-protocol-version': '2025-11-25' }, echo), // no session id
+      await post({ ...ours, 'mcp-session-id': 'unknown' }, echo),
+      await post({ ...ours, 'mcp-protocol-version': '2025-06-18' }, echo), // not the negotiated version
+      await post({ ...ours, 'mcp-protocol-version': '1999-01-01' }, echo), // not a version at all
+    ];
+    return [init.status, ...steps.map(({ status, text }) => (status === 200 ? text : status))];
+  };
+  const floor = await start(PROTOCOL_FLOOR);
+  const core = await start(CORE_SERVER, 'dist');
+  try {
+    const answers = await session(floor.port);
+    assert.deepEqual(answers, await session(core.port));
+    assert.deepEqual(answers, [
+      200,
+      202,
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}',
+      400,
+      404,
+      400,
+      400,
+    ]);
+  } finally {
+    floor.stop();
+    core.stop();
+  }
 });
 
 /** The rest of the report's line that starts with `prefix`, the dist as the one mcp-core build; undefined if none. */

@@ -1,24 +1,36 @@
-// The protocol floor (2026-07-28 only): the raw floor (floor.mjs) plus only the checks and answer fields the protocol
-// asks of a server on a valid tools/call's path, for one known tool, written by hand with nothing general: the
-// JSON-RPC request shape, the `_meta` envelope, the echo tool's arguments, and over HTTP the Host, Origin,
-// Content-Type, Accept and MCP-Protocol-Version checks and the Mcp-Method/Mcp-Name mirrors. Its answers are mcp-core's
-// byte for byte; its refusals carry mcp-core's codes but are plainer (no error data, and over HTTP a refused frame is
-// answered 200). Set beside the raw floor, it shows what the protocol itself costs a call; the rest of a gap is the
-// server's own work (bench/README.md, The protocol floor). Run: node protocol-floor.mjs stdio | … http
+// The protocol floor: the raw floor (floor.mjs) plus only the checks and answer fields the protocol asks of a server
+// on a valid tools/call's path, for one known tool, written by hand with nothing general. Both eras: the JSON-RPC
+// request shape and the echo tool's arguments; in 2026-07-28 the `_meta` envelope, in 2025 the initialize handshake
+// (its version negotiated, no call served before it); on stdio the first request decides the era. Over HTTP the Host,
+// Origin, Content-Type, Accept and MCP-Protocol-Version checks, then the Mcp-Method/Mcp-Name mirrors (2026-07-28) or
+// the session (2025: its id issued at initialize, then required, known and of the negotiated version). Its answers are
+// mcp-core's byte for byte; its refusals carry mcp-core's codes but are plainer (no error data, and over HTTP a
+// refused 2026-07-28 frame is answered 200). Set beside the raw floor, it shows what the protocol itself costs a call;
+// the rest of a gap is the server's own work (bench/README.md, The protocol floor). Run: node protocol-floor.mjs
+// stdio | … http
 
 import { createRequire } from 'node:module';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-const STAMP = { 'io.modelcontextprotocol/serverInfo': { name: 'bench', version: '1.0.0' } };
+const SERVER_INFO = { name: 'bench', version: '1.0.0' };
+const STAMP = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
+const CAPABILITIES = { logging: {}, tools: { listChanged: true } };
+/** The 2025 revisions, oldest first: an initialize asking for another is answered with the newest. */
+const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+const BAD_ARGUMENTS = "Invalid arguments for tool 'echo': arguments.text must be string";
 const LOCAL_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const failure = (id, code, message) => JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+const success = (id, result) => JSON.stringify({ jsonrpc: '2.0', id, result });
 
-/** The answer to one frame's text (undefined for a notification); `headers`: the HTTP request's, to check the mirrors. */
-function answer(text, headers) {
+/**
+ * One frame's request (`params` an object, `modern` whether it carries the 2026-07-28 envelope's version), or its
+ * refusal as the answer's text; undefined for a notification.
+ */
+function read(text) {
   let message;
   try {
     message = JSON.parse(text);
@@ -27,10 +39,15 @@ function answer(text, headers) {
   }
   if (!isObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string')
     return failure(null, -32600, 'Invalid Request');
-  const { id, method, params } = message;
+  const { id, method, params = {} } = message;
   if (id === undefined) return undefined;
   if (typeof id !== 'string' && typeof id !== 'number') return failure(null, -32600, 'Invalid Request');
-  if (!isObject(params) || !isObject(params._meta)) return failure(id, -32602, 'params._meta is required');
+  if (!isObject(params)) return failure(id, -32600, 'Invalid Request');
+  return { id, method, params, modern: isObject(params._meta) && Object.hasOwn(params._meta, VERSION_KEY) };
+}
+
+/** A 2026-07-28 request: its envelope, the mirrors (`headers`, over HTTP), then the call. */
+function modern({ id, method, params }, headers) {
   if (params._meta[VERSION_KEY] !== '2026-07-28') return failure(id, -32022, 'Unsupported protocol version');
   if (!isObject(params._meta[CAPABILITIES_KEY])) return failure(id, -32602, 'client capabilities are required');
   if (headers !== undefined) {
@@ -39,46 +56,111 @@ function answer(text, headers) {
       return failure(id, -32020, 'Mcp-Name differs from the body');
   }
   if (method !== 'tools/call') return failure(id, -32601, 'Method not found');
+  const result = echo(id, params, true);
+  return typeof result === 'string' ? result : success(id, { ...result, resultType: 'complete', _meta: STAMP });
+}
+
+/** A 2025 request of a connection (`session.version` once initialized): initialize, else a call once initialized. */
+function legacy({ id, method, params }, session) {
+  if (method === 'initialize') {
+    // A repeated initialize is answered with the handshake already made (as mcp-core does).
+    if (session.version !== undefined) return initialized(id, session.version);
+    const { protocolVersion, capabilities, clientInfo } = params;
+    if (typeof protocolVersion !== 'string') return failure(id, -32602, 'protocolVersion must be a string');
+    if (!isObject(capabilities)) return failure(id, -32602, 'capabilities must be an object');
+    if (!isObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string')
+      return failure(id, -32602, 'clientInfo must be {name, version}');
+    session.version = LEGACY_VERSIONS.includes(protocolVersion) ? protocolVersion : LEGACY_VERSIONS.at(-1);
+    return initialized(id, session.version);
+  }
+  if (session.version === undefined) return failure(id, -32600, 'server not initialized');
+  if (method !== 'tools/call') return failure(id, -32601, 'Method not found');
+  // Arguments the input schema refuses: a tool execution error from 2025-11-25 on, -32602 before.
+  const result = echo(id, params, session.version >= '2025-11-25');
+  return typeof result === 'string' ? result : success(id, result);
+}
+
+/** The initialize result for `version`. */
+function initialized(id, version) {
+  return success(id, { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO });
+}
+
+/** The echo tool's result, or the answer's text refusing a call it cannot take. */
+function echo(id, params, badArgumentsAreResults) {
+  if (typeof params.name !== 'string') return failure(id, -32602, 'params.name must be a string');
   if (params.name !== 'echo') return failure(id, -32602, 'Unknown tool');
-  const args = params.arguments;
+  const args = params.arguments ?? {};
   if (!isObject(args)) return failure(id, -32602, 'params.arguments must be an object');
+  if (typeof args.text === 'string') return { content: [{ type: 'text', text: args.text }] };
   // Arguments its input schema refuses are a tool execution error, a result (Server Features > Tools > Error Handling).
-  const result =
-    typeof args.text === 'string'
-      ? { content: [{ type: 'text', text: args.text }], resultType: 'complete', _meta: STAMP }
-      : {
-          content: [{ type: 'text', text: "Invalid arguments for tool 'echo': arguments.text must be string" }],
-          isError: true,
-          resultType: 'complete',
-          _meta: STAMP,
-        };
-  return JSON.stringify({ jsonrpc: '2.0', id, result });
+  if (!badArgumentsAreResults) return failure(id, -32602, BAD_ARGUMENTS);
+  return { content: [{ type: 'text', text: BAD_ARGUMENTS }], isError: true };
 }
 
 if (process.argv[2] === 'http') {
   // Taken with require, as floor.mjs takes it (its comment says why).
   const { createServer } = createRequire(import.meta.url)('node:http');
+  /** The 2025 sessions by id, each `{ version }`. */
+  const sessions = new Map();
   const server = createServer((req, res) => {
     const { headers } = req;
     if (!LOCAL_HOST.test(headers.host ?? '') || (headers.origin !== undefined && !LOCAL_ORIGIN.test(headers.origin)))
       return void res.writeHead(403).end();
     if (!(headers['content-type'] ?? '').startsWith('application/json')) return void res.writeHead(415).end();
     if (!(headers.accept ?? '').includes('application/json')) return void res.writeHead(406).end();
-    if (headers['mcp-protocol-version'] !== '2026-07-28') return void res.writeHead(400).end();
+    const version = headers['mcp-protocol-version'];
+    if (version !== undefined && version !== '2026-07-28' && !LEGACY_VERSIONS.includes(version))
+      return void res.writeHead(400).end();
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const body = answer(Buffer.concat(chunks).toString(), headers);
-      if (body === undefined) return void res.writeHead(202).end();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      const request = read(Buffer.concat(chunks).toString());
+      const id = headers['mcp-session-id'];
+      // A notification: 2026-07-28 defines none over HTTP; a 2025 one belongs to a session.
+      if (request === undefined)
+        return void res
+          .writeHead(version === '2026-07-28' || sessions.has(id) ? 202 : id === undefined ? 400 : 404)
+          .end();
+      if (typeof request === 'string')
+        return void res.writeHead(400, { 'content-type': 'application/json' }).end(request);
+      if (request.modern) {
+        if (version !== '2026-07-28') return void res.writeHead(400).end();
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(modern(request, headers));
+      }
+      if (version === '2026-07-28') return void res.writeHead(400).end(); // a 2026-07-28 request without its envelope
+      if (request.method === 'initialize' && id === undefined) {
+        const session = {};
+        const body = legacy(request, session);
+        if (session.version === undefined) return void res.writeHead(400).end(body);
+        const created = crypto.randomUUID();
+        sessions.set(created, session);
+        return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': created }).end(body);
+      }
+      if (id === undefined) return void res.writeHead(400).end();
+      const session = sessions.get(id);
+      if (session === undefined) return void res.writeHead(404).end();
+      if (version !== undefined && version !== session.version) return void res.writeHead(400).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(legacy(request, session));
     });
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 } else {
+  // One connection: its first request decides the era (a 2025 one's handshake sets `version`).
+  const connection = { era: undefined, version: undefined };
   const { createInterface } = await import('node:readline');
   createInterface({ input: process.stdin }).on('line', (line) => {
-    const out = answer(line);
-    if (out !== undefined) process.stdout.write(`${out}\n`);
+    const request = read(line);
+    if (request === undefined) return;
+    let out = request;
+    if (typeof request !== 'string') {
+      connection.era ??= request.modern ? 'modern' : 'legacy';
+      if (request.modern !== (connection.era === 'modern'))
+        out = request.modern
+          ? failure(request.id, -32600, 'a 2025 connection')
+          : failure(request.id, -32602, 'params._meta is required');
+      else out = request.modern ? modern(request) : legacy(request, connection);
+    }
+    process.stdout.write(`${out}\n`);
   });
 }
