@@ -316,7 +316,7 @@ test('the protocol floor answers and refuses 2025 calls as mcp-core does, with t
   const both = (messages: Record<string, unknown>[]) => {
     const input = messages.map((message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`).join('');
     const answers = (script: string, ...args: string[]) => {
-      const run = spawnSync(process.execPath, [script, 'stdio', ...args], { input, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [script, 'stdio', ...args], { input, encoding: 'utf8', timeout: 30_000 });
       assert.equal(run.status, 0, run.stderr);
       const read = run.stdout
         .trim()
@@ -357,69 +357,75 @@ test('the protocol floor answers and refuses 2025 calls as mcp-core does, with t
   );
 });
 
-test('over HTTP the protocol floor keeps 2025 sessions as mcp-core does, with the same statuses', async () => {
-  /** Starts `script` over HTTP; its port and how to stop it. */
-  const start = async (script: string, ...args: string[]) => {
+test('over HTTP the protocol floor keeps 2025 sessions as mcp-core does, with the same statuses', async (t) => {
+  /** Starts `script` over HTTP; resolves with its port once it prints it (stopped when the test ends). */
+  const start = (script: string, ...args: string[]) => {
     const child = spawn(process.execPath, [script, 'http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((resolve, reject) => {
+    t.after(() => child.kill());
+    return new Promise<number>((resolve, reject) => {
+      let printed = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        const match = /listening (\d+)/.exec(chunk);
+        printed += chunk;
+        const match = /listening (\d+)/.exec(printed);
         if (match) resolve(Number(match[1]));
       });
       child.once('exit', () => reject(new Error(`${script} exited before listening`)));
     });
-    return { port, stop: () => child.kill() };
   };
-  /** What one server answers to the steps of a session: each POST's status, and a result's body as its line. */
+  /** What one server answers to the steps of a session: each POST's status, or a 200's body as its text. */
   const session = async (port: number) => {
     const post = async (headers: Record<string, string>, message: Record<string, unknown>) => {
       const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+        signal: AbortSignal.timeout(10_000),
       });
-      const text = await response.text();
-      return { status: response.status, text, id: response.headers.get('mcp-session-id') };
+      return { status: response.status, text: await response.text(), id: response.headers.get('mcp-session-id') };
     };
-    const init = await post(
-      {},
-      {
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'smoke', version: '1' } },
-      },
-    );
+    const initialize = (clientInfo: unknown) => ({
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+    });
+    const refused = await post({}, initialize('nobody')); // answered, but opens no session
+    const init = await post({}, initialize({ name: 'smoke', version: '1' }));
+    assert.equal(refused.id, null);
     assert.equal(typeof init.id, 'string');
     const ours = { 'mcp-session-id': init.id!, 'mcp-protocol-version': '2025-11-25' };
+    const initialized = { method: 'notifications/initialized' };
     const echo = { id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
     const steps = [
-      await post(ours, { method: 'notifications/initialized' }),
+      refused,
+      init,
+      await post(ours, initialized),
       await post(ours, echo),
       await post({ 'mcp-protocol-version': '2025-11-25' }, echo), // no session id
       await post({ ...ours, 'mcp-session-id': 'unknown' }, echo),
+      await post({ ...ours, 'mcp-session-id': 'unknown' }, initialized),
       await post({ ...ours, 'mcp-protocol-version': '2025-06-18' }, echo), // not the negotiated version
+      await post({ ...ours, 'mcp-protocol-version': '2025-06-18' }, initialized),
       await post({ ...ours, 'mcp-protocol-version': '1999-01-01' }, echo), // not a version at all
     ];
-    return [init.status, ...steps.map(({ status, text }) => (status === 200 ? text : status))];
+    // A refusal in a body is compared by its code, as the protocol floor words its messages more plainly.
+    const codeOrText = (text: string) => (JSON.parse(text) as { error?: { code: number } }).error?.code ?? text;
+    return steps.map(({ status, text }) => (status === 200 ? codeOrText(text) : status));
   };
-  const floor = await start(PROTOCOL_FLOOR);
-  const core = await start(CORE_SERVER, 'dist');
-  try {
-    const answers = await session(floor.port);
-    assert.deepEqual(answers, await session(core.port));
-    assert.deepEqual(answers, [
-      200,
-      202,
-      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}',
-      400,
-      404,
-      400,
-      400,
-    ]);
-  } finally {
-    floor.stop();
-    core.stop();
-  }
+  const [floor, core] = await Promise.all([start(PROTOCOL_FLOOR), start(CORE_SERVER, 'dist')]);
+  const answers = await session(floor);
+  assert.deepEqual(answers, await session(core));
+  assert.deepEqual(answers.slice(0, 1), [-32602]);
+  assert.match(String(answers[1]), /"protocolVersion":"2025-11-25"/);
+  assert.deepEqual(answers.slice(2), [
+    202,
+    '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}',
+    400,
+    404,
+    404,
+    400,
+    400,
+    400,
+  ]);
 });
 
 /** The rest of the report's line that starts with `prefix`, the dist as the one mcp-core build; undefined if none. */
