@@ -24,8 +24,11 @@ const CORS_REQUEST_HEADERS = [
 ];
 const PARAM_HEADER = /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
+/** The Host value without its port. indexOf, not split: split on a header's fresh string is a runtime call per request. */
 function hostnameOf(host: string): string {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
 }
 
 /** The answer to an allowed preflight: methods, the MCP request headers plus the Mcp-Param-* it asks for, max age. */
@@ -185,8 +188,12 @@ export class HttpGuard {
       return false;
     }
     if (method === 'POST') {
-      const type = single(headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') {
+      const contentType = single(headers, 'content-type');
+      // The exact value clients send is taken as is; any other is parsed (parameters, case, whitespace).
+      if (
+        contentType !== 'application/json' &&
+        contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/json'
+      ) {
         reply.send(
           415,
           errorResponse(null, {

@@ -234,9 +234,9 @@ const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
 const MAX_ECHO = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Decodes a header value: trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
+/** Decodes a header value of printable ASCII, SP and HTAB (readSingle checks that first): trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
 export function decodeHeaderValue(raw: string): string | undefined {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+  const value = raw.trim(); // the same as trimming SP and HTAB on what readSingle admits, without a regex per header
   if (value.length < PREFIX.length + SUFFIX.length || !value.startsWith(PREFIX) || !value.endsWith(SUFFIX)) {
     return value;
   }
@@ -267,8 +267,8 @@ type Read = { ok: true; value: string | undefined } | { ok: false; error: string
  * Reads one header that must occur at most once: an array of more than one value is a duplicate, and so is a
  * comma when `commaIsDuplicate` (node joins repeats with ", "). Checks the characters, then decodes.
  */
-function readSingle(headers: HeaderBag, label: string, commaIsDuplicate: boolean): Read {
-  let raw = headers[label.toLowerCase()];
+function readSingle(headers: HeaderBag, name: string, label: string, commaIsDuplicate: boolean): Read {
+  let raw = headers[name];
   if (Array.isArray(raw)) {
     if (raw.length > 1) return { ok: false, error: mismatch(label, 'is duplicated') };
     raw = raw[0];
@@ -299,7 +299,7 @@ export function checkRoutingHeaders(
   params: Record<string, unknown>,
   nameSource: string | undefined,
 ): string | undefined {
-  const m = readSingle(headers, 'Mcp-Method', true);
+  const m = readSingle(headers, 'mcp-method', 'Mcp-Method', true);
   if (!m.ok) return m.error;
   if (m.value === undefined) return mismatch('Mcp-Method', 'is required');
   if (m.value !== method) return differs('Mcp-Method', m.value, method);
@@ -308,7 +308,7 @@ export function checkRoutingHeaders(
   const bodyValue = isPlainObject(params) ? params[nameSource] : undefined;
   // A body without a string name/uri is refused by params validation (-32602); there is nothing to mirror.
   if (typeof bodyValue !== 'string') return undefined;
-  const n = readSingle(headers, 'Mcp-Name', false);
+  const n = readSingle(headers, 'mcp-name', 'Mcp-Name', false);
   if (!n.ok) return n.error;
   if (n.value === undefined) return mismatch('Mcp-Name', 'is required');
   return n.value === bodyValue ? undefined : differs('Mcp-Name', n.value, bodyValue);
@@ -341,7 +341,7 @@ export function checkParamHeaders(
   const bag = isPlainObject(args) ? args : {};
   for (const param of params) {
     const label = `Mcp-Param-${param.header}`;
-    const r = readSingle(headers, label, false);
+    const r = readSingle(headers, label.toLowerCase(), label, false);
     if (!r.ok) return r.error;
     const value = Object.hasOwn(bag, param.property) ? bag[param.property] : undefined;
     if (value === undefined || value === null) {
