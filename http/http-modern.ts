@@ -234,7 +234,7 @@ const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
 const MAX_ECHO = 100;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Decodes a header value of printable ASCII, SP and HTAB (readSingle checks that first): trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
+/** Decodes a header value of printable ASCII, SP and HTAB (readSingle checks that first; trim() would also strip other whitespace): trims surrounding whitespace; `=?base64?…?=` (lowercase markers, case-sensitive) is strict base64 of UTF-8 (invalid padding/characters/invalid UTF-8 -> undefined); anything else is literal. */
 export function decodeHeaderValue(raw: string): string | undefined {
   const value = raw.trim(); // the same as trimming SP and HTAB on what readSingle admits, without a regex per header
   if (value.length < PREFIX.length + SUFFIX.length || !value.startsWith(PREFIX) || !value.endsWith(SUFFIX)) {
