@@ -461,9 +461,6 @@ export function toolFailureResult(text: string, version: string): Shaped {
   return shapeToolResult(toolFailure(text), version);
 }
 
-/** The fields a tool result keeps as the handler set them. */
-const RESULT_FIELDS = ['isError', '_meta'] as const;
-
 /** A tool result for `version`; `tool` (when one answered) says whether its structured output goes under `result`. */
 function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEntry): Shaped {
   let content: Content[] = result.content ?? [];
@@ -479,7 +476,10 @@ function shapeToolResult(result: CallToolResult, version: string, tool?: ToolEnt
     const wrap = wrapsOutput(tool, version) || (!object && eraOf(version) === 'legacy');
     shaped.structuredContent = wrap ? { result: structured } : structured;
   }
-  return pick(shaped, result, RESULT_FIELDS);
+  // The fields kept as the handler set them, loaded by name: pick()'s keyed load sees every shape it copies from.
+  if (result.isError !== undefined) shaped.isError = result.isError;
+  if (result._meta !== undefined) shaped._meta = result._meta;
+  return shaped;
 }
 
 function shapeResource(target: Shaped, definition: ResourceDefinition, version: string): Shaped {

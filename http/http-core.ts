@@ -24,7 +24,7 @@ import { initializeParamsRefusal, type SessionState } from '../legacy.ts';
 import { hasClaim, META_PROTOCOL_VERSION, MISSING_ENVELOPE } from '../modern.ts';
 import { ErrorCounts } from '../tracing.ts';
 import { LEGACY_VERSIONS, type Logger, MODERN_VERSIONS, type ServerMetrics } from '../types.ts';
-import { accepted, type Reply, StreamBudget, shuttingDown, single } from './exchange.ts';
+import { accepted, first, type Reply, StreamBudget, shuttingDown } from './exchange.ts';
 import { type GuardOptions, HttpGuard } from './http-guard.ts';
 import { ModernExchanges, mismatch } from './http-modern.ts';
 import type { GetStreamHolds } from './session-get-stream.ts';
@@ -377,7 +377,7 @@ export class HttpCore {
       );
       return;
     }
-    const header = single(reply.headers, 'mcp-protocol-version');
+    const header = first(versions);
     if (Array.isArray(value)) {
       this.#batch(value, header, reply);
       return;
@@ -490,7 +490,7 @@ export class HttpCore {
       session.post(value, ids, reply, false, done); // the one-POST session ends with its answer
       return;
     }
-    const sessionId = single(reply.headers, 'mcp-session-id');
+    const sessionId = first(reply.headers['mcp-session-id']);
     if (initialize && sessionId === undefined) {
       if (!this.#roomForOne()) {
         reply.send(503, TOO_MANY_SESSIONS);
@@ -591,7 +591,7 @@ export class HttpCore {
       refuseRequest(reply, 406, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
       return;
     }
-    const sessionId = single(reply.headers, 'mcp-session-id');
+    const sessionId = first(reply.headers['mcp-session-id']);
     if (sessionId === undefined) {
       refuseRequest(reply, 400, 'Bad Request: Mcp-Session-Id header is required');
       return;
@@ -614,7 +614,7 @@ export class HttpCore {
         this.#streams.refuse(reply, null);
         return;
       }
-      void session.openGetStream(reply, single(reply.headers, 'last-event-id'), (r) =>
+      void session.openGetStream(reply, first(reply.headers['last-event-id']), (r) =>
         this.#streams.open(r, true, { 'mcp-session-id': sessionId }),
       );
     });

@@ -7,7 +7,7 @@ import { ErrorCode, errorResponse, isPlainObject, type JsonRpcResponse } from '.
 import { isScopeToken } from '../registry.ts';
 import { principalOf } from '../request.ts';
 import { type AuthInfo, type HttpRequestInfo, type Logger, MODERN_VERSIONS } from '../types.ts';
-import { type HeaderBag, type Reply, single } from './exchange.ts';
+import { first, type HeaderBag, type Reply } from './exchange.ts';
 import type { Session } from './sessions.ts';
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -33,7 +33,7 @@ function hostnameOf(host: string): string {
 
 /** The answer to an allowed preflight: methods, the MCP request headers plus the Mcp-Param-* it asks for, max age. */
 function preflightHeaders(headers: HeaderBag, maxAgeSeconds: number): Record<string, string> {
-  const asked = (single(headers, 'access-control-request-headers') ?? '')
+  const asked = (first(headers['access-control-request-headers']) ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase());
   const params = asked.filter((name) => PARAM_HEADER.test(name));
@@ -127,7 +127,7 @@ export class HttpGuard {
   admit(method: string, path: string, reply: Reply): boolean {
     const { headers } = reply;
     const hosts = this.#hosts;
-    const origin = single(headers, 'origin');
+    const origin = first(headers.origin);
     const cors = this.#options.cors;
     const corsAllowed =
       origin !== undefined && cors !== undefined && (cors.origins === '*' || cors.origins.includes(origin));
@@ -145,8 +145,10 @@ export class HttpGuard {
       );
       return false;
     }
-    const host = single(headers, 'host');
-    if (host === undefined || !hosts.includes(hostnameOf(host.toLowerCase()))) {
+    const host = first(headers.host);
+    // As sent first: clients send it in lowercase, and lowercasing makes a new string of every request's Host.
+    const hostname = host === undefined ? undefined : hostnameOf(host);
+    if (hostname === undefined || !(hosts.includes(hostname) || hosts.includes(hostname.toLowerCase()))) {
       reply.send(
         421,
         errorResponse(null, {
@@ -176,7 +178,7 @@ export class HttpGuard {
       return false;
     }
     const sessions = this.#sessions;
-    const header = single(headers, 'mcp-protocol-version');
+    const header = first(headers['mcp-protocol-version']);
     const modernHeader = header !== undefined && (MODERN_VERSIONS as readonly string[]).includes(header);
     const allow = sessions && !modernHeader ? 'GET, POST, DELETE' : 'POST'; // a modern client may only POST
     if (method !== 'POST' && (!sessions || modernHeader || (method !== 'GET' && method !== 'DELETE'))) {
@@ -188,7 +190,7 @@ export class HttpGuard {
       return false;
     }
     if (method === 'POST') {
-      const contentType = single(headers, 'content-type');
+      const contentType = first(headers['content-type']);
       // The exact value clients send is taken as is; any other is parsed (parameters, case, whitespace).
       if (
         contentType !== 'application/json' &&

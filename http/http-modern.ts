@@ -264,11 +264,11 @@ export function mismatch(label: string, what: string): string {
 type Read = { ok: true; value: string | undefined } | { ok: false; error: string };
 
 /**
- * Reads one header that must occur at most once: an array of more than one value is a duplicate, and so is a
- * comma when `commaIsDuplicate` (node joins repeats with ", "). Checks the characters, then decodes.
+ * Reads the value of one header that must occur at most once (read by name by the caller, as exchange.ts's `first`
+ * says why): an array of more than one value is a duplicate, and so is a comma when `commaIsDuplicate` (node joins
+ * repeats with ", "). Checks the characters, then decodes.
  */
-function readSingle(headers: HeaderBag, name: string, label: string, commaIsDuplicate: boolean): Read {
-  let raw = headers[name];
+function readSingle(raw: string | string[] | undefined, label: string, commaIsDuplicate: boolean): Read {
   if (Array.isArray(raw)) {
     if (raw.length > 1) return { ok: false, error: mismatch(label, 'is duplicated') };
     raw = raw[0];
@@ -299,7 +299,7 @@ export function checkRoutingHeaders(
   params: Record<string, unknown>,
   nameSource: string | undefined,
 ): string | undefined {
-  const m = readSingle(headers, 'mcp-method', 'Mcp-Method', true);
+  const m = readSingle(headers['mcp-method'], 'Mcp-Method', true);
   if (!m.ok) return m.error;
   if (m.value === undefined) return mismatch('Mcp-Method', 'is required');
   if (m.value !== method) return differs('Mcp-Method', m.value, method);
@@ -308,7 +308,7 @@ export function checkRoutingHeaders(
   const bodyValue = isPlainObject(params) ? params[nameSource] : undefined;
   // A body without a string name/uri is refused by params validation (-32602); there is nothing to mirror.
   if (typeof bodyValue !== 'string') return undefined;
-  const n = readSingle(headers, 'mcp-name', 'Mcp-Name', false);
+  const n = readSingle(headers['mcp-name'], 'Mcp-Name', false);
   if (!n.ok) return n.error;
   if (n.value === undefined) return mismatch('Mcp-Name', 'is required');
   return n.value === bodyValue ? undefined : differs('Mcp-Name', n.value, bodyValue);
@@ -341,7 +341,7 @@ export function checkParamHeaders(
   const bag = isPlainObject(args) ? args : {};
   for (const param of params) {
     const label = `Mcp-Param-${param.header}`;
-    const r = readSingle(headers, label.toLowerCase(), label, false);
+    const r = readSingle(headers[label.toLowerCase()], label, false);
     if (!r.ok) return r.error;
     const value = Object.hasOwn(bag, param.property) ? bag[param.property] : undefined;
     if (value === undefined || value === null) {

@@ -663,6 +663,21 @@ test('a legacy handler result claiming resultType "complete" or null loses the f
   assert.deepEqual(await legacy.end(), []);
 });
 
+test('a handler result is sent as its own fields in both eras, whatever its prototype adds', async () => {
+  // A toJSON on the prototype would rewrite the frame if the object went to JSON as it is: both eras send a copy's
+  // fields, the 2025 one too when it has no 2026-07-28 field to drop (legacy.ts, withoutResultType).
+  const { server } = quietServer();
+  const withToJson = Object.create({ toJSON: () => ({ hijacked: true }) });
+  server.prompt('p', {}, () => Object.assign(Object.create(withToJson), { messages: [] }));
+  const legacy = new WireClient(server);
+  await legacy.initialize();
+  assert.deepEqual(await legacy.request('prompts/get', { name: 'p' }, 1), ok(1, { messages: [] }));
+  const modernClient = new WireClient(server);
+  assert.deepEqual(await modern(modernClient, 2, 'prompts/get', { name: 'p' }), complete(2, { messages: [] }, S_INFO));
+  assert.deepEqual(await legacy.end(), []);
+  assert.deepEqual(await modernClient.end(), []);
+});
+
 test('a legacy handler result claiming another resultType is -32603', async () => {
   const { server, logger } = quietServer();
   server.resource(
