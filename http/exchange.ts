@@ -30,14 +30,14 @@ const NOTHING_ACCEPTED: Accepted = { json: false, sse: false };
 /** Clients repeat one `Accept` value on every request: parsed once each (bounded: cleared when full). */
 const acceptedByValue = new Map<string, Accepted>();
 const MAX_ACCEPT_VALUES = 64;
-/** The value met last, compared before the table: a lookup hashes every request's new string of it. */
-let lastAccept: { value: string; accepted: Accepted } | undefined;
+/** The value met last and what it admits, compared before the table: a lookup hashes every request's new string. */
+let lastAccept: string | undefined;
+let lastAccepted = NOTHING_ACCEPTED;
 
 export function accepted(headers: HeaderBag): Accepted {
   const accept = first(headers.accept);
   if (accept === undefined) return NOTHING_ACCEPTED;
-  const last = lastAccept;
-  if (last !== undefined && last.value === accept) return last.accepted;
+  if (accept === lastAccept) return lastAccepted;
   let known = acceptedByValue.get(accept);
   if (known === undefined) {
     const media = accept.split(',').map((range) => range.split(';')[0]!.trim().toLowerCase());
@@ -46,7 +46,8 @@ export function accepted(headers: HeaderBag): Accepted {
     if (acceptedByValue.size >= MAX_ACCEPT_VALUES) acceptedByValue.clear();
     acceptedByValue.set(accept, known);
   }
-  lastAccept = { value: accept, accepted: known };
+  lastAccept = accept;
+  lastAccepted = known;
   return known;
 }
 

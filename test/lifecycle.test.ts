@@ -681,6 +681,32 @@ test('a batch waits for its slowest request and then answers everything at once'
   assert.deepEqual(await client.end(), []);
 });
 
+test('a batch answer holds what each handler answered, whatever becomes of its object before the batch is written', async () => {
+  // The batch keeps its answers as objects until the slowest is in (legacy.ts, withoutResultType: a copy either way).
+  const server = fullServer();
+  const gate = deferred();
+  const shared = { contents: [{ uri: 'r://shared', text: 'as answered' }] };
+  server.resource('r://shared', { name: 'shared' }, () => shared);
+  server.tool('slow', {}, async () => {
+    await gate.promise;
+    shared.contents = [{ uri: 'r://shared', text: 'changed later' }];
+    return { content: [] };
+  });
+  const client = new WireClient(server);
+  await client.initialize('2025-03-26');
+  client.send([
+    { jsonrpc: '2.0', id: 'read', method: 'resources/read', params: { uri: 'r://shared' } },
+    { jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'slow' } },
+  ]);
+  assert.deepEqual(await client.request('ping', undefined, 'probe'), ok('probe', {}));
+  gate.resolve();
+  assert.deepEqual(
+    sortById(await client.next()),
+    sortById([ok('read', { contents: [{ uri: 'r://shared', text: 'as answered' }] }), ok('slow', { content: [] })]),
+  );
+  assert.deepEqual(await client.end(), []);
+});
+
 test('a batch containing initialize is refused whole with -32600 and no element runs', async () => {
   const { server, calls } = batchServer();
   const client = new WireClient(server);
