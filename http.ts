@@ -52,6 +52,8 @@ class NodeReply implements Reply {
   readonly #keepAliveMs: number | undefined;
   readonly #core: HttpCore;
   #answered = false;
+  /** Takes the body reader's listeners off the request, once a stream keeps it open (readBody). */
+  #releaseBody: (() => void) | undefined;
 
   constructor(request: IncomingMessage, response: ServerResponse, keepAliveMs: number | undefined, core: HttpCore) {
     this.headers = headerBag(request);
@@ -85,8 +87,15 @@ class NodeReply implements Reply {
     this.#response.end(text);
   }
 
+  /** Runs `release` if this exchange's answer becomes a stream (readBody: an ended body's listeners). */
+  releaseOnStream(release: () => void): void {
+    this.#releaseBody = release;
+  }
+
   stream(headers?: Record<string, string>): EventSink {
     this.#answered = true;
+    this.#releaseBody?.();
+    this.#releaseBody = undefined;
     this.#response.writeHead(200, Object.assign({}, SSE_HEADERS, headers, this.cors, this.#closing()));
     this.#response.flushHeaders();
     return new SseWriter(this.#response, { keepAliveMs: this.#keepAliveMs });
@@ -164,7 +173,7 @@ export function createHttpHandler(server: Server, options: HttpOptions = {}): Ht
     }
     readBody(
       request,
-      reply.headers['content-length'],
+      reply,
       maxBody,
       (body) => (body === undefined ? tooLarge(reply) : core.post(body, reply)),
       () => response.destroy(),
@@ -179,18 +188,18 @@ function tooLarge(reply: Reply): void {
 }
 
 /**
- * Reads the body, then hands `done` its bytes, or undefined once they pass `limit` bytes (at once when its
- * `contentLength` header says more; else counted as they arrive); `failed` when the request errors first.
+ * Reads the body, then hands `done` its bytes, or undefined once they pass `limit` bytes (at once when the reply's
+ * Content-Length header says more; else counted as they arrive); `failed` when the request errors first.
  * Callbacks, not a promise: a body costs no microtask hop, and one that arrived in one chunk is not copied.
  */
 function readBody(
   request: IncomingMessage,
-  contentLength: string | string[] | undefined,
+  reply: NodeReply,
   limit: number,
   done: (body: Buffer | undefined) => void,
   failed: () => void,
 ): void {
-  const declared = Number(first(contentLength));
+  const declared = Number(first(reply.headers['content-length']));
   if (declared > limit) {
     done(undefined);
     return;
@@ -208,10 +217,12 @@ function readBody(
     chunks.push(chunk);
   };
   const onEnd = (): void => {
-    // An ended request emits no more data, so its listeners stay (they go with it, and taking three off costs more
-    // than node's own reading of a small body; bench/README.md, Instructions per call); only the chunks are let go.
+    // An ended request emits no more data: its listeners go with it when a JSON answer releases it, as taking three
+    // off costs more than node's own reading of a small body (bench/README.md, Over HTTP, counted). A stream keeps
+    // the request for its life, so they are taken off then (an open listen would hold them).
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
     chunks.length = 0;
+    reply.releaseOnStream(cleanup);
     done(body);
   };
   const onError = (): void => {

@@ -9,7 +9,7 @@
 // asserts on time.
 
 import assert from 'node:assert/strict';
-import { createServer as createNodeServer, request as httpRequest } from 'node:http';
+import { createServer as createNodeServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type TestContext, test } from 'node:test';
 import { createServer, type Server, type ServerOptions } from '../core.ts';
@@ -1034,6 +1034,24 @@ test('a listen streams over SSE: the ack first, then tagged events triggered by 
     method: 'notifications/prompts/list_changed',
     params: { _meta: { [SUBSCRIPTION_ID]: 'L1' } },
   });
+  await reader.cancel();
+  await http.close();
+});
+
+test("an open listen's request holds none of the body reader's listeners", T, async (t) => {
+  // A stream keeps its request for its life: the listeners come off when it opens (http.ts, readBody), where a JSON
+  // answer releases the request with them.
+  const http = await serve(t);
+  const requests: IncomingMessage[] = [];
+  http.httpServer.on('request', (request: IncomingMessage) => requests.push(request));
+  const response = await fetchModern(http, listen('L9', { toolsListChanged: true }));
+  assertSseHeaders(response);
+  const reader = new SseReader(response.body!);
+  assert.equal((await reader.next())?.message.method, 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(
+    ['data', 'end', 'error'].map((event) => requests[0]!.listenerCount(event)),
+    [0, 0, 0],
+  );
   await reader.cancel();
   await http.close();
 });
