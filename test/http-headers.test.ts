@@ -244,13 +244,23 @@ test('routing headers with characters not allowed in a header value are refused'
     checkRoutingHeaders({ 'mcp-method': 'tools/list\u0000' }, 'tools/list', {}),
     'Header mismatch: Mcp-Method header contains characters not allowed in a header value',
   );
-  for (const bad of ['a\nb', 'caf\u00e9', 'x\u007f', 'r\u00c3\u00a9']) {
+  for (const bad of ['a\nb', 'a\u001fb', 'caf\u00e9', 'x\u007f', 'r\u00c3\u00a9', '\u0100']) {
     assert.equal(
       checkRoutingHeaders({ 'mcp-method': 'prompts/get', 'mcp-name': bad }, 'prompts/get', { name: bad }),
       'Header mismatch: Mcp-Name header contains characters not allowed in a header value',
       JSON.stringify(bad),
     );
   }
+});
+
+test('routing headers may hold every printable ASCII character, SP and HTAB', () => {
+  let printable = '';
+  for (let code = 0x20; code <= 0x7e; code++) printable += String.fromCharCode(code);
+  const name = `\t${printable}\tend`;
+  assert.equal(
+    checkRoutingHeaders({ 'mcp-method': 'prompts/get', 'mcp-name': name }, 'prompts/get', { name: name.trim() }),
+    undefined,
+  );
 });
 
 test('Mcp-Name is not demanded when the body has no string name or uri (params validation refuses it)', () => {
