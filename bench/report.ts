@@ -187,6 +187,16 @@ function pairedRatio(mine: (number | null)[] | undefined, theirs: (number | null
   return { median, paired: true, interval: { low: ratios[rank - 1]!, high: ratios[n - rank]! } };
 }
 
+/** A paired ratio's 95 % interval, as written beside its median: `0.86–0.92`. */
+function range({ low, high }: { low: number; high: number }): string {
+  return `${low.toFixed(2)}–${high.toFixed(2)}`;
+}
+
+/** The protocol floor's ratio beside a build's: `protocol floor 0.95×`, with its interval where it has one. */
+function protocolFloor({ median, interval }: Ratio): string {
+  return `protocol floor ${median.toFixed(2)}×${interval === undefined ? '' : `, ${range(interval)}`}`;
+}
+
 /**
  * Whether `ratio` keeps to `budget` (at least it when `better` is 'higher', at most it when 'lower'): met when its
  * whole interval does, missed when none of it does, else not resolved by the run (`spans` names the budget); a ratio
@@ -442,14 +452,13 @@ export function renderMarkdown(results: Results, cores: string[]): string {
             ? '**missed**'
             : `out of reach (SDK v2 runs at ${(sdk / floor).toFixed(2)}× the floor)`;
       const budget = floorBudget(row.transport, row.concurrency);
-      // Beside it, where measured, the protocol floor's own ratio: how much of the gap the protocol's work explains.
+      // Beside it, where measured, the protocol floor's own ratio and interval: how much of the gap the protocol's
+      // work explains, and whether a server doing only that work would itself keep to the target.
       const protocol = rows.find((r) => r.contender === 'floor-protocol');
       const vsFloor = ratioOf(row, floorRow);
       const besides = [
-        ...(vsFloor.interval === undefined
-          ? []
-          : [`${vsFloor.interval.low.toFixed(2)}–${vsFloor.interval.high.toFixed(2)}`]),
-        ...(protocol === undefined ? [] : [`protocol floor ${ratioOf(protocol, machineFloor).median.toFixed(2)}×`]),
+        ...(vsFloor.interval === undefined ? [] : [range(vsFloor.interval)]),
+        ...(protocol === undefined ? [] : [protocolFloor(ratioOf(protocol, machineFloor))]),
       ];
       // The floor is named where it is not the machine Node's.
       const floorName = floorRow === machineFloor ? 'floor' : label.get(floorRow.contender);
@@ -553,7 +562,7 @@ function spread(row: ThroughputRow | undefined): string {
 
 /** A ratio with its interval where it has one: `0.92× (0.85–0.96)`. */
 function ratioShown({ median, interval }: Ratio): string {
-  return `${median.toFixed(2)}×${interval === undefined ? '' : ` (${interval.low.toFixed(2)}–${interval.high.toFixed(2)})`}`;
+  return `${median.toFixed(2)}×${interval === undefined ? '' : ` (${range(interval)})`}`;
 }
 
 /** One middleware's cost (calls/s without ÷ with − 1, from ratioOf) and its verdict: two cells. */

@@ -568,7 +568,7 @@ test("a build on another Node is judged against the floor on its own Node, the p
   assert.ok(lines.includes('× floor is against the raw floor on the same Node.'));
   assert.ok(
     lines.includes(
-      '| ts build http 2026-07-28 ×1: ≥ 0.95× raw floor (Node 22) | 0.95× raw floor (Node 22) (0.95–0.95; protocol floor 0.98×) | met |',
+      '| ts build http 2026-07-28 ×1: ≥ 0.95× raw floor (Node 22) | 0.95× raw floor (Node 22) (0.95–0.95; protocol floor 0.98×, 0.98–0.98) | met |',
     ),
   );
   // SDK v2 at 0.25× the machine's floor is within the 3.5× target's reach (at 0.31× Node 22's floor it would not be).
@@ -581,11 +581,48 @@ test("a build on another Node is judged against the floor on its own Node, the p
   ).split('\n');
   assert.ok(
     older.includes(
-      '| ts build http 2026-07-28 ×1: ≥ 0.95× floor | 0.76× floor (0.76–0.76; protocol floor 0.98×) | **missed** |',
+      '| ts build http 2026-07-28 ×1: ≥ 0.95× floor | 0.76× floor (0.76–0.76; protocol floor 0.98×, 0.98–0.98) | **missed** |',
     ),
   );
   assert.ok(
     older.some((line) => line.startsWith('× floor is against the raw floor on the same Node, but for the builds')),
+  );
+});
+
+test("beside a round-trip target the protocol floor's own paired ratio shows whether the protocol's work alone keeps to it", () => {
+  const scenario = { transport: 'stdio', era: '2026', concurrency: 1, p50Us: 50, p99Us: 100 } as const;
+  // 30 turns, each slice's calls a second given by its turn.
+  const row = (contender: string, calls: (turn: number) => number) => {
+    const windows = Array.from({ length: 30 }, (_, turn) => calls(turn));
+    return { ...scenario, contender, callsPerSecond: windows[15]!, windows };
+  };
+  const contender = (key: string, label: string) => ({ key, label, eras: ['2026' as const], floor: 'floor' });
+  const results: Results = {
+    machine: { node: 'v20', cores: 2, smoke: false },
+    contenders: [
+      contender('floor', 'raw floor'),
+      contender('floor-protocol', 'protocol floor'),
+      contender('core-dist', 'dist build'),
+      contender('sdk-v2', 'SDK v2'),
+    ],
+    // The protocol floor's slices at 0.930, 0.932, … 0.988 of the floor's, the build's at 0.90.
+    throughput: [
+      row('floor', () => 1000),
+      row('floor-protocol', (turn) => 930 + 2 * turn),
+      row('core-dist', () => 900),
+      row('sdk-v2', () => 250),
+    ],
+    coldStart: [],
+    memory: [],
+    weight: [],
+    seconds: 0,
+  };
+  const lines = renderMarkdown(results, ['core-dist']).split('\n');
+  // Its interval (the 10th and 21st of 30 ratios) spans 0.95×: the protocol's work alone would leave it unresolved.
+  assert.ok(
+    lines.includes(
+      '| dist build stdio 2026-07-28 ×1: ≥ 0.95× floor | 0.90× floor (0.90–0.90; protocol floor 0.96×, 0.95–0.97) | **missed** |',
+    ),
   );
 });
 
